@@ -1,0 +1,333 @@
+/* ctxbench-engine: the standalone measuring binary.
+ *
+ *   ctxbench-engine list [--all] [--json]
+ *   ctxbench-engine run ID [ID...] [options] [--json|--jsonl] [-o FILE]
+ *   ctxbench-engine run-suite [--quick] [options] [--json|--jsonl] [-o FILE]
+ *   ctxbench-engine env [--json]
+ *   ctxbench-engine version
+ */
+#include "bench.h"
+#include "clock.h"
+#include "env.h"
+#include "harness.h"
+#include "reap.h"
+#include "sched_ctl.h"
+#include "util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SCHEMA "ctxbench/1"
+
+static void usage(FILE *f)
+{
+    fputs("usage: ctxbench-engine list [--all] [--json]\n"
+          "       ctxbench-engine run ID [ID...] [options]\n"
+          "       ctxbench-engine run-suite [--quick] [options]\n"
+          "       ctxbench-engine env [--json]\n"
+          "       ctxbench-engine version\n"
+          "options:\n"
+          "  --iterations N    samples per group (default 10)\n"
+          "  --groups G        groups of samples, each with fresh parties (default 20)\n"
+          "  --n N             operations per sample (default: adapted to --min-sample-us)\n"
+          "  --min-sample-us U shortest sample when adapting n (default 1000)\n"
+          "  --cpu C           CPU for the measuring party (default: highest allowed)\n"
+          "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
+          "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
+          "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
+          "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
+          "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
+          "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
+          "  --quick           (run-suite) the quick subset\n"
+          "  --json            one results document (schema " SCHEMA ")\n"
+          "  --jsonl           header line, then one result per line, as they finish\n"
+          "  -o FILE           write to FILE atomically instead of stdout\n",
+          f);
+}
+
+enum { OPT_ITER = 256, OPT_GROUPS, OPT_N, OPT_MINS, OPT_CPU, OPT_CROSS, OPT_SIZE, OPT_STRIDE, OPT_WARM,
+       OPT_PRIO, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP };
+
+static const struct option longopts[] = {
+    {"iterations", required_argument, 0, OPT_ITER}, {"groups", required_argument, 0, OPT_GROUPS},
+    {"n", required_argument, 0, OPT_N},             {"min-sample-us", required_argument, 0, OPT_MINS},
+    {"cpu", required_argument, 0, OPT_CPU},         {"cross-cpu", required_argument, 0, OPT_CROSS},
+    {"size", required_argument, 0, OPT_SIZE},       {"stride", required_argument, 0, OPT_STRIDE},
+    {"warmup-ms", required_argument, 0, OPT_WARM},  {"fifo-prio", required_argument, 0, OPT_PRIO},
+    {"no-idle", no_argument, 0, OPT_NOIDLE},        {"quick", no_argument, 0, OPT_QUICK},
+    {"json", no_argument, 0, OPT_JSON},             {"jsonl", no_argument, 0, OPT_JSONL},
+    {"all", no_argument, 0, OPT_ALL},               {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0}};
+
+typedef struct cli {
+    run_opts_t o;
+    int json, jsonl, all, no_idle;
+    const char *out;
+} cli_t;
+
+static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t hi, int size)
+{
+    uint64_t x;
+    if ((size ? parse_size(v, &x) : parse_u64(v, &x)) || x < lo || x > hi)
+        die(2, "--%s: expected %s from %llu to %llu, got '%s'", name, size ? "a size" : "an integer",
+            (unsigned long long)lo, (unsigned long long)hi, v);
+    return x;
+}
+
+static int parse(int argc, char **argv, cli_t *c)
+{
+    run_opts_default(&c->o);
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_ITER: c->o.iterations = (int)num_arg("iterations", optarg, 1, 100000, 0); break;
+        case OPT_GROUPS: c->o.groups = (int)num_arg("groups", optarg, 1, 10000, 0); break;
+        case OPT_N: c->o.n = num_arg("n", optarg, 1, 1ull << 32, 0); break;
+        case OPT_MINS: c->o.min_sample_ns = num_arg("min-sample-us", optarg, 1, 10000000, 0) * 1000; break;
+        case OPT_CPU: c->o.cpu = (int)num_arg("cpu", optarg, 0, 4095, 0); break;
+        case OPT_CROSS: c->o.cpu2 = (int)num_arg("cross-cpu", optarg, 0, 4095, 0); break;
+        case OPT_SIZE: c->o.size = (size_t)num_arg("size", optarg, 0, 1ull << 34, 1); break;
+        case OPT_STRIDE: c->o.stride = (size_t)num_arg("stride", optarg, 0, 1ull << 20, 1); break;
+        case OPT_WARM: c->o.warmup_ms = (int)num_arg("warmup-ms", optarg, 0, 60000, 0); break;
+        case OPT_PRIO: c->o.fifo_prio = (int)num_arg("fifo-prio", optarg, 1, 98, 0); break;
+        case OPT_NOIDLE: c->no_idle = 1; break;
+        case OPT_QUICK: c->o.quick = 1; break;
+        case OPT_JSON: c->json = 1; break;
+        case OPT_JSONL: c->jsonl = 1; break;
+        case OPT_ALL: c->all = 1; break;
+        case 'o': c->out = optarg; break;
+        case OPT_HELP: case 'h': usage(stdout); exit(0);
+        case ':': die(2, "option '%s' needs a value", argv[optind - 1]);
+        default: die(2, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (c->o.stride && c->o.stride % sizeof(double))
+        die(2, "--stride: must be a multiple of %zu bytes, got %zu", sizeof(double), c->o.stride);
+    if (c->o.stride && !c->o.size) die(2, "--stride needs --size");
+    if (c->o.cpu >= 0 && !cpu_allowed(c->o.cpu))
+        die(2, "--cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu, cpu_online_count());
+    if (c->o.cpu2 >= 0 && !cpu_allowed(c->o.cpu2))
+        die(2, "--cross-cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu2,
+            cpu_online_count());
+    if (c->o.cpu >= 0 && c->o.cpu == c->o.cpu2) die(2, "--cross-cpu must differ from --cpu");
+    if (c->json && c->jsonl) die(2, "--json and --jsonl exclude each other");
+    return optind;
+}
+
+/* Output goes to a temp file next to -o and is renamed at the end: an
+ * interrupted run leaves a complete file or none. */
+static char tmp_path[4096];
+static FILE *open_out(const char *out)
+{
+    if (!out) return stdout;
+    snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%d", out, (int)getpid());
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) die(2, "cannot write '%s': %s", out, strerror(errno));
+    return fdopen(fd, "w");
+}
+
+static void close_out(FILE *f, const char *out, int ok)
+{
+    if (!out) { fflush(f); return; }
+    if (fflush(f) || fsync(fileno(f)) || fclose(f) || !ok) {
+        unlink(tmp_path);
+        if (ok) die(1, "cannot write '%s': %s", out, strerror(errno));
+        return;
+    }
+    if (rename(tmp_path, out)) { unlink(tmp_path); die(1, "cannot write '%s': %s", out, strerror(errno)); }
+    tmp_path[0] = 0;
+}
+
+static void cleanup_tmp(void) { if (tmp_path[0]) unlink(tmp_path); }
+
+static int cmd_list(cli_t *c)
+{
+    json_t j;
+    if (c->json) { json_init(&j, stdout); json_arr_begin(&j); }
+    for (size_t i = 0; i < bench_count(); i++) {
+        const bench_t *b = bench_at(i);
+        if ((b->flags & BENCH_HIDDEN) && !c->all) continue;
+        if (c->json) {
+            json_obj_begin(&j);
+            json_kstr(&j, "id", b->id);
+            json_kstr(&j, "quantity", b->quantity);
+            json_kstr(&j, "unit", b->unit);
+            json_kstr(&j, "doc", b->doc);
+            json_kbool(&j, "default", (b->flags & BENCH_DEFAULT) != 0);
+            json_kbool(&j, "quick", (b->flags & BENCH_QUICK) != 0);
+            json_kbool(&j, "hidden", (b->flags & BENCH_HIDDEN) != 0);
+            json_obj_end(&j);
+        } else {
+            printf("%-40s %-10s %s%s\n", b->id, b->quantity, b->doc, (b->flags & BENCH_QUICK) ? " [quick]" : "");
+        }
+    }
+    if (c->json) { json_arr_end(&j); putchar('\n'); }
+    return 0;
+}
+
+static env_run_t g_env;
+static int dma_fd = -1;
+
+static void prepare_run(cli_t *c)
+{
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) g_env.mlocked = 1;
+    else snprintf(g_env.mlock_error, sizeof g_env.mlock_error, "mlockall refused: %s", strerror(errno));
+    g_env.no_idle_requested = c->no_idle;
+    if (c->no_idle) {
+        /* As cyclictest does: while this fd is open with 0, idle states with
+         * exit latency > 0 are not entered. Closed (by the kernel) at exit. */
+        dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+        int32_t zero = 0;
+        if (dma_fd >= 0 && write(dma_fd, &zero, sizeof zero) == sizeof zero) g_env.no_idle_held = 1;
+        else snprintf(g_env.no_idle_error, sizeof g_env.no_idle_error, "/dev/cpu_dma_latency: %s", strerror(errno));
+    }
+    rt_cpu_limit(2000); /* a SCHED_FIFO party that spins 2 s without blocking is stopped */
+    cycle_hz();         /* calibrate once, before any measurement */
+}
+
+static void header(json_t *j)
+{
+    json_kstr(j, "schema", SCHEMA);
+    json_key(j, "tool");
+    json_obj_begin(j);
+    tool_write(j);
+    json_obj_end(j);
+    json_key(j, "environment");
+    json_obj_begin(j);
+    env_write(j, &g_env);
+    json_obj_end(j);
+}
+
+static int run_ids(cli_t *c, const bench_t **list, size_t n)
+{
+    prepare_run(c);
+    FILE *f = open_out(c->out);
+    json_t j;
+    json_init(&j, f);
+    int rc = 0;
+    if (c->jsonl) {
+        json_obj_begin(&j);
+        json_kstr(&j, "type", "header");
+        header(&j);
+        json_obj_end(&j);
+        fputc('\n', f);
+        fflush(f);
+    } else if (c->json) {
+        json_obj_begin(&j);
+        header(&j);
+        json_key(&j, "results");
+        json_arr_begin(&j);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!c->json && !c->jsonl) {
+            /* human output: a short line per result, from the engine summary */
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&buf, &len);
+            json_t mj;
+            json_init(&mj, m);
+            int r = harness_run(list[i], &c->o, &mj);
+            fclose(m);
+            if (r) rc = 1;
+            else {
+                const char *p = strstr(buf, "\"engine_summary\"");
+                double mn = 0, med = 0;
+                if (p) {
+                    const char *q = strstr(p, "\"min\":");
+                    const char *w = strstr(p, "\"median\":");
+                    if (q) mn = strtod(q + 6, NULL);
+                    if (w) med = strtod(w + 9, NULL);
+                }
+                fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", list[i]->id, list[i]->quantity, med, mn);
+                fflush(f);
+            }
+            free(buf);
+            continue;
+        }
+        if (c->jsonl) {
+            json_init(&j, f);
+            json_obj_begin(&j);
+            json_kstr(&j, "type", "result");
+            json_key(&j, "result");
+        }
+        if (harness_run(list[i], &c->o, &j)) {
+            rc = 1;
+            if (c->jsonl) { json_null(&j); }
+        }
+        if (c->jsonl) {
+            json_obj_end(&j);
+            fputc('\n', f);
+            fflush(f);
+        }
+    }
+    if (c->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        fputc('\n', f);
+    }
+    close_out(f, c->out, rc == 0);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stderr, NULL, _IONBF, 0);
+    if (argc < 2) { usage(stderr); return 2; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return 0; }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        json_t j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        tool_write(&j);
+        json_obj_end(&j);
+        putchar('\n');
+        return 0;
+    }
+    sched_ctl_init();
+    reap_install();
+    atexit(cleanup_tmp);
+    cli_t c;
+    memset(&c, 0, sizeof c);
+    int first = parse(argc - 1, argv + 1, &c) + 1;
+    if (!strcmp(cmd, "list")) {
+        if (first < argc) die(2, "list: unexpected argument '%s'", argv[first]);
+        return cmd_list(&c);
+    }
+    if (!strcmp(cmd, "env")) {
+        json_t j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        header(&j);
+        json_obj_end(&j);
+        putchar('\n');
+        return 0;
+    }
+    const bench_t **list = calloc(bench_count() + (size_t)argc + 1, sizeof *list);
+    size_t n = 0;
+    if (!list) die(1, "out of memory");
+    if (!strcmp(cmd, "run")) {
+        if (first >= argc) die(2, "run: name at least one benchmark id (see 'ctxbench-engine list')");
+        for (int i = first; i < argc; i++) {
+            const bench_t *b = bench_find(argv[i]);
+            if (!b) die(2, "unknown benchmark id '%s' (see 'ctxbench-engine list')", argv[i]);
+            list[n++] = b;
+        }
+    } else if (!strcmp(cmd, "run-suite")) {
+        if (first < argc) die(2, "run-suite: unexpected argument '%s'", argv[first]);
+        unsigned want = c.o.quick ? BENCH_QUICK : BENCH_DEFAULT;
+        for (size_t i = 0; i < bench_count(); i++)
+            if (bench_at(i)->flags & want) list[n++] = bench_at(i);
+    } else {
+        die(2, "unknown command '%s' (try --help)", cmd);
+    }
+    int rc = run_ids(&c, list, n);
+    free(list);
+    return rc;
+}

@@ -1,0 +1,16 @@
+/* No orphan survives a run: every child the engine forks is registered
+ * here; SIGINT, SIGTERM, SIGHUP, the watchdog alarm and the death of the
+ * engine's own parent all end in killing and reaping them. */
+#ifndef CTXBENCH_REAP_H
+#define CTXBENCH_REAP_H
+#include <sys/types.h>
+
+void reap_install(void);            /* signal handlers + parent-death signal */
+pid_t reap_fork(void);              /* fork(); the child dies with the engine */
+void reap_forget(pid_t pid);        /* after a successful waitpid */
+void reap_kill_all(void);           /* SIGKILL and reap every child */
+/* Arm the wall-clock watchdog for the benchmark `what` (0 disarms). */
+void watchdog_arm(unsigned seconds, const char *what);
+/* Register a fd to close (e.g. /dev/cpu_dma_latency) — kernel closes it at
+ * exit anyway; kept for symmetry of cleanup messages. */
+#endif

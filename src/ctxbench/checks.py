@@ -1,0 +1,200 @@
+"""Environment checks with advice, pyperf-style. The engine records facts;
+this module judges them. Each finding: level (ok | note | warning), what
+was found, and a hint on how to fix it."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, asdict
+
+
+@dataclass
+class Finding:
+    level: str      # ok | note | warning
+    topic: str
+    what: str
+    hint: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def cpu_busy(seconds: float = 0.2) -> dict[int, float]:
+    """Busy fraction of each CPU over `seconds`, from /proc/stat."""
+    def snap():
+        out = {}
+        try:
+            with open("/proc/stat") as f:
+                for line in f:
+                    if line.startswith("cpu") and line[3:4].isdigit():
+                        p = line.split()
+                        vals = list(map(int, p[1:]))
+                        idle = vals[3] + (vals[4] if len(vals) > 4 else 0)
+                        out[int(p[0][3:])] = (sum(vals), idle)
+        except OSError:
+            pass
+        return out
+    a = snap()
+    time.sleep(seconds)
+    b = snap()
+    res = {}
+    for c in b:
+        if c in a:
+            tot = b[c][0] - a[c][0]
+            idle = b[c][1] - a[c][1]
+            res[c] = (tot - idle) / tot if tot > 0 else 0.0
+    return res
+
+
+def _governors(env: dict) -> dict:
+    return ((env.get("frequency") or {}).get("governors")) or {}
+
+
+def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[int, float] | None = None) -> list[Finding]:
+    f: list[Finding] = []
+    cpu = env.get("cpu") or {}
+    topo = env.get("topology") or {}
+    kern = env.get("kernel") or {}
+    proc = env.get("process") or {}
+    virt = env.get("virtualization") or {}
+    idle = env.get("idle") or {}
+    perf = env.get("perf") or {}
+
+    f.append(Finding("ok", "cpu", f"{cpu.get('model') or 'unknown CPU'}, {cpu.get('online')} CPUs online, "
+                     f"{topo.get('cores', '?')} cores, {topo.get('threads_per_core', '?')} thread(s) per core"
+                     f" (topology from {topo.get('source')})"))
+    caches = topo.get("caches") or []
+    if caches:
+        desc = ", ".join(f"L{c['level']}{'d' if c['type']=='data' else 'i' if c['type']=='instruction' else ''} "
+                         f"{_size(c['size'])}" for c in caches)
+        f.append(Finding("ok", "caches", desc))
+
+    govs = _governors(env)
+    vals = {v for v in govs.values()}
+    if not govs or vals == {None}:
+        f.append(Finding("note", "governor", "frequency governor not readable (no cpufreq: typical in a VM)",
+                         "on bare metal: cpupower frequency-set -g performance"))
+    elif vals != {"performance"}:
+        f.append(Finding("warning", "governor", f"frequency governor is {', '.join(sorted(str(v) for v in vals))}, "
+                         "not performance", "sudo cpupower frequency-set -g performance"))
+    else:
+        f.append(Finding("ok", "governor", "frequency governor: performance"))
+    fr = env.get("frequency") or {}
+    if fr.get("intel_no_turbo") == "0" or fr.get("boost") == "1":
+        f.append(Finding("warning", "turbo", "turbo boost is enabled: the clock depends on temperature and load",
+                         "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo (or cpufreq/boost = 0)"))
+
+    if virt.get("is_vm"):
+        f.append(Finding("warning", "vm", f"running in a virtual machine ({virt.get('hypervisor_vendor') or virt.get('dmi_product_name') or 'hypervisor detected'})",
+                         "absolute numbers include virtualisation costs; compare ratios measured in one run, "
+                         "or measure on bare metal"))
+
+    tpc = topo.get("threads_per_core") or 1
+    if tpc > 1:
+        sib = topo.get("smt_siblings") or []
+        busy = busy if busy is not None else cpu_busy()
+        for group in sib:
+            if cpus and not set(group) & set(cpus):
+                continue
+            others = [c for c in group if not cpus or c not in cpus]
+            hot = [c for c in others if busy.get(c, 0) > 0.05]
+            if hot:
+                f.append(Finding("warning", "smt", f"SMT sibling CPU {hot} of the measured CPU is busy "
+                                 f"({max(busy[c] for c in hot):.0%})",
+                                 "stop the load there, or take the sibling offline: "
+                                 f"echo 0 | sudo tee /sys/devices/system/cpu/cpu{hot[0]}/online"))
+        f.append(Finding("note", "smt", f"SMT is on ({tpc} threads per core)",
+                         "for the cleanest numbers: echo off | sudo tee /sys/devices/system/cpu/smt/control"))
+    else:
+        f.append(Finding("ok", "smt", "no SMT siblings"))
+
+    f.append(Finding("ok" if kern.get("preempt") or kern.get("preempt_banner") else "note", "kernel",
+                     f"Linux {kern.get('release')}, preemption: {kern.get('preempt') or kern.get('preempt_banner')}"))
+    cs = kern.get("clocksource")
+    if cs and cs not in ("tsc", "arch_sys_counter"):
+        f.append(Finding("warning", "clocksource", f"clock source is {cs}: clock_gettime may be a slow system call",
+                         "use the tsc clocksource where the CPU has an invariant TSC (tsc=reliable)"))
+    else:
+        f.append(Finding("ok", "clocksource", f"clock source: {cs}"))
+    iso = kern.get("isolated") or ""
+    nohz = kern.get("nohz_full") or ""
+    if not iso.strip():
+        f.append(Finding("note", "isolation", "no isolated CPUs (isolcpus) and "
+                         + ("no nohz_full" if not nohz.strip() or nohz.strip() == "(null)" else f"nohz_full={nohz}"),
+                         "boot with isolcpus=N nohz_full=N rcu_nocbs=N and measure with --cpu N"))
+    else:
+        f.append(Finding("ok", "isolation", f"isolated CPUs: {iso}; nohz_full: {nohz or 'none'}"))
+
+    mit = env.get("mitigations") or {}
+    active = sorted(k for k, v in mit.items() if v and v.startswith("Mitigation"))
+    vuln = sorted(k for k, v in mit.items() if v and v.startswith("Vulnerable"))
+    if mit:
+        f.append(Finding("note", "mitigations", f"mitigations in force: {', '.join(active) or 'none'}"
+                         + (f"; vulnerable: {', '.join(vuln)}" if vuln else ""),
+                         "they add to every kernel entry and switch; compare kernels with the same setting"))
+
+    if not proc.get("sched_fifo_allowed"):
+        f.append(Finding("warning", "sched_fifo", f"SCHED_FIFO not available: {proc.get('sched_fifo_error')}",
+                         "run as root, or allow it: ulimit -r 99 / 'rtprio' in /etc/security/limits.conf"))
+    else:
+        f.append(Finding("ok", "sched_fifo", "SCHED_FIFO available (the /fifo ids use it)"))
+    rt = kern.get("sched_rt_runtime_us")
+    if rt and rt != "-1":
+        f.append(Finding("note", "rt_throttling", f"RT throttling on: real-time tasks get {int(rt)/1e4:.0f}% of "
+                         f"each {int(kern.get('sched_rt_period_us') or 1000000)/1e6:g} s period",
+                         "ctxbench relies on it as a second safety net; leave it on"))
+    if proc.get("mlockall") is False and proc.get("mlockall_error"):
+        f.append(Finding("warning", "mlock", proc["mlockall_error"], "run as root or raise ulimit -l"))
+
+    drv = idle.get("driver")
+    states = idle.get("states") or []
+    deep = [s for s in states if (s.get("exit_latency_us") or 0) > 0]
+    if idle.get("cpu_dma_latency_held_at_0"):
+        f.append(Finding("ok", "idle", f"idle driver {drv}; /dev/cpu_dma_latency held at 0 during the run"))
+    else:
+        f.append(Finding("note", "idle", f"idle driver: {drv or 'none'}"
+                         + (f", {len(states)} idle states" if states else "")
+                         + ("; an idle vCPU halts in the hypervisor" if virt.get("is_vm") else ""),
+                         "cross-CPU wake-up latency includes leaving idle; --no-idle holds "
+                         "/dev/cpu_dma_latency at 0 during the run (as cyclictest does)"))
+        del deep
+
+    if perf.get("hardware_counters"):
+        f.append(Finding("ok", "perf", "hardware perf counters available"))
+    else:
+        f.append(Finding("note", "perf", f"hardware perf counters unavailable ({perf.get('hardware_error')})"
+                         + ("; software events work" if perf.get("software_counters") else ""),
+                         "on bare metal: sysctl kernel.perf_event_paranoid=1; in a VM the hypervisor must expose the PMU"))
+    return f
+
+
+def result_findings(result: dict) -> list[Finding]:
+    """Warnings about one analysed result."""
+    out: list[Finding] = []
+    p = result.get("params") or {}
+    if p.get("pinned") is False:
+        out.append(Finding("warning", "pinning", f"{result['id']}: not pinned as asked",
+                           "check the CPU mask (taskset -p $$) and --cpu"))
+    if p.get("policy_requested") == "SCHED_FIFO" and p.get("policy") != "SCHED_FIFO":
+        out.append(Finding("warning", "sched_fifo", f"{result['id']}: measured under {p.get('policy')}, not SCHED_FIFO",
+                           "run as root or grant rtprio"))
+    v = result.get("verification") or {}
+    reasons = v.get("reasons") or {}
+    if reasons.get("extra switches") or reasons.get("involuntary switch"):
+        out.append(Finding("warning", "involuntary", f"{result['id']}: switches beyond the method's own in "
+                           f"{reasons.get('extra switches', 0) + reasons.get('involuntary switch', 0)} samples (dropped)",
+                           "another task shared the CPU: isolate it (isolcpus, cset shield) or stop background load"))
+    s = result.get("summary") or {}
+    cv = s.get("cv")
+    if cv is not None and cv == cv and abs(cv) > 0.10 and result.get("quantity") in ("switch", "wakeup"):
+        out.append(Finding("warning", "cv", f"{result['id']}: CV {cv:.0%} is high",
+                           "more samples (--full), a quieter machine, or an isolated CPU"))
+    return out
+
+
+def _size(b) -> str:
+    if not b:
+        return "?"
+    for unit, k in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= k and b % k == 0:
+            return f"{b // k} {unit}"
+    return f"{b} B"

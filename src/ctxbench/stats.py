@@ -1,0 +1,55 @@
+"""Statistics of a result's samples (METHOD.md, Statistics).
+
+The summary never clips: a negative derived cost stays negative. The 95%
+confidence interval is a percentile bootstrap of the median (the statistic
+the table leads with), with a fixed seed so that re-analysing a file gives
+the same interval.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20071
+
+
+def bootstrap_ci(x: np.ndarray, stat=np.median, level: float = 0.95,
+                 resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of `stat` over the samples `x`."""
+    if x.size == 0:
+        return (math.nan, math.nan)
+    if x.size == 1:
+        return (float(x[0]), float(x[0]))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.size, size=(resamples, x.size))
+    stats = stat(x[idx], axis=1)
+    lo, hi = np.percentile(stats, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    return (float(lo), float(hi))
+
+
+def summarize(samples: Iterable[float]) -> dict:
+    """n, min, max, median, mean, stdev, cv and ci95 (of the median)."""
+    x = np.asarray([s for s in samples if s is not None and math.isfinite(s)], dtype=float)
+    n = int(x.size)
+    if n == 0:
+        nan = math.nan
+        return {"n": 0, "min": nan, "max": nan, "median": nan, "mean": nan, "stdev": nan,
+                "cv": nan, "ci95": [nan, nan], "ci95_of": "median"}
+    mean = float(np.mean(x))
+    stdev = float(np.std(x, ddof=1)) if n > 1 else 0.0
+    lo, hi = bootstrap_ci(x)
+    return {
+        "n": n,
+        "min": float(np.min(x)),
+        "max": float(np.max(x)),
+        "median": float(np.median(x)),
+        "mean": mean,
+        "stdev": stdev,
+        # cv relative to |mean|: defined for negative costs too; nan at 0
+        "cv": stdev / abs(mean) if mean != 0 else math.nan,
+        "ci95": [lo, hi],
+        "ci95_of": "median",
+    }
