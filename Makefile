@@ -1,6 +1,9 @@
 # ctxbench: `make run` and `make test` are the two commands a user needs.
 # Both install what is missing (Debian/Ubuntu, root or sudo), build the
 # engine and the Python front end, then run.
+#
+# Feature-specific rules (cross builds, extra tests) live in mk/*.mk; each
+# may add Debian packages to APT_PKGS and targets to TEST_PREREQS.
 
 SHELL := /bin/bash
 ROOT := $(abspath .)
@@ -10,35 +13,43 @@ PY ?= python3
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml)
 
 CC ?= cc
-CFLAGS_BASE := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer -D_GNU_SOURCE
-CFLAGS ?= $(CFLAGS_BASE)
-ENGINE_SRC := $(sort $(wildcard engine/src/*.c))
-ENGINE_HDR := $(wildcard engine/src/*.h)
+CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer -D_GNU_SOURCE
 
-# Native build: hwloc, zlib, libcrypto when present (pkg-config decides).
-HAVE_HWLOC := $(shell pkg-config --exists hwloc 2>/dev/null && echo 1)
-NATIVE_DEFS := -DCTXBENCH_VERSION='"$(VERSION)"' -DCTXBENCH_STATIC=0
-NATIVE_LIBS := -lpthread -lm
-ifeq ($(HAVE_HWLOC),1)
-NATIVE_DEFS += -DHAVE_HWLOC $(shell pkg-config --cflags hwloc)
-NATIVE_LIBS += $(shell pkg-config --libs hwloc)
-endif
+# Engine sources: every .c in engine/src, plus the assembly of the target
+# architecture (engine/arch/<arch>/*.S). main.c only goes into the binary,
+# the rest also into the unit tests (engine/tests/test_*.c).
+ENGINE_SRC := $(sort $(wildcard engine/src/*.c))
+ENGINE_LIB_SRC := $(filter-out engine/src/main.c,$(ENGINE_SRC))
+ENGINE_HDR := $(wildcard engine/src/*.h)
 ARCH_NATIVE := $(shell uname -m)
 ENGINE_ASM_NATIVE := $(sort $(wildcard engine/arch/$(ARCH_NATIVE)/*.S))
 
-ENGINE := $(BUILD)/native/ctxbench-engine
+# Native build: hwloc when pkg-config finds it.
+APT_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev python3-venv python3-dev
+TEST_PREREQS :=
+-include $(sort $(wildcard mk/*.mk))
 
-.PHONY: all deps engine venv run run-quick test test-engine clean
+HAVE_HWLOC = $(shell pkg-config --exists hwloc 2>/dev/null && echo 1)
+NATIVE_DEFS = -DCTXBENCH_VERSION='"$(VERSION)"' -DCTXBENCH_STATIC=0 -DCTXBENCH_CFLAGS='"$(CFLAGS)"' \
+              $(if $(HAVE_HWLOC),-DHAVE_HWLOC $(shell pkg-config --cflags hwloc))
+NATIVE_LIBS = -lpthread -lm $(EXTRA_LIBS) $(if $(HAVE_HWLOC),$(shell pkg-config --libs hwloc))
+
+OBJ := $(BUILD)/native/obj
+ENGINE := $(BUILD)/native/ctxbench-engine
+LIB_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_LIB_SRC)) \
+           $(patsubst engine/arch/$(ARCH_NATIVE)/%.S,$(OBJ)/arch_%.o,$(ENGINE_ASM_NATIVE))
+UNIT_TESTS = $(patsubst engine/tests/%.c,$(BUILD)/native/tests/%,$(sort $(wildcard engine/tests/test_*.c)))
+
+.PHONY: all deps engine unit-tests venv run test clean
 
 all: engine venv
 
 # ---- dependencies ---------------------------------------------------------
-# Debian packages the build and the tests need; installed only if missing.
-APT_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev python3-venv python3-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(sort $(APT_PKGS)) | md5sum | cut -c1-12)
 
-deps: $(BUILD)/.deps-ok
-$(BUILD)/.deps-ok: Makefile
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
 	@missing=$$(for p in $(APT_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
@@ -48,24 +59,36 @@ $(BUILD)/.deps-ok: Makefile
 
 # ---- engine -----------------------------------------------------------------
 engine: $(ENGINE)
-$(ENGINE): deps $(ENGINE_SRC) $(ENGINE_HDR) $(ENGINE_ASM_NATIVE) Makefile
+$(OBJ)/%.o: engine/src/%.c $(ENGINE_HDR) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(NATIVE_DEFS) -DCTXBENCH_CFLAGS='"$(CFLAGS)"' -Iengine/src -o $@ $(ENGINE_SRC) $(ENGINE_ASM_NATIVE) $(NATIVE_LIBS)
+	$(CC) $(CFLAGS) $(NATIVE_DEFS) -Iengine/src -c -o $@ $<
+$(OBJ)/arch_%.o: engine/arch/$(ARCH_NATIVE)/%.S Makefile | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iengine/src -c -o $@ $<
+$(ENGINE): $(LIB_OBJS) $(OBJ)/main.o
+	$(CC) $(CFLAGS) -o $@ $^ $(NATIVE_LIBS)
+
+# Unit tests: one binary per engine/tests/test_*.c, linked with the engine.
+unit-tests: $(UNIT_TESTS)
+$(BUILD)/native/tests/%: engine/tests/%.c $(LIB_OBJS) $(wildcard engine/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(NATIVE_DEFS) -Iengine/src -Iengine/tests -o $@ $< $(LIB_OBJS) $(NATIVE_LIBS)
 
 # ---- python front end -----------------------------------------------------
 venv: $(VENV)/.ok
-$(VENV)/.ok: deps pyproject.toml $(ENGINE)
+$(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 	@[ -x $(VENV)/bin/python ] || $(PY) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
-	ln -sf $(ENGINE) $(VENV)/bin/ctxbench-engine
 	@touch $@
+$(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
+	ln -sf $(ENGINE) $@
 
 # ---- the two commands -------------------------------------------------------
-run: engine venv
+run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 	@mkdir -p results
 	$(VENV)/bin/ctxbench run -o results/run-$$(date +%Y%m%d-%H%M%S).json
 
-test: engine venv
+test: $(ENGINE) $(VENV)/bin/ctxbench-engine unit-tests $(TEST_PREREQS)
 	$(VENV)/bin/python -m pytest -q tests
 
 clean:

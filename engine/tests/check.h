@@ -1,0 +1,31 @@
+/* A minimal check macro set for the engine's unit tests: each test binary
+ * prints one line per failed check and "ok: <name> (<n> checks)" at the
+ * end; its exit status is the verdict. */
+#ifndef CTXBENCH_CHECK_H
+#define CTXBENCH_CHECK_H
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_failures, check_count;
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        check_count++;                                                        \
+        if (!(cond)) {                                                        \
+            check_failures++;                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+        }                                                                     \
+    } while (0)
+
+#define CHECK_DONE(name)                                                      \
+    do {                                                                      \
+        if (check_failures) {                                                 \
+            fprintf(stderr, "FAILED: %s: %d of %d checks\n", name, check_failures, check_count); \
+            return 1;                                                         \
+        }                                                                     \
+        printf("ok: %s (%d checks)\n", name, check_count);                    \
+        return 0;                                                             \
+    } while (0)
+#endif

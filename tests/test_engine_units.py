@@ -1,0 +1,16 @@
+"""Runs every engine unit-test binary (engine/tests/test_*.c)."""
+import subprocess
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+UNITS = sorted(p.stem for p in (ROOT / "engine" / "tests").glob("test_*.c"))
+
+
+@pytest.mark.parametrize("name", UNITS)
+def test_engine_unit(name):
+    exe = BUILD / "tests" / name
+    assert exe.exists(), f"{exe} not built (make unit-tests)"
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
