@@ -3,7 +3,8 @@
 # engine and the Python front end, then run.
 #
 # Feature-specific rules (cross builds, extra tests) live in mk/*.mk; each
-# may add Debian packages to APT_PKGS and targets to TEST_PREREQS.
+# may add Debian packages to APT_PKGS, targets to TEST_PREREQS, compiler
+# defines to EXTRA_DEFS and libraries to EXTRA_LIBS (native build).
 
 SHELL := /bin/bash
 ROOT := $(abspath .)
@@ -30,7 +31,7 @@ TEST_PREREQS :=
 -include $(sort $(wildcard mk/*.mk))
 
 HAVE_HWLOC = $(shell pkg-config --exists hwloc 2>/dev/null && echo 1)
-NATIVE_DEFS = -DCTXBENCH_VERSION='"$(VERSION)"' -DCTXBENCH_STATIC=0 -DCTXBENCH_CFLAGS='"$(CFLAGS)"' \
+NATIVE_DEFS = -DCTXBENCH_VERSION='"$(VERSION)"' -DCTXBENCH_STATIC=0 -DCTXBENCH_CFLAGS='"$(CFLAGS)"' $(EXTRA_DEFS) \
               $(if $(HAVE_HWLOC),-DHAVE_HWLOC $(shell pkg-config --cflags hwloc))
 NATIVE_LIBS = -lpthread -lm $(EXTRA_LIBS) $(if $(HAVE_HWLOC),$(shell pkg-config --libs hwloc))
 
