@@ -201,15 +201,24 @@ static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n)
     json_obj_end(j);
 }
 
-int harness_run(const bench_t *b, const run_opts_t *opt, json_t *j)
+int harness_run(const bench_t *b, const run_opts_t *opt_in, json_t *j)
 {
+    /* Resolve the CPUs once so that params record what was used. */
+    run_opts_t o = *opt_in;
+    const run_opts_t *opt = &o;
+    if (o.cpu < 0) o.cpu = default_cpu();
+    if (o.cpu2 < 0) o.cpu2 = default_cpu2(o.cpu);
     bench_run_t r;
     memset(&r, 0, sizeof r);
     r.b = b;
     r.opt = opt;
     r.policy_obtained = POLICY_OTHER;
-    r.pinned = 0;
     last_error[0] = 0;
+    /* Every benchmark's measuring thread is pinned; a benchmark with more
+     * parties pins them itself and clears r.pinned if that fails. */
+    char err[200];
+    r.pinned = pin_self(o.cpu, err, sizeof err) == 0;
+    if (!r.pinned) bench_warn(&r, "%s", err);
 
     /* Bounded in time: no benchmark may run away (SCHED_FIFO included). */
     unsigned budget = 60 + (unsigned)((uint64_t)opt->groups * (uint64_t)opt->iterations / 10);

@@ -97,10 +97,10 @@ int pp_setup(bench_run_t *r)
     if (!st) { bench_error("out of memory"); return -1; }
     r->state = st;
     st->cfg = cfg;
-    st->cpu_a = o->cpu >= 0 ? o->cpu : default_cpu();
+    st->cpu_a = o->cpu;
     st->cpu_b = st->cpu_a;
     if (cfg->cross) {
-        st->cpu_b = o->cpu2 >= 0 ? o->cpu2 : default_cpu2(st->cpu_a);
+        st->cpu_b = o->cpu2;
         if (st->cpu_b < 0 || st->cpu_b == st->cpu_a) {
             bench_error("cross-cpu needs two CPUs (have only CPU %d)", st->cpu_a);
             return -1;
@@ -112,10 +112,8 @@ int pp_setup(bench_run_t *r)
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
 
-    /* Party A is the calling thread. */
+    /* Party A is the calling thread, pinned by the harness. */
     char err[200];
-    r->pinned = pin_self(st->cpu_a, err, sizeof err) == 0;
-    if (!r->pinned) bench_warn(r, "%s", err);
     r->policy_obtained = POLICY_OTHER;
     if (r->b->policy == POLICY_FIFO) {
         if (set_policy_self(POLICY_FIFO, o->fifo_prio, err, sizeof err) == 0) r->policy_obtained = POLICY_FIFO;
@@ -260,8 +258,7 @@ void pp_teardown(bench_run_t *r)
 void pp_params(bench_run_t *r, json_t *j)
 {
     const pp_cfg_t *cfg = cfg_of(r);
-    int cpu_a = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();
-    int cpu_b = cfg->cross ? (r->opt->cpu2 >= 0 ? r->opt->cpu2 : default_cpu2(cpu_a)) : cpu_a;
+    int cpu_b = cfg->cross ? r->opt->cpu2 : r->opt->cpu;
     json_kstr(j, "mechanism", cfg->mech->name);
     json_kstr(j, "kind", cfg->process ? "process" : "thread");
     json_kstr(j, "placement", cfg->cross ? "cross-cpu" : "same-cpu");

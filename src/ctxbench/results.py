@@ -31,6 +31,9 @@ def analyse(result: dict) -> dict:
         warnings.append(f"ctxbench: {rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})")
     if rec["checked"] and not rec["ok"]:
         warnings.append("ctxbench: verification failed: the switch counts do not match the method")
+    if s.get("outliers"):
+        warnings.append(f"ctxbench: {s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs from the "
+                        "median; kept): an interruption the switch counts cannot see, e.g. the hypervisor")
     if s["n"] and math.isfinite(s["median"]) and s["median"] < 0:
         warnings.append("ctxbench: negative derived cost (printed as measured): the subtracted part varies "
                         "more than the quantity itself")

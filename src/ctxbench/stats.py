@@ -30,14 +30,30 @@ def bootstrap_ci(x: np.ndarray, stat=np.median, level: float = 0.95,
     return (float(lo), float(hi))
 
 
+OUTLIER_MADS = 10.0
+
+
+def outliers(x: np.ndarray) -> int:
+    """Samples more than OUTLIER_MADS scaled median absolute deviations from
+    the median (hyperfine's rule). They are counted and reported, not
+    dropped: only verification drops samples."""
+    if x.size < 3:
+        return 0
+    med = np.median(x)
+    mad = 1.4826 * np.median(np.abs(x - med))
+    if mad == 0:
+        return int(np.sum(x != med)) if np.sum(x != med) < x.size / 10 else 0
+    return int(np.sum(np.abs(x - med) > OUTLIER_MADS * mad))
+
+
 def summarize(samples: Iterable[float]) -> dict:
-    """n, min, max, median, mean, stdev, cv and ci95 (of the median)."""
+    """n, min, max, median, mean, stdev, cv, ci95 (of the median), outliers."""
     x = np.asarray([s for s in samples if s is not None and math.isfinite(s)], dtype=float)
     n = int(x.size)
     if n == 0:
         nan = math.nan
         return {"n": 0, "min": nan, "max": nan, "median": nan, "mean": nan, "stdev": nan,
-                "cv": nan, "ci95": [nan, nan], "ci95_of": "median"}
+                "cv": nan, "ci95": [nan, nan], "ci95_of": "median", "outliers": 0}
     mean = float(np.mean(x))
     stdev = float(np.std(x, ddof=1)) if n > 1 else 0.0
     lo, hi = bootstrap_ci(x)
@@ -52,4 +68,5 @@ def summarize(samples: Iterable[float]) -> dict:
         "cv": stdev / abs(mean) if mean != 0 else math.nan,
         "ci95": [lo, hi],
         "ci95_of": "median",
+        "outliers": outliers(x),
     }

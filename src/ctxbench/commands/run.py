@@ -3,6 +3,7 @@ user-level switches, cross-CPU wake-ups), with a table and a results file."""
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 
 from .. import checks, engine, results, table
@@ -36,18 +37,30 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
-def _positive(name, v):
-    if v is not None and v <= 0:
-        raise UserError(f"--{name} must be a positive integer, got {v}")
+LIMITS = {"groups": 10000, "iterations": 100000}
+
+
+def check_counts(args) -> None:
+    for name, hi in LIMITS.items():
+        v = getattr(args, name, None)
+        if v is not None and not 1 <= v <= hi:
+            raise UserError(f"--{name}: expected an integer from 1 to {hi}, got {v}")
+
+
+def check_cpus(*cpus_named) -> None:
+    """Each (flag, cpu) must be a CPU this process may run on."""
+    allowed = sorted(os.sched_getaffinity(0))
+    for flag, cpu in cpus_named:
+        if cpu is not None and cpu not in allowed:
+            raise UserError(f"{flag} {cpu}: no such CPU, or not allowed for this process "
+                            f"(allowed: {','.join(map(str, allowed))})")
 
 
 def run(args) -> int:
-    for name in ("groups", "iterations"):
-        _positive(name, getattr(args, name))
-    for name in ("cpu", "cross_cpu"):
-        v = getattr(args, name)
-        if v is not None and v < 0:
-            raise UserError(f"--{name.replace('_', '-')} must be a CPU number, got {v}")
+    check_counts(args)
+    check_cpus(("--cpu", args.cpu), ("--cross-cpu", args.cross_cpu))
+    if args.cpu is not None and args.cpu == args.cross_cpu:
+        raise UserError("--cross-cpu must differ from --cpu")
     out = args.output or f"ctxbench-{datetime.datetime.now():%Y%m%d-%H%M%S}.json"
     results.check_writable(out)
 

@@ -1,0 +1,118 @@
+"""Invariants and output structure of a real default-suite run on this
+machine (golden structure, not golden numbers)."""
+import json
+import math
+import re
+
+import pytest
+
+from conftest import run_cli
+
+KINDS = ["thread", "process"]
+SAME_CPU = [f"kernel/{k}/{m}/same-cpu" for k in KINDS for m in ("pipe", "futex", "eventfd", "sem")]
+CROSS_CPU = [f"kernel/{k}/{m}/cross-cpu" for k in KINDS for m in ("pipe", "futex")]
+FIFO = [f"kernel/{k}/{m}/same-cpu/fifo" for k in KINDS for m in ("pipe", "futex")]
+TIMERS = [f"timer/{t}" for t in ("rdtsc", "rdtscp", "rdtsc_lfence", "clock_monotonic", "clock_monotonic_raw")]
+BASELINES = ["baseline/nop", "baseline/call", "baseline/syscall"]
+REQUIRED = TIMERS + BASELINES + SAME_CPU + CROSS_CPU + FIFO
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "results.json"
+    p = run_cli("run", "-o", str(out), timeout=600)
+    assert p.returncode == 0, p.stderr
+    return p, json.loads(out.read_text())
+
+
+def test_every_id_present(default_run):
+    _, doc = default_run
+    ids = {r["id"] for r in doc["results"]}
+    missing = [i for i in REQUIRED if i not in ids]
+    assert not missing, missing
+
+
+def test_no_nan_and_summary_fields(default_run):
+    _, doc = default_run
+    for r in doc["results"]:
+        s = r["summary"]
+        for k in ("n", "min", "median", "mean", "stdev", "cv"):
+            assert k in s, (r["id"], k)
+        assert s["n"] > 0, r["id"]
+        for k in ("min", "median", "mean", "stdev"):
+            assert s[k] is not None and math.isfinite(s[k]), (r["id"], k, s[k])
+        lo, hi = s["ci95"]
+        assert lo <= s["median"] <= hi, r["id"]
+        assert all(x is not None for x in r["samples"]), r["id"]
+
+
+def test_quantities_are_labelled(default_run):
+    _, doc = default_run
+    by = {r["id"]: r for r in doc["results"]}
+    for i in SAME_CPU + FIFO:
+        assert by[i]["quantity"] == "switch" and by[i]["params"]["placement"] == "same-cpu"
+    for i in CROSS_CPU:
+        assert by[i]["quantity"] == "wakeup" and by[i]["params"]["placement"] == "cross-cpu"
+        assert by[i]["params"]["cpu"] != by[i]["params"]["cpu_b"]
+
+
+def test_verification_ok_and_counts(default_run):
+    _, doc = default_run
+    by = {r["id"]: r for r in doc["results"]}
+    for i in SAME_CPU + FIFO + CROSS_CPU:
+        v = by[i]["verification"]
+        for k in ("expected_voluntary", "voluntary", "involuntary", "migrations", "ok"):
+            assert k in v, (i, k)
+        assert v["ok"], (i, v)
+        assert v["expected_voluntary"] == 2 * by[i]["params"]["n"] * by[i]["summary_all"]["n"]
+
+
+def test_policy_recorded(default_run):
+    _, doc = default_run
+    by = {r["id"]: r for r in doc["results"]}
+    for i in SAME_CPU + CROSS_CPU:
+        assert by[i]["params"]["policy"] == "SCHED_OTHER"
+    fifo_ok = doc["environment"]["process"]["sched_fifo_allowed"]
+    for i in FIFO:
+        assert by[i]["params"]["policy_requested"] == "SCHED_FIFO"
+        assert by[i]["params"]["policy"] == ("SCHED_FIFO" if fifo_ok else "SCHED_OTHER")
+
+
+def test_nop_near_zero_after_subtraction(default_run):
+    _, doc = default_run
+    nop = next(r for r in doc["results"] if r["id"] == "baseline/nop")
+    # A NOP retires in well under a nanosecond; what is left after
+    # subtracting the timer's own cost must be noise around zero.
+    assert abs(nop["summary"]["median"]) < 2.0, nop["summary"]
+    raw = nop["raw"]["mean_raw_ns"]
+    assert min(raw) > 0  # without subtraction the timer's cost is there
+
+
+def test_json_structure(default_run):
+    _, doc = default_run
+    assert doc["schema"] == "ctxbench/1"
+    assert doc["tool"]["version"] and doc["tool"]["build"]["compiler"] and doc["tool"]["build"]["flags"]
+    env = doc["environment"]
+    for k in ("cpu", "topology", "kernel", "frequency", "idle", "mitigations", "virtualization", "perf",
+              "process", "timers"):
+        assert k in env, k
+    assert env["timers"]["cycle_hz"] > 0
+    for r in doc["results"]:
+        for k in ("id", "quantity", "unit", "params", "samples", "summary", "verification", "warnings"):
+            assert k in r, (r["id"], k)
+        assert isinstance(r["warnings"], list)
+    assert isinstance(doc["checks"], list) and doc["checks"]
+
+
+def test_table_structure(default_run):
+    p, doc = default_run
+    out = p.stdout
+    assert "Kernel-level switch: direct cost per switch, both parties on one CPU" in out
+    assert "Cross-CPU wake-up latency per hand-off (not a switch cost)" in out
+    assert "median ± 95% CI" in out
+    for r in doc["results"]:
+        line = next((l for l in out.splitlines() if l.strip().startswith(r["id"] + " ")), None)
+        assert line is not None, r["id"]
+        assert "±" in line and "…" in line
+        assert re.search(r"\bok\b|FAILED|\s-$", line), line
+    assert "results written to" in out

@@ -1,0 +1,75 @@
+"""Statistics and verification rules, on synthetic data."""
+import math
+
+import numpy as np
+
+from ctxbench import results, stats, verification
+
+
+def test_summary_fields_and_ci():
+    x = np.random.default_rng(1).normal(1000, 50, 400)
+    s = stats.summarize(x)
+    assert s["n"] == 400
+    assert s["min"] <= s["median"] <= s["max"]
+    lo, hi = s["ci95"]
+    assert lo < s["median"] < hi and hi - lo < 20
+    assert math.isclose(s["cv"], s["stdev"] / s["mean"])
+
+
+def test_negative_values_are_not_clipped():
+    s = stats.summarize([-5.0, -3.0, -4.0, -6.0])
+    assert s["median"] == -4.5 and s["min"] == -6.0
+    r = results.analyse({"id": "x", "samples": [-5.0, -3.0, -4.0, -6.0]})
+    assert r["summary"]["median"] < 0
+    assert any("negative derived cost" in w for w in r["warnings"])
+
+
+def test_summary_is_reproducible():
+    x = list(np.random.default_rng(2).normal(10, 1, 50))
+    assert stats.summarize(x)["ci95"] == stats.summarize(x)["ci95"]
+
+
+def test_outliers_counted_not_dropped():
+    x = [100.0] * 50 + [101.0] * 50 + [10000.0]
+    s = stats.summarize(x)
+    assert s["n"] == 101 and s["outliers"] == 1 and s["max"] == 10000.0
+
+
+def _res(vol, inv, exp, placement="same-cpu", mig=None, single=None):
+    n = len(vol)
+    return {"id": "k", "params": {"placement": placement}, "samples": [1.0] * n,
+            "verify": {"expected_voluntary": exp, "voluntary": vol, "involuntary": inv,
+                       "migrations": mig or [0] * n, "single_voluntary": single or [0] * n,
+                       "single_involuntary": [0] * n, "single_migrations": [0] * n}}
+
+
+def test_same_cpu_total_switches_checked():
+    # wake-up preemption turns voluntary into involuntary: the total counts
+    rec, keep = verification.judge(_res([250, 300, 200, 200], [190, 141, 240, 300], [440] * 4))
+    assert keep == [True, True, True, False]
+    assert rec["reasons"] == {"extra switches": 1}
+
+
+def test_migration_and_single_switch_disturb():
+    rec, keep = verification.judge(_res([440, 440], [0, 0], [440, 440], mig=[0, 1], single=[2, 0]))
+    assert keep == [False, False]
+    assert not rec["ok"]
+
+
+def test_user_level_expects_no_kernel_switch():
+    rec, keep = verification.judge(_res([0, 1], [0, 0], [0, 0]))
+    assert keep == [True, False]
+
+
+def test_cross_cpu_rejects_involuntary():
+    rec, keep = verification.judge(_res([128, 120], [0, 1], [128, 128], placement="cross-cpu"))
+    assert keep == [True, False]
+
+
+def test_dropped_samples_leave_summary():
+    r = _res([440, 900], [0, 0], [440, 440])
+    r["samples"] = [1.0, 1000.0]
+    a = results.analyse(r)
+    assert a["summary"]["n"] == 1 and a["summary"]["max"] == 1.0
+    assert a["summary_all"]["n"] == 2
+    assert any("disturbed and dropped" in w for w in a["warnings"])
