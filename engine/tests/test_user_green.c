@@ -26,7 +26,7 @@ static green_chan_t ch;
 static void producer(void *arg)
 {
     uintptr_t p = (uintptr_t)arg;
-    for (uintptr_t i = 0; i < MSGS; i++) green_chan_send(&ch, (p << 32) | i);
+    for (uintptr_t i = 0; i < MSGS; i++) green_chan_send(&ch, (p << 24) | i);
 }
 
 static green_mutex_t mu;
@@ -66,7 +66,7 @@ int main(void)
     uint64_t next[PRODUCERS] = {0}, bad = 0, got = 0;
     for (uint64_t k = 0; k < (uint64_t)PRODUCERS * MSGS; k++) {
         uintptr_t m = green_chan_recv(&ch);
-        uintptr_t who = m >> 32, seq = m & 0xffffffffu;
+        uintptr_t who = m >> 24, seq = m & 0xffffffu;
         if (who >= PRODUCERS || seq != next[who]) bad++;
         else next[who]++;
         got++;
