@@ -35,7 +35,7 @@ user-cross-tests: $(foreach a,aarch64 armv7,$(addprefix $(USER_CROSS)/$(a)/,$(US
 BOOST_FIBER := $(BUILD)/native/ctxbench-boost-fiber
 .PHONY: boost-fiber
 boost-fiber: | $(DEPS_STAMP)
-	@if [ -f /usr/include/boost/context/fiber.hpp ]; then \
+	@if [ -f /usr/include/boost/context/fiber.hpp ] && [ -f "$$($(CXX) -print-file-name=libboost_context.so)" ]; then \
 	  $(MAKE) --no-print-directory $(BOOST_FIBER); \
 	else echo "Boost.Context not installed (libboost-context-dev): userbench will skip it"; fi
 $(BOOST_FIBER): engine/bench/boost_fiber.cpp
