@@ -83,6 +83,9 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
                          f"{fmt_time(s.get('min')) + ' … ' + fmt_time(s.get('max')):>21}  "
                          f"{(f'{cv:.1%}' if cv is not None and math.isfinite(cv) else 'n/a'):>6}  "
                          f"{s.get('n', 0):>4}  {cyc:>7}  {ver}")
+        if title.startswith("User-level"):
+            from .usergap import gap_lines  # user vs kernel, plain to see
+            lines.extend(gap_lines(results))
     lines.append("")
     lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples; "
                  "cycles: median in TSC/counter ticks.")

@@ -1,0 +1,45 @@
+# User-level switches (issue 3): the aarch64 and armv7 switch files and
+# their tests, cross-compiled statically and run under qemu-user by
+# tests/test_user_cross.py; and the Boost.Context fiber helper for
+# `ctxbench userbench` (built only when Boost.Context is installed).
+
+APT_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++
+# Optional (a comparison, not needed by any test): `make boost-deps` installs
+# it; kept out of APT_PKGS so that make test never fails for want of it.
+USER_OPTIONAL_PKGS := libboost-context-dev
+.PHONY: boost-deps
+boost-deps:
+	$(SUDO) apt-get install -y -qq $(USER_OPTIONAL_PKGS)
+
+USER_CROSS := $(BUILD)/cross-user
+USER_CROSS_TESTS := test_user_regs test_user_volume test_user_green
+USER_CROSS_SRC := engine/src/uctx.c engine/src/green.c engine/src/green_sync.c
+USER_CROSS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -static \
+                     -Iengine/src -Iengine/tests
+USER_CROSS_HDR := engine/src/uctx.h engine/src/green.h engine/src/green_internal.h \
+                  engine/tests/check.h engine/tests/user_probe.h
+
+# aarch64 with branch protection, so the BTI landing pads are assembled in.
+$(USER_CROSS)/aarch64/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/aarch64/switch_aapcs64.S $(USER_CROSS_HDR) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc $(USER_CROSS_CFLAGS) -mbranch-protection=standard -o $@ $< $(USER_CROSS_SRC) engine/arch/aarch64/switch_aapcs64.S
+
+$(USER_CROSS)/armv7/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/armv7/switch_aapcs_vfp.S $(USER_CROSS_HDR) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	arm-linux-gnueabihf-gcc $(USER_CROSS_CFLAGS) -o $@ $< $(USER_CROSS_SRC) engine/arch/armv7/switch_aapcs_vfp.S
+
+.PHONY: user-cross-tests
+user-cross-tests: $(foreach a,aarch64 armv7,$(addprefix $(USER_CROSS)/$(a)/,$(USER_CROSS_TESTS)))
+
+# Boost.Context fiber, for the side-by-side comparison (not a test).
+BOOST_FIBER := $(BUILD)/native/ctxbench-boost-fiber
+.PHONY: boost-fiber
+boost-fiber: | $(DEPS_STAMP)
+	@if [ -f /usr/include/boost/context/fiber.hpp ] && [ -f "$$($(CXX) -print-file-name=libboost_context.so)" ]; then \
+	  $(MAKE) --no-print-directory $(BOOST_FIBER); \
+	else echo "Boost.Context not installed (libboost-context-dev): userbench will skip it"; fi
+$(BOOST_FIBER): engine/bench/boost_fiber.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -o $@ $< -lboost_context
+
+TEST_PREREQS += user-cross-tests boost-fiber

@@ -1,0 +1,39 @@
+"""Front end for user-level ids: the table's user-vs-kernel ratio line and
+the userbench comparison, from synthetic results (known answers)."""
+import math
+
+from ctxbench import table
+from ctxbench.commands import userbench
+from ctxbench.usergap import gap_lines, ratio
+
+
+def _r(rid, med, resume="ret"):
+    return {"id": rid, "quantity": "switch", "params": {"resume": resume},
+            "summary": {"n": 10, "median": med, "min": med, "max": med, "cv": 0.0, "ci95": [med, med]},
+            "verification": {"checked": True, "ok": True, "dropped": 0}}
+
+
+def test_gap_line_known_ratio():
+    res = [_r("user/asm/same-thread", 5.0), _r("kernel/thread/futex/same-cpu", 1500.0),
+           _r("user/ucontext/same-thread", 400.0)]
+    lines = gap_lines(res)
+    assert any("kernel/thread/futex/same-cpu costs 300x" in line for line in lines)
+    assert any("80.0x" in line for line in lines)
+    out = table.render(res, cycle_hz=2e9, color=False)
+    assert "User-level switch" in out and "costs 300x" in out
+
+
+def test_no_ratio_for_negative_or_missing():
+    assert ratio(10.0, -1.0) is None and ratio(None, 1.0) is None and ratio(-3.0, 1.0) is None
+    assert gap_lines([_r("user/asm/same-thread", -2.0), _r("kernel/thread/futex/same-cpu", 1000.0)]) == []
+
+
+def test_userbench_render_side_by_side():
+    res = [_r("user/asm/same-thread", 5.0, "jmp"), _r("user/asm-minimal/same-thread", 20.0),
+           _r("user/ucontext/same-thread", 350.0, "swapcontext"), _r("boost/fiber/same-thread", 8.0)]
+    out = userbench.render(res, 2e9)
+    assert "swapcontext / asm switch               70.00" in out
+    assert "asm switch / Boost.Context fiber       0.62" in out
+    assert "asm switch / simplest correct switch   0.25" in out
+    assert " 10 " in out  # 5 ns at 2 GHz = 10 cycles
+    assert math.isfinite(5.0)
