@@ -17,7 +17,7 @@ DEFAULT_PARTIES = "2,4,8,16,32,64,128"
 DEFAULT_FOOTPRINT = "0,4K,16K,64K"
 # groups, iterations, shortest sample (µs): the default run of 112 points
 # must end within 5 minutes on a small, shared VM.
-PRESETS = {"quick": (2, 4, 500), "default": (4, 6, 1000), "full": (20, 10, 2000)}
+PRESETS = {"quick": (2, 4, 500), "default": (10, 8, 1000), "full": (20, 10, 2000)}
 
 
 def add_parser(sub):
@@ -97,7 +97,7 @@ def run(args) -> int:
     preset = "quick" if args.quick else "full" if args.full else "default"
     groups, iterations, min_us = PRESETS[preset]
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
-    points = [(n, k) for k in foots for n in parties]
+    points = [(n, k) for n in parties for k in foots]
     prog = Progress(len(points) * len(ids), label="ring ")
     prog.update(f"N={points[0][0]} footprint={points[0][1]}")
     header: dict = {}

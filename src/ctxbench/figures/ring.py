@@ -51,7 +51,7 @@ def figure(results: list[dict], env: dict):
                 ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=2, linestyle=styles[mech],
                             color=f"C{i}", label=f"{size_label(k)}B, {mech}")
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{kind}s")
+        ax.set_title({"thread": "threads", "process": "processes"}.get(kind, kind))
         ax.set_xlabel("parties in the ring (N)")
         ax.grid(True, alpha=0.3)
         ax.axhline(0, color="0.5", lw=0.6)
