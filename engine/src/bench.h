@@ -37,6 +37,8 @@ typedef struct run_opts {
     size_t stride;       /* traversal stride, bytes; 0 = no traversal */
     int fifo_prio;       /* priority for SCHED_FIFO benchmarks */
     int quick;
+    int parties;         /* ring: parties in the ring (0: 2) */
+    size_t footprint;    /* ring: bytes each party touches per hold of the token */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

@@ -42,6 +42,8 @@ static void usage(FILE *f)
           "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
           "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
           "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
+          "  --parties N       ring/ ids: parties in the ring (default 2)\n"
+          "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
           "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
           "  --quick           (run-suite) the quick subset\n"
           "  --json            one results document (schema " SCHEMA ")\n"
@@ -51,7 +53,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_ITER = 256, OPT_GROUPS, OPT_N, OPT_MINS, OPT_CPU, OPT_CROSS, OPT_SIZE, OPT_STRIDE, OPT_WARM,
-       OPT_PRIO, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP };
+       OPT_PRIO, OPT_PARTIES, OPT_FOOT, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP };
 
 static const struct option longopts[] = {
     {"iterations", required_argument, 0, OPT_ITER}, {"groups", required_argument, 0, OPT_GROUPS},
@@ -59,6 +61,7 @@ static const struct option longopts[] = {
     {"cpu", required_argument, 0, OPT_CPU},         {"cross-cpu", required_argument, 0, OPT_CROSS},
     {"size", required_argument, 0, OPT_SIZE},       {"stride", required_argument, 0, OPT_STRIDE},
     {"warmup-ms", required_argument, 0, OPT_WARM},  {"fifo-prio", required_argument, 0, OPT_PRIO},
+    {"parties", required_argument, 0, OPT_PARTIES}, {"footprint", required_argument, 0, OPT_FOOT},
     {"no-idle", no_argument, 0, OPT_NOIDLE},        {"quick", no_argument, 0, OPT_QUICK},
     {"json", no_argument, 0, OPT_JSON},             {"jsonl", no_argument, 0, OPT_JSONL},
     {"all", no_argument, 0, OPT_ALL},               {"help", no_argument, 0, OPT_HELP},
@@ -96,6 +99,8 @@ static int parse(int argc, char **argv, cli_t *c)
         case OPT_STRIDE: c->o.stride = (size_t)num_arg("stride", optarg, 0, 1ull << 20, 1); break;
         case OPT_WARM: c->o.warmup_ms = (int)num_arg("warmup-ms", optarg, 0, 60000, 0); break;
         case OPT_PRIO: c->o.fifo_prio = (int)num_arg("fifo-prio", optarg, 1, 98, 0); break;
+        case OPT_PARTIES: c->o.parties = (int)num_arg("parties", optarg, 2, 1024, 0); break;
+        case OPT_FOOT: c->o.footprint = (size_t)num_arg("footprint", optarg, 0, 1ull << 30, 1); break;
         case OPT_NOIDLE: c->no_idle = 1; break;
         case OPT_QUICK: c->o.quick = 1; break;
         case OPT_JSON: c->json = 1; break;

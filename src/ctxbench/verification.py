@@ -15,6 +15,15 @@ Rules, per sample:
   More than 2n + SLACK means something else ran on the CPU: disturbed.
 - cross-CPU ping-pong: a party blocks at most once per message, nobody else
   should run: involuntary must be 0 and voluntary at most 2n + SLACK.
+- ring of N parties on one CPU (placement "ring"): each party waits for
+  the token once per lap, so expected = hand-offs = laps * N. Every hand-off
+  switches the sender out (blocked or preempted): voluntary + involuntary
+  >= expected. A party blocks at most once per lap: voluntary <= expected.
+  With N > 2 a woken party may preempt the sender, which later runs only to
+  block: up to two switches per hand-off, so the total must stay <= 2 x
+  expected (N = 2: <= expected, as for the ping-pong); beyond that
+  something else ran. The start and end of a sample
+  can leave each party half-way: slack SLACK + N.
 - user-level (expected 0): no voluntary switch of the kernel thread at all.
 - any migration of any party, or any switch during the single-party run,
   marks the sample disturbed.
@@ -31,7 +40,7 @@ def _get(v: dict, key: str, i: int):
     return arr[i]
 
 
-def judge_sample(v: dict, i: int, placement: str | None) -> list[str]:
+def judge_sample(v: dict, i: int, placement: str | None, parties: int | None = None) -> list[str]:
     """Reasons this sample is disturbed (empty: ok)."""
     reasons = []
     exp = _get(v, "expected_voluntary", i)
@@ -53,6 +62,14 @@ def judge_sample(v: dict, i: int, placement: str | None) -> list[str]:
             reasons.append("kernel switch during user-level run")
         if inv:
             reasons.append("involuntary switch")
+    elif placement == "ring":
+        slack = SLACK + int(parties or 2)
+        total = vol + (inv or 0)
+        most = exp if (parties or 2) == 2 else 2 * exp  # two parties: one switch per hand-off
+        if vol > exp + slack or total > most + slack:
+            reasons.append("extra switches")
+        elif total < exp - slack:
+            reasons.append("missing switches")
     elif placement == "cross-cpu":
         if inv:
             reasons.append("involuntary switch")
@@ -73,10 +90,12 @@ def judge(result: dict) -> tuple[dict, list[bool]]:
     n = len(result.get("samples") or [])
     if not v:
         return {"checked": False, "ok": None, "dropped": 0, "reasons": {}}, [True] * n
-    placement = (result.get("params") or {}).get("placement")
+    params = result.get("params") or {}
+    placement = params.get("placement")
+    parties = params.get("parties") if isinstance(params.get("parties"), int) else None
     keep, reasons = [], {}
     for i in range(n):
-        r = judge_sample(v, i, placement)
+        r = judge_sample(v, i, placement, parties)
         keep.append(not r)
         for why in r:
             reasons[why] = reasons.get(why, 0) + 1
@@ -88,6 +107,7 @@ def judge(result: dict) -> tuple[dict, list[bool]]:
         return int(sum(arr))
 
     dropped = n - sum(keep)
+    vol_t, inv_t, exp_t = total("voluntary"), total("involuntary"), total("expected_voluntary")
     rec = {
         "checked": True,
         "source": v.get("source"),
@@ -95,10 +115,13 @@ def judge(result: dict) -> tuple[dict, list[bool]]:
         "voluntary": total("voluntary"),
         "involuntary": total("involuntary"),
         "migrations": total("migrations"),
-        "slack_per_sample": SLACK,
+        "slack_per_sample": SLACK + (parties or 2) if placement == "ring" else SLACK,
         "dropped": dropped,
         "reasons": reasons,
         # ok: the switches happened as claimed in (nearly) every sample
         "ok": n > 0 and dropped <= max(1, n // 10),
     }
+    if placement == "ring" and exp_t and vol_t is not None and inv_t is not None:
+        # how many context switches one hand-off really took (1 .. 2)
+        rec["switches_per_handoff"] = (vol_t + inv_t) / exp_t
     return rec, keep

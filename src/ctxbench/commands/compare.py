@@ -1,0 +1,141 @@
+"""ctxbench compare: per id (and point) present on both sides, the two
+medians, the relative change, a Mann-Whitney U test and a verdict; what
+differs between the machines is listed first. Each side may be several
+files (e.g. many runs or machines): their samples are pooled per id."""
+from __future__ import annotations
+
+import math
+
+from .. import results, table, verification
+from ..compare_stats import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
+from ..errors import UserError
+
+# params that tell two points of one id apart (ring, sweep, tasks, irq)
+POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate")
+
+
+def add_parser(sub):
+    p = sub.add_parser("compare", help="compare two results files (or two groups of files)",
+                       description="Compare results: medians, relative change, Mann-Whitney U test, verdict.")
+    p.add_argument("base", nargs="?", metavar="BASE.json")
+    p.add_argument("new", nargs="?", metavar="NEW.json")
+    p.add_argument("--base", dest="base_files", nargs="+", metavar="FILE", help="several files on the base side")
+    p.add_argument("--new", dest="new_files", nargs="+", metavar="FILE", help="several files on the new side")
+    p.add_argument("--threshold", default="5%", metavar="PCT",
+                   help="smallest relative change that counts (default 5%%)")
+    p.set_defaults(func=run)
+
+
+def parse_threshold(text: str) -> float:
+    t = text.strip()
+    try:
+        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise UserError(f"--threshold: '{text}' is not a percentage (e.g. 5%)")
+    if not 0 <= v < 10:
+        raise UserError(f"--threshold: '{text}' is out of range")
+    return v
+
+
+def point_key(r: dict) -> str:
+    p = r.get("params") if isinstance(r.get("params"), dict) else {}
+    extra = ",".join(f"{k}={p[k]}" for k in POINT_PARAMS if k in p and not (k in ("size", "stride") and not p[k]))
+    return r["id"] + (f" [{extra}]" if extra else "")
+
+
+def pooled(docs: list[dict]) -> dict:
+    """{key: kept samples pooled over the side's files}, in first-seen order."""
+    out: dict = {}
+    for d in docs:
+        for r in d["results"]:
+            _, keep = verification.judge(r)
+            xs = [x for x, k in zip(r.get("samples") or [], keep)
+                  if k and isinstance(x, (int, float)) and math.isfinite(x)]
+            out.setdefault(point_key(r), []).extend(xs)
+    return out
+
+
+def _env_facts(env: dict) -> dict:
+    mit = env.get("mitigations") or {}
+    govs = ((env.get("frequency") or {}).get("governors")) or {}
+    return {
+        "hostname": env.get("hostname"),
+        "CPU": (env.get("cpu") or {}).get("model"),
+        "kernel": (env.get("kernel") or {}).get("release"),
+        "mitigations": ", ".join(sorted(k for k, v in mit.items() if v and str(v).startswith("Mitigation"))) or "none",
+        "governor": ", ".join(sorted({str(v) for v in govs.values()})) or "unknown",
+        "VM": "yes" if (env.get("virtualization") or {}).get("is_vm") else "no",
+        "kernel cmdline": (env.get("kernel") or {}).get("cmdline"),
+    }
+
+
+def env_differences(base: list[dict], new: list[dict]) -> list[str]:
+    def side(docs):
+        vals: dict = {}
+        for d in docs:
+            for k, v in _env_facts(d.get("environment") or {}).items():
+                vals.setdefault(k, set()).add(str(v))
+        return vals
+    b, n = side(base), side(new)
+    return [f"{k}: {' / '.join(sorted(b[k]))}  ->  {' / '.join(sorted(n[k]))}" for k in b if b[k] != n.get(k)]
+
+
+def run(args) -> int:
+    thr = parse_threshold(args.threshold)
+    base_files = (args.base_files or []) + ([args.base] if args.base else [])
+    new_files = (args.new_files or []) + ([args.new] if args.new else [])
+    if args.base and not args.new and not args.new_files:
+        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
+    if not base_files or not new_files:
+        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
+    base = [results.load(p) for p in base_files]
+    new = [results.load(p) for p in new_files]
+    pb, pn = pooled(base), pooled(new)
+    common = [k for k in pb if k in pn]
+    if not common:
+        raise UserError("compare: no id is present on both sides")
+
+    diffs = env_differences(base, new)
+    print(f"base: {', '.join(base_files)}\nnew:  {', '.join(new_files)}")
+    if diffs:
+        print("environment differences that matter:")
+        for d in diffs:
+            print(f"  {d}")
+    else:
+        print("environment: same kernel, CPU, mitigations, governor and VM on both sides")
+    print()
+    w = max(len(k) for k in common)
+    print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}  {'p (U test)':>10}  verdict")
+    ratios, few = [], []
+    for k in common:
+        a, b = pb[k], pn[k]
+        ma = float(_median(a))
+        mb = float(_median(b))
+        _, p = mann_whitney(a, b)
+        v = verdict(ma, mb, p, thr, len(a), len(b))
+        rel = (mb - ma) / abs(ma) if ma else math.nan
+        if ma > 0 and mb > 0:
+            ratios.append(mb / ma)
+        note = ""
+        if min(len(a), len(b)) < MIN_SAMPLES:
+            few.append(k)
+            note = f"  (too few samples: {len(a)} vs {len(b)})"
+        print(f"{k:<{w}}  {table.fmt_time(ma):>12}  {table.fmt_time(mb):>12}  "
+              f"{(f'{rel:+.1%}' if math.isfinite(rel) else 'n/a'):>8}  "
+              f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
+    only = len(set(pb) ^ set(pn))
+    g = geomean_ratio(ratios)
+    print()
+    print(f"geometric mean of new/base medians over {len(ratios)} ids: "
+          + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
+          + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05)")
+    if few:
+        print(f"warning: {len(few)} id(s) have fewer than {MIN_SAMPLES} samples on a side; their verdict is weak")
+    if only:
+        print(f"note: {only} id(s) present on one side only were skipped")
+    return 0
+
+
+def _median(xs):
+    import numpy as np
+    return np.median(xs) if xs else math.nan

@@ -1,0 +1,42 @@
+"""What every figure shares: a headless matplotlib, the machine label, and
+the ways a figure leaves the program (PNG bytes, a file)."""
+from __future__ import annotations
+
+import io
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display, no network: figures are files or bytes
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def machine_label(env: dict) -> str:
+    """Hostname, CPU, kernel and VM-ness, for the corner of a figure."""
+    cpu = (env.get("cpu") or {}).get("model") or "unknown CPU"
+    kern = (env.get("kernel") or {}).get("release") or "?"
+    vm = " (VM)" if (env.get("virtualization") or {}).get("is_vm") else ""
+    return f"{env.get('hostname') or '?'}: {cpu}, Linux {kern}{vm}"
+
+
+def ci_of(result: dict) -> tuple[float, float, float]:
+    """(median, low, high) of the kept samples, nan when unknown."""
+    s = result.get("summary") or {}
+    med = s.get("median")
+    ci = s.get("ci95") or [None, None]
+    f = lambda x: float(x) if isinstance(x, (int, float)) and math.isfinite(x) else math.nan  # noqa: E731
+    return f(med), f(ci[0]), f(ci[1])
+
+
+def png_bytes(fig, dpi: int = 110) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def size_label(b: int) -> str:
+    for unit, k in (("M", 1 << 20), ("K", 1 << 10)):
+        if b >= k and b % k == 0:
+            return f"{b // k}{unit}"
+    return f"{b}"

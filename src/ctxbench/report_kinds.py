@@ -1,0 +1,183 @@
+"""Which part of the report a result belongs to, and how that part is drawn.
+
+A kind = a name, a matcher (does this result belong here?) and a renderer
+(results of that kind + their environment -> tables and figures). The
+report asks the kinds in order; the first match wins; a result no kind
+claims is shown in a generic table. A results document may say what it is
+with a top-level "kind" (e.g. "ring"); that wins over the matchers.
+
+To plug in a new kind's figures after a merge, one line in KINDS below:
+
+    Kind("sweep", "Indirect cost: working-set sweep", _is_sweep, sweep_render),
+
+where sweep_render(results, env) -> list of Table/Figure (see render_run).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import table
+from .figures.common import png_bytes
+from .report_model import Figure, Table
+
+
+def _id(r: dict) -> str:
+    return str(r.get("id", ""))
+
+
+def _p(r: dict) -> dict:
+    p = r.get("params")
+    return p if isinstance(p, dict) else {}
+
+
+@dataclass
+class Kind:
+    name: str
+    title: str
+    match: Callable[[dict], bool]
+    render: Optional[Callable[[list, dict], list]] = None  # None: the generic table
+
+
+# ---- cells shared by every table -------------------------------------------
+
+def median_ci(r: dict) -> str:
+    s = r.get("summary") or {}
+    med = s.get("median")
+    ci = s.get("ci95") or [None, None]
+    if not isinstance(med, (int, float)) or not math.isfinite(med):
+        return "n/a"
+    if None in ci:
+        return table.fmt_time(med)
+    return f"{table.fmt_time(med)} ± {table.fmt_time((ci[1] - ci[0]) / 2)}"
+
+
+def spread(r: dict) -> list[str]:
+    s = r.get("summary") or {}
+    cv = s.get("cv")
+    return [f"{table.fmt_time(s.get('min'))} … {table.fmt_time(s.get('max'))}",
+            f"{cv:.1%}" if isinstance(cv, (int, float)) and math.isfinite(cv) else "n/a",
+            str(s.get("n", 0))]
+
+
+def verified(r: dict) -> str:
+    v = r.get("verification") or {}
+    if not v.get("checked"):
+        return "-"
+    if v.get("ok"):
+        return "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else "")
+    return f"FAILED ({v.get('dropped')} disturbed)"
+
+
+def warnings_of(rs: list[dict]) -> list[str]:
+    return [f"{_id(r)}: {w}" for r in rs for w in (r.get("warnings") or [])]
+
+
+# ---- run: the direct-cost table and figure ----------------------------------
+
+RUN_PREFIXES = ("timer/", "baseline/", "kernel/", "user/")
+
+
+def _is_run(r: dict) -> bool:
+    return _id(r).startswith(RUN_PREFIXES)
+
+
+def render_run(rs: list[dict], env: dict) -> list:
+    """The direct-cost table, in table.py's sections, and the cost figure."""
+    out: list = []
+    order = [t for _, _, t in table.SECTIONS] + ["Other"]
+    by: dict = {}
+    for r in rs:
+        by.setdefault(table._section(r), []).append(r)
+    for title in order:
+        if by.get(title):
+            out.append(Table(["id", "median ± 95% CI", "min … max", "CV", "n", "verified"],
+                             [[_id(r), median_ci(r), *spread(r), verified(r)] for r in by[title]], title))
+    from .figures import run as run_fig
+    fig = run_fig.figure(rs, env)
+    if fig is not None:
+        out.append(Figure("Direct cost and wake-up latency", png_bytes(fig),
+                          "median with its 95% bootstrap CI over the kept samples"))
+    return out
+
+
+# ---- ring ---------------------------------------------------------------------
+
+def _is_ring(r: dict) -> bool:
+    return _id(r).startswith("ring/")
+
+
+def render_ring(rs: list[dict], env: dict) -> list:
+    from .figures import ring as ring_fig
+    out: list = []
+    fig = ring_fig.figure(rs, env)
+    if fig is not None:
+        out.append(Figure("Cost per switch vs parties in the ring", png_bytes(fig),
+                          "one line per footprint (and mechanism), one panel per kind; median and 95% CI"))
+    rows = []
+    key = lambda r: (_id(r), _p(r).get("footprint", 0), _p(r).get("parties", 0))  # noqa: E731
+    for r in sorted(rs, key=lambda r: tuple(str(x).zfill(12) for x in key(r))):
+        spc = (r.get("verification") or {}).get("switches_per_handoff")
+        rows.append([_id(r), str(_p(r).get("parties", "?")), str(_p(r).get("footprint", "?")), median_ci(r),
+                     *spread(r), f"{spc:.2f}" if isinstance(spc, (int, float)) else "-", verified(r)])
+    out.append(Table(["id", "parties", "footprint (B)", "median ± 95% CI", "min … max", "CV", "n",
+                      "switches per hand-off", "verified"], rows, "Ring: cost per token hand-off"))
+    return out
+
+
+# ---- kinds built by other commands: matched now, figures plugged in later ----
+
+def _is_sweep(r: dict) -> bool:
+    return _id(r).startswith("sweep/") or "indirect" in r
+
+
+def _is_tasks(r: dict) -> bool:
+    return _id(r).startswith("tasks/") or "pair" in _p(r)
+
+
+def _is_irq(r: dict) -> bool:
+    return _id(r).startswith("irq/") or ("task" in _p(r) and "rate" in _p(r))
+
+
+def _is_noise(r: dict) -> bool:
+    return _id(r).startswith("noise/") or "histogram" in r or "gaps" in r
+
+
+# ---- generic -----------------------------------------------------------------
+
+def render_generic(rs: list[dict], env: dict) -> list:
+    skip = {"policy", "policy_requested", "cpu", "pinned", "groups", "iterations", "t_single", "formula", "n_is"}
+    rows = []
+    for r in rs:
+        ps = ", ".join(f"{k}={v}" for k, v in sorted(_p(r).items()) if k not in skip and not isinstance(v, (dict, list)))
+        rows.append([_id(r), str(r.get("quantity", "")), ps, median_ci(r), *spread(r), verified(r)])
+    return [Table(["id", "quantity", "params", "median ± 95% CI", "min … max", "CV", "n", "verified"], rows)]
+
+
+KINDS: list[Kind] = [
+    Kind("run", "Direct cost (ctxbench run)", _is_run, render_run),
+    Kind("ring", "Process working set: ring of N parties (ctxbench ring)", _is_ring, render_ring),
+    Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep),
+    Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks),
+    Kind("irq", "Interrupt servicing overhead", _is_irq),
+    Kind("noise", "System noise on the measured CPU", _is_noise),
+]
+GENERIC = Kind("other", "Other results", lambda r: True, render_generic)
+
+
+def classify(result: dict, doc_kind: Optional[str] = None) -> Kind:
+    """The kind a result belongs to: the document's own kind if known, else
+    the first matcher that claims it, else the generic table."""
+    if doc_kind:
+        for k in KINDS:
+            if k.name == doc_kind:
+                return k
+    for k in KINDS:
+        if k.match(result):
+            return k
+    return GENERIC
+
+
+def render(kind: Kind, rs: list[dict], env: dict) -> list:
+    return (kind.render or render_generic)(rs, env)
