@@ -3,13 +3,9 @@
 # tests/test_user_cross.py; and the Boost.Context fiber helper for
 # `ctxbench userbench` (built only when Boost.Context is installed).
 
-APT_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++
-# Optional (a comparison, not needed by any test): `make boost-deps` installs
-# it; kept out of APT_PKGS so that make test never fails for want of it.
-USER_OPTIONAL_PKGS := libboost-context-dev
-.PHONY: boost-deps
-boost-deps:
-	$(SUDO) apt-get install -y -qq $(USER_OPTIONAL_PKGS)
+# libboost-context-dev: Boost.Context's fiber, measured side by side with
+# the assembly switch by `ctxbench userbench` (the issue's performance target).
+APT_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++ libboost-context-dev
 
 USER_CROSS := $(BUILD)/cross-user
 USER_CROSS_TESTS := test_user_regs test_user_volume test_user_green
