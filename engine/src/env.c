@@ -69,6 +69,28 @@ void tool_write(json_t *j)
     json_obj_end(j);
 }
 
+/* ARM big.LITTLE: cores differ, so list "CPU part" for every processor in
+ * /proc/cpuinfo order (the measured CPU's is the one that matters). */
+static void per_cpu_parts(json_t *j)
+{
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (!f) return;
+    char line[512];
+    int any = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "CPU part", 8)) continue;
+        char *p = strchr(line, ':');
+        if (!p) continue;
+        p++;
+        while (*p == ' ' || *p == '\t') p++;
+        p[strcspn(p, "\n")] = 0;
+        if (!any) { json_key(j, "parts"); json_arr_begin(j); any = 1; }
+        json_str(j, p);
+    }
+    if (any) json_arr_end(j);
+    fclose(f);
+}
+
 static void cpu_section(json_t *j)
 {
     char buf[256];
@@ -101,6 +123,8 @@ static void cpu_section(json_t *j)
         }
         json_arr_end(j);
     }
+    if (read_keyed("/proc/cpuinfo", "CPU architecture", buf, sizeof buf) == 0) json_kstr(j, "architecture", buf);
+    per_cpu_parts(j);
     json_kint(j, "online", cpu_online_count());
     kfile(j, "online_list", "/sys/devices/system/cpu/online");
     json_obj_end(j);
