@@ -33,7 +33,7 @@ ARM_OBJS_$(1) = $$(patsubst engine/src/%.c,$$(ARM_DIR_$(1))/obj/%.o,$$(ENGINE_LI
                 $$(patsubst engine/arch/$(1)/%.S,$$(ARM_DIR_$(1))/obj/arch_%.o,$$(ARM_ASM_$(1)))
 # flags read when each recipe runs, after the sysroot is prepared
 ARM_DEFS_$(1) = $$(ARM_MFLAGS_$(1)) -DCTXBENCH_VERSION='"$$(VERSION)"' -DCTXBENCH_STATIC=1 \
-    -DCTXBENCH_CFLAGS='"$$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -static"' \
+    -DCTXBENCH_CFLAGS='"$$(strip $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1))) -static"' \
     -DCTXBENCH_LIBS_NOTE="\"$$$$(cat $$(ARM_SYS_$(1))/note)\"" $$$$(cat $$(ARM_SYS_$(1))/cflags)
 ARM_LIBS_$(1) = $$$$(cat $$(ARM_SYS_$(1))/libs) -lpthread -lm
 
@@ -45,7 +45,7 @@ $$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c $$(ENGINE_HDR) mk/arm.mk $$(ARM_SYS_$(1
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_DEFS_$(1)) -Iengine/src -c -o $$@ $$<
 $$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
-	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -Iengine/src -c -o $$@ $$<
+	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -Wa,--noexecstack -Iengine/src -c -o $$@ $$<
 $$(ARM_DIR_$(1))/ctxbench-engine: $$(ARM_OBJS_$(1)) $$(ARM_DIR_$(1))/obj/main.o
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -static -o $$@ $$^ $$(ARM_LIBS_$(1))
 engine-$(1): $$(ARM_DIR_$(1))/ctxbench-engine
