@@ -88,6 +88,7 @@ typedef struct bench {
     const void *arg;           /* family-specific configuration */
     uint64_t n0;               /* first n tried by adaptive n (or the fixed n) */
     policy_t policy;           /* scheduling class this id is measured under */
+    int (*available)(const struct bench *b); /* NULL: always; 0: not on this CPU/kernel (not listed) */
 } bench_t;
 
 /* Registration: each benchmark file adds its entries to one linker section,

@@ -54,18 +54,38 @@ static inline uint64_t cntfrq(void)
 }
 #endif
 
+#if defined(__arm__)
+/* ARMv7 PMU cycle counter (PMCCNTR). Readable from user space only when the
+ * kernel set PMUSERENR.EN, which few do: probe before use
+ * (pmccntr_usable), never read it blind. 32 bits wide; pmccntr() extends it
+ * per thread, so reads of one thread less than a wrap apart are monotonic. */
+#define CTXBENCH_HAVE_PMCCNTR 1
+static inline uint32_t pmccntr32(void)
+{
+    uint32_t v;
+    __asm__ __volatile__("isb\n\tmrc p15, 0, %0, c9, c13, 0" : "=r"(v) :: "memory");
+    return v;
+}
+uint64_t pmccntr(void);
+#endif
+/* 1 when the PMU cycle counter can be read from user space and counts;
+ * else 0 and *why says what the probe found. Always 0 off ARMv7. */
+int pmccntr_usable(const char **why);
+
 /* A timer source as the timer/<source> benchmarks and the env record see it. */
 typedef struct timer_source {
     const char *name;          /* id suffix: rdtsc, rdtscp, rdtsc_lfence, ... */
     uint64_t (*read)(void);
     int ticks;                 /* 1: counts ticks of cycle_hz(); 0: counts ns */
+    int (*usable)(void);       /* NULL: always; else probed at run time */
 } timer_source_t;
 
 /* The sources this build has (cycle counters only on their architecture). */
 extern const timer_source_t timer_src_rdtsc, timer_src_rdtscp, timer_src_rdtsc_lfence, timer_src_cntvct,
-    timer_src_clock_monotonic, timer_src_clock_monotonic_raw;
+    timer_src_pmccntr, timer_src_clock_monotonic, timer_src_clock_monotonic_raw;
+int timer_source_usable(const timer_source_t *t);
 
-/* Every source this build and CPU support; NULL-terminated. */
+/* Every source this build and CPU support (probed); NULL-terminated. */
 const timer_source_t *const *timer_sources(void);
 const timer_source_t *timer_source_find(const char *name);
 
@@ -73,9 +93,10 @@ const timer_source_t *timer_source_find(const char *name);
  * CLOCK_MONOTONIC_RAW once per process; 0 when there is none. */
 double cycle_hz(void);
 double cycle_hz_spread(void); /* relative spread of the calibration rounds */
-const char *cycle_counter_name(void); /* "tsc", "cntvct", or NULL */
+const char *cycle_counter_name(void); /* "tsc", "cntvct", "pmccntr", or NULL */
 
-/* Best source for timing one short event: fenced TSC on x86, else the raw
+/* Best source for timing one short event: fenced TSC on x86, cntvct on
+ * aarch64, PMCCNTR on ARMv7 when user space may read it, else the raw
  * monotonic clock. Returns ns. */
 double event_ticks_to_ns(uint64_t ticks);
 const timer_source_t *event_timer(void);

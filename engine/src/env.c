@@ -1,9 +1,12 @@
 #include "env.h"
+#include "build_libs.h"
+#include "emulation.h"
 #include "clock.h"
 #include "sched_ctl.h"
 #include "util.h"
 #include "verify.h"
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -62,7 +65,30 @@ void tool_write(json_t *j)
     json_kstr(j, "hwloc", NULL);
 #endif
     json_kbool(j, "static", CTXBENCH_STATIC);
+    build_libs_write(j);
     json_obj_end(j);
+}
+
+/* ARM big.LITTLE: cores differ, so list "CPU part" for every processor in
+ * /proc/cpuinfo order (the measured CPU's is the one that matters). */
+static void per_cpu_parts(json_t *j)
+{
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (!f) return;
+    char line[512];
+    int any = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "CPU part", 8)) continue;
+        char *p = strchr(line, ':');
+        if (!p) continue;
+        p++;
+        while (*p == ' ' || *p == '\t') p++;
+        p[strcspn(p, "\n")] = 0;
+        if (!any) { json_key(j, "parts"); json_arr_begin(j); any = 1; }
+        json_str(j, p);
+    }
+    if (any) json_arr_end(j);
+    fclose(f);
 }
 
 static void cpu_section(json_t *j)
@@ -97,6 +123,8 @@ static void cpu_section(json_t *j)
         }
         json_arr_end(j);
     }
+    if (read_keyed("/proc/cpuinfo", "CPU architecture", buf, sizeof buf) == 0) json_kstr(j, "architecture", buf);
+    per_cpu_parts(j);
     json_kint(j, "online", cpu_online_count());
     kfile(j, "online_list", "/sys/devices/system/cpu/online");
     json_obj_end(j);
@@ -298,8 +326,8 @@ static void virt_section(json_t *j)
     json_key(j, "virtualization");
     json_obj_begin(j);
     int hv = 0;
-    char vendor[13] = "";
 #if defined(__x86_64__) || defined(__i386__)
+    char vendor[13] = "";
     unsigned a, b, c, d;
     if (__get_cpuid(1, &a, &b, &c, &d)) hv = (c >> 31) & 1;
     if (hv) {
@@ -322,6 +350,11 @@ static void virt_section(json_t *j)
                  strstr(sysv, "QEMU") || strstr(sysv, "Xen") || strstr(sysv, "Microsoft") ||
                  strstr(prod, "Virtual Machine") || strstr(sysv, "Amazon EC2") || strstr(prod, "Google Compute");
     json_kbool(j, "is_vm", hv || dt_hv || dmi_vm);
+    char ev[1024];
+    int emu = emulation_detect(ev, sizeof ev);
+    json_kbool(j, "emulated", emu);
+    json_kstr(j, "emulator", emu ? "qemu-user" : NULL);
+    json_kstr(j, "emulation_evidence", emu ? ev : NULL);
     json_obj_end(j);
 }
 
@@ -388,8 +421,20 @@ static void timers_section(json_t *j)
     json_knum(j, "cycle_hz", cycle_hz());
     json_knum(j, "cycle_hz_spread", cycle_hz_spread());
 #if defined(CTXBENCH_HAVE_CNTVCT)
-    json_knum(j, "cntfrq_el0", (double)cntfrq());
+    /* the architected rate next to the calibrated one: they should agree */
+    double frq = (double)cntfrq();
+    json_knum(j, "cntfrq_el0", frq);
+    json_knum(j, "cntfrq_vs_calibrated", frq > 0 && cycle_hz() > 0 ? cycle_hz() / frq - 1 : NAN);
 #endif
+#if defined(CTXBENCH_HAVE_PMCCNTR)
+    const char *why;
+    json_kbool(j, "pmccntr_usable", pmccntr_usable(&why));
+    json_kstr(j, "pmccntr_probe", why);
+#endif
+    json_key(j, "sources");
+    json_arr_begin(j);
+    for (const timer_source_t *const *t = timer_sources(); *t; t++) json_str(j, (*t)->name);
+    json_arr_end(j);
     json_kstr(j, "event_timer", event_timer()->name);
     json_kstr(j, "sample_clock", "CLOCK_MONOTONIC_RAW");
     json_obj_end(j);

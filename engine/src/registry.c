@@ -21,7 +21,12 @@ static void init(void)
     nsorted = (size_t)(__stop_ctxbench_benches - __start_ctxbench_benches);
     sorted = malloc((nsorted ? nsorted : 1) * sizeof *sorted);
     if (!sorted) abort();
-    for (size_t i = 0; i < nsorted; i++) sorted[i] = __start_ctxbench_benches[i];
+    size_t k = 0;
+    for (size_t i = 0; i < nsorted; i++) {
+        const bench_t *b = __start_ctxbench_benches[i];
+        if (!b->available || b->available(b)) sorted[k++] = b; /* probed at run time (e.g. PMU access) */
+    }
+    nsorted = k;
     qsort(sorted, nsorted, sizeof *sorted, cmp);
 }
 

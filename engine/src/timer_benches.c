@@ -57,12 +57,14 @@ static void params(bench_run_t *r, json_t *j)
     }
 }
 
+static int available(const bench_t *b) { return timer_source_usable(b->arg); }
+
 #define TIMER_BENCH(var, src_getter_name, idstr, ord)                                                    \
     static const bench_t var = {.id = idstr, .quantity = "overhead", .unit = "ns",                     \
                                 .doc = "cost of one read of the timer (back-to-back pairs)",            \
                                 .flags = BENCH_DEFAULT | BENCH_QUICK | BENCH_FIXED_N, .order = ord,     \
                                 .raw_names = raw_names, .sample = sample, .params = params,            \
-                                .n0 = PAIRS, .arg = src_getter_name};                                  \
+                                .n0 = PAIRS, .arg = src_getter_name, .available = available};    \
     BENCH_REGISTER(var)
 
 #ifdef CTXBENCH_HAVE_TSC
@@ -72,6 +74,9 @@ TIMER_BENCH(t_lfence, &timer_src_rdtsc_lfence, "timer/rdtsc_lfence", 102);
 #endif
 #ifdef CTXBENCH_HAVE_CNTVCT
 TIMER_BENCH(t_cntvct, &timer_src_cntvct, "timer/cntvct", 103);
+#endif
+#ifdef CTXBENCH_HAVE_PMCCNTR
+TIMER_BENCH(t_pmccntr, &timer_src_pmccntr, "timer/pmccntr", 103);
 #endif
 TIMER_BENCH(t_mono, &timer_src_clock_monotonic, "timer/clock_monotonic", 104);
 TIMER_BENCH(t_mono_raw, &timer_src_clock_monotonic_raw, "timer/clock_monotonic_raw", 105);

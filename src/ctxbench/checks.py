@@ -83,6 +83,13 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
         f.append(Finding("warning", "turbo", "turbo boost is enabled: the clock depends on temperature and load",
                          "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo (or cpufreq/boost = 0)"))
 
+    if virt.get("emulated"):
+        f.append(Finding("warning", "emulated", f"measured under user-mode emulation ({virt.get('emulator')}): "
+                         "these timings measure the emulator, not the CPU; the CPU and cache records describe "
+                         f"the host ({virt.get('emulation_evidence')})",
+                         "use such a file only to check the pipeline; measure on the board itself"))
+    f.extend(_arm_timer_findings(env))
+
     if virt.get("is_vm"):
         f.append(Finding("warning", "vm", f"running in a virtual machine ({virt.get('hypervisor_vendor') or virt.get('dmi_product_name') or 'hypervisor detected'})",
                          "absolute numbers include virtualisation costs; compare ratios measured in one run, "
@@ -165,6 +172,29 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
                          + ("; software events work" if perf.get("software_counters") else ""),
                          "on bare metal: sysctl kernel.perf_event_paranoid=1; in a VM the hypervisor must expose the PMU"))
     return f
+
+
+def _arm_timer_findings(env: dict) -> list[Finding]:
+    """Which timer an ARM engine used (cntvct and its rate, or the PMU
+    cycle counter / CLOCK_MONOTONIC_RAW on ARMv7)."""
+    t = env.get("timers") or {}
+    out: list[Finding] = []
+    if "cntfrq_el0" in t:
+        dev = t.get("cntfrq_vs_calibrated")
+        out.append(Finding("ok", "timer", f"cntvct_el0 at {t['cntfrq_el0'] / 1e6:g} MHz (cntfrq_el0)"
+                           + (f", calibrated rate differs by {dev:+.2e}" if isinstance(dev, (int, float)) else "")))
+        if isinstance(dev, (int, float)) and abs(dev) > 1e-3:
+            out.append(Finding("warning", "timer", f"cntvct's calibrated rate differs from cntfrq_el0 by {dev:+.1%}",
+                               "the firmware may program cntfrq_el0 wrongly: cycle figures use the calibrated rate"))
+    elif "pmccntr_usable" in t:
+        if t.get("pmccntr_usable"):
+            out.append(Finding("ok", "timer", "PMU cycle counter (PMCCNTR) readable from user space; it follows "
+                               "the core clock, so fix the frequency"))
+        else:
+            out.append(Finding("note", "timer", f"PMU cycle counter not usable ({t.get('pmccntr_probe')}); "
+                               "short events are timed with CLOCK_MONOTONIC_RAW",
+                               "a kernel module or perf setting that sets PMUSERENR.EN makes PMCCNTR readable"))
+    return out
 
 
 def result_findings(result: dict) -> list[Finding]:
