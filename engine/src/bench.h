@@ -36,6 +36,7 @@ typedef struct run_opts {
     size_t size;         /* working set per party, bytes (sweep) */
     size_t stride;       /* traversal stride, bytes; 0 = no traversal */
     int fifo_prio;       /* priority for SCHED_FIFO benchmarks */
+    int counters;        /* record perf event counts where the id supports it */
     int quick;
 } run_opts_t;
 

@@ -1,4 +1,5 @@
 #include "env.h"
+#include "tlb_info.h"
 #include "clock.h"
 #include "sched_ctl.h"
 #include "util.h"
@@ -402,6 +403,7 @@ void env_write(json_t *j, const env_run_t *run)
     json_kstr(j, "hostname", host);
     cpu_section(j);
     topology_section(j);
+    tlb_section(j);
     kernel_section(j);
     freq_section(j);
     idle_section(j, run);
