@@ -194,10 +194,8 @@ def run(args) -> int:
 
     print(sweep_analysis.text_summary(state["results"], state["env"], mechs, wall, CV_TARGET))
     status = sweep_analysis.counters_status(state["results"])
-    if status:
+    if status and not status.startswith("hardware counters unavailable"):  # that was said once already
         print(status)
-    for n in notes:
-        print(f"note: {n}")
     print(f"results written to {out}")
     if figs:
         print(f"figures: {len(figs)} files in {os.path.dirname(figs[0])}")
