@@ -74,13 +74,19 @@ def run_offsets(zero_points: list[dict]) -> np.ndarray | None:
     return np.asarray(meds) - float(np.median(meds))
 
 
+MIN_CI_SAMPLES = 5  # fewer verified samples: a bootstrap interval would be a fake certainty
+
+
 def indirect_summary(total: np.ndarray, direct: np.ndarray, ref: dict, offsets: np.ndarray | None = None) -> dict:
     if total.size == 0 or direct.size == 0:
         s = stats.summarize([])
     else:
         s = stats.summarize(total - float(np.median(direct)))
         s["median"] = float(np.median(total) - np.median(direct))
-        s["ci95"] = list(diff_of_medians_ci(total, direct, offsets))
+        few = total.size < MIN_CI_SAMPLES or direct.size < MIN_CI_SAMPLES
+        s["ci95"] = [math.nan, math.nan] if few else list(diff_of_medians_ci(total, direct, offsets))
+        if few:
+            s["ci95_note"] = f"no CI: only {total.size} verified samples (at least {MIN_CI_SAMPLES} needed)"
     s["ci95_of"] = ("median(total) - median(direct): independent bootstrap of both"
                     + (f", plus run-to-run shifts seen among {offsets.size} stride-0 runs" if offsets is not None
                        else " (within-run spread only: fewer than 3 stride-0 runs)"))
@@ -222,14 +228,18 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
                 continue
             size, s = max(ser, key=lambda t: t[1]["median"])
             lo, hi = s["ci95"]
+            ci = (f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None and math.isfinite(lo)
+                  and math.isfinite(hi) else f"[no CI: n={s['n']}]")
             lines.append(f"  stride {d:>3} B: indirect peaks at {fmt_size(size):>5} per party, "
-                         f"{s['median']:.0f} ns [{lo:.0f}, {hi:.0f}]  ({where(size, env)})")
+                         f"{s['median']:.0f} ns {ci}  ({where(size, env)})")
             if best is None or s["median"] > best[2]["median"]:
                 best = (d, size, s)
         if best:
             d, size, s = best
+            edge = max(k[1] for k in (key(r) for r in results) if k and k[0] == bid)
             lines.append(f"  largest: {s['median']:.0f} ns per switch at {fmt_size(size)}, stride {d} B "
-                         f"({where(size, env)})")
+                         f"({where(size, env)})" + (": the largest size measured, so the cost may still rise"
+                                                    if size == edge else ""))
     cv, at = worst_cv(results)
     if at is not None:
         k = key(at)
