@@ -16,6 +16,8 @@ from ctxbench import checks, results
 # Add a command here as one line, e.g. ["report", "{file}"] or
 # ["compare", "{file}", "{other}"].
 ANALYSE_COMMANDS: list[list[str]] = [
+    ["report", "{file}", "-o", "{file}.html"],
+    ["compare", "{file}", "{other}"],
 ]
 
 UNITS = sorted(p.stem for p in (ROOT / "engine" / "tests").glob("test_*.c"))

@@ -36,6 +36,7 @@ typedef struct run_opts {
     size_t size;         /* working set per party, bytes (sweep) */
     size_t stride;       /* traversal stride, bytes; 0 = no traversal */
     int fifo_prio;       /* priority for SCHED_FIFO benchmarks */
+    int counters;        /* record perf event counts where the id supports it */
     int quick;
     int parties;         /* ring: parties in the ring (0: 2) */
     size_t footprint;    /* ring: bytes each party touches per hold of the token */

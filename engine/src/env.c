@@ -1,6 +1,7 @@
 #include "env.h"
 #include "build_libs.h"
 #include "emulation.h"
+#include "tlb_info.h"
 #include "clock.h"
 #include "sched_ctl.h"
 #include "util.h"
@@ -447,6 +448,7 @@ void env_write(json_t *j, const env_run_t *run)
     json_kstr(j, "hostname", host);
     cpu_section(j);
     topology_section(j);
+    tlb_section(j);
     kernel_section(j);
     freq_section(j);
     idle_section(j, run);

@@ -129,6 +129,8 @@ static int adapt_n(bench_run_t *r, uint64_t *n_out)
 {
     const bench_t *b = r->b;
     uint64_t n = b->n0 ? b->n0 : 1;
+    /* With a working set one round trip can take milliseconds: start from 1. */
+    if (r->opt->size && r->opt->stride) n = 1;
     if (r->opt->n || (b->flags & BENCH_FIXED_N)) {
         *n_out = r->opt->n ? r->opt->n : n;
         return 0;

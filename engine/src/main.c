@@ -40,6 +40,9 @@ static void usage(FILE *f)
           "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
           "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
           "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
+          "  --points S:D,...  (run) measure each id at each size:stride point, one result\n"
+          "                    per point, in one process (the sweep)\n"
+          "  --counters        record perf event counts (kernel ping-pong ids)\n"
           "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
           "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
           "  --parties N       ring/ ids: parties in the ring (default 2)\n"
@@ -53,7 +56,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_ITER = 256, OPT_GROUPS, OPT_N, OPT_MINS, OPT_CPU, OPT_CROSS, OPT_SIZE, OPT_STRIDE, OPT_WARM,
-       OPT_PRIO, OPT_PARTIES, OPT_FOOT, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP };
+       OPT_PRIO, OPT_PARTIES, OPT_FOOT, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP,
+       OPT_POINTS, OPT_COUNTERS };
 
 static const struct option longopts[] = {
     {"iterations", required_argument, 0, OPT_ITER}, {"groups", required_argument, 0, OPT_GROUPS},
@@ -65,10 +69,16 @@ static const struct option longopts[] = {
     {"no-idle", no_argument, 0, OPT_NOIDLE},        {"quick", no_argument, 0, OPT_QUICK},
     {"json", no_argument, 0, OPT_JSON},             {"jsonl", no_argument, 0, OPT_JSONL},
     {"all", no_argument, 0, OPT_ALL},               {"help", no_argument, 0, OPT_HELP},
+    {"points", required_argument, 0, OPT_POINTS},   {"counters", no_argument, 0, OPT_COUNTERS},
     {0, 0, 0, 0}};
+
+#define MAX_POINTS 4096
+typedef struct point { size_t size, stride; } point_t;
 
 typedef struct cli {
     run_opts_t o;
+    point_t *points;   /* --points, or NULL */
+    size_t npoints;
     int json, jsonl, all, no_idle;
     const char *out;
 } cli_t;
@@ -80,6 +90,36 @@ static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t h
         die(2, "--%s: expected %s from %llu to %llu, got '%s'", name, size ? "a size" : "an integer",
             (unsigned long long)lo, (unsigned long long)hi, v);
     return x;
+}
+
+static void check_point(size_t size, size_t stride, const char *what)
+{
+    if (stride && stride % sizeof(double))
+        die(2, "%s: stride must be a multiple of %zu bytes, got %zu", what, sizeof(double), stride);
+    if (stride && !size) die(2, "%s: a stride needs a size", what);
+}
+
+/* "S:D,S:D,...", sizes with K/M suffixes. */
+static void parse_points(cli_t *c, const char *arg)
+{
+    char *dup = strdup(arg), *save = NULL;
+    if (!dup) die(1, "out of memory");
+    c->points = calloc(MAX_POINTS, sizeof *c->points);
+    if (!c->points) die(1, "out of memory");
+    c->npoints = 0;
+    for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        uint64_t s, d;
+        if (!colon) die(2, "--points: expected SIZE:STRIDE, got '%s'", tok);
+        *colon = 0;
+        if (parse_size(tok, &s) || parse_size(colon + 1, &d) || s > (1ull << 34) || d > (1ull << 20))
+            die(2, "--points: expected SIZE:STRIDE (sizes up to 16G, strides up to 1M), got '%s:%s'", tok, colon + 1);
+        if (c->npoints == MAX_POINTS) die(2, "--points: more than %d points", MAX_POINTS);
+        check_point((size_t)s, (size_t)d, "--points");
+        c->points[c->npoints++] = (point_t){(size_t)s, (size_t)d};
+    }
+    free(dup);
+    if (!c->npoints) die(2, "--points: empty list");
 }
 
 static int parse(int argc, char **argv, cli_t *c)
@@ -106,6 +146,8 @@ static int parse(int argc, char **argv, cli_t *c)
         case OPT_JSON: c->json = 1; break;
         case OPT_JSONL: c->jsonl = 1; break;
         case OPT_ALL: c->all = 1; break;
+        case OPT_POINTS: parse_points(c, optarg); break;
+        case OPT_COUNTERS: c->o.counters = 1; break;
         case 'o': c->out = optarg; break;
         case OPT_HELP: case 'h': usage(stdout); exit(0);
         case ':': die(2, "option '%s' needs a value", argv[optind - 1]);
@@ -115,6 +157,7 @@ static int parse(int argc, char **argv, cli_t *c)
     if (c->o.stride && c->o.stride % sizeof(double))
         die(2, "--stride: must be a multiple of %zu bytes, got %zu", sizeof(double), c->o.stride);
     if (c->o.stride && !c->o.size) die(2, "--stride needs --size");
+    if (c->points && (c->o.size || c->o.stride)) die(2, "--points excludes --size and --stride");
     if (c->o.cpu >= 0 && !cpu_allowed(c->o.cpu))
         die(2, "--cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu, cpu_online_count());
     if (c->o.cpu2 >= 0 && !cpu_allowed(c->o.cpu2))
@@ -229,7 +272,14 @@ static int run_ids(cli_t *c, const bench_t **list, size_t n)
         json_key(&j, "results");
         json_arr_begin(&j);
     }
-    for (size_t i = 0; i < n; i++) {
+    /* With --points, every id is measured at every point, in this order. */
+    size_t np = c->points ? c->npoints : 1;
+    for (size_t k = 0; k < n * np; k++) {
+        size_t i = k / np;
+        if (c->points) {
+            c->o.size = c->points[k % np].size;
+            c->o.stride = c->points[k % np].stride;
+        }
         if (!c->json && !c->jsonl) {
             /* human output: a short line per result, from the engine summary */
             char *buf = NULL;
@@ -249,7 +299,11 @@ static int run_ids(cli_t *c, const bench_t **list, size_t n)
                     if (q) mn = strtod(q + 6, NULL);
                     if (w) med = strtod(w + 9, NULL);
                 }
-                fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", list[i]->id, list[i]->quantity, med, mn);
+                if (c->points)
+                    fprintf(f, "%-40s %9zu:%-4zu median %10.1f ns   min %10.1f ns\n", list[i]->id, c->o.size,
+                            c->o.stride, med, mn);
+                else
+                    fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", list[i]->id, list[i]->quantity, med, mn);
                 fflush(f);
             }
             free(buf);

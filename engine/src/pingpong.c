@@ -2,6 +2,8 @@
 #include "clock.h"
 #include "reap.h"
 #include "sched_ctl.h"
+#include "sweep_counters.h"
+#include "sweep_polluter.h"
 #include "verify.h"
 #include "work.h"
 #include <errno.h>
@@ -150,6 +152,7 @@ int pp_setup(bench_run_t *r)
     if (!st->sh->b_cpu_ok) r->pinned = 0;
     if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
     if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO) r->policy_obtained = POLICY_OTHER;
+    sc_open(r, st->sh->b_tid);
     return 0;
 }
 
@@ -172,6 +175,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_t s0, s1, a0, a1, b0, b1, d;
 
     /* t_single: A alone, same work and messages, no switch. */
+    sc_begin(SC_SINGLE);
     party_counts_read(0, 0, &s0);
     uint64_t t0 = clock_ns();
     for (uint64_t i = 0; i < n; i++) {
@@ -181,9 +185,11 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     }
     uint64_t t1 = clock_ns();
     party_counts_read(0, 0, &s1);
+    sc_end(SC_SINGLE);
 
     /* t_switch: n round trips between A and B. B's counts cover its whole
      * run (wake-up by the command, n receives, parking again). */
+    sc_begin(SC_SWITCH);
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b0);
     party_counts_read(0, 0, &a0);
     st->sh->cmd_n = n;
@@ -195,11 +201,14 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         work_pass(&st->work_a);
         m->send(ms, CH_AB);
         m->recv(ms, CH_BA);
+        if (st->cfg->evict_lines) polluter_evict(&st->work_a, st->cfg->evict_lines);
     }
     uint64_t t3 = clock_ns();
     party_counts_read(0, 0, &a1);
     if (wait_parked(st, seq)) return -1;
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b1);
+    sc_end(SC_SWITCH);
+    sc_sample_done();
 
     double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
     out->raw[0] = t_single;
@@ -245,6 +254,7 @@ void pp_teardown(bench_run_t *r)
     } else if (st->thread) {
         pthread_join(st->thread, NULL);
     }
+    sc_close();
     if (st->sh) {
         st->cfg->mech->fini(st->sh->mech);
         munmap(st->sh, sizeof *st->sh);
@@ -267,4 +277,10 @@ void pp_params(bench_run_t *r, json_t *j)
     json_kint(j, "stride", (int64_t)r->opt->stride);
     json_kstr(j, "t_single", cfg->mech->note);
     json_kstr(j, "formula", "(t_switch/2 - t_single)/n");
+    if (cfg->evict_lines) json_kint(j, "evict_lines", cfg->evict_lines);
+}
+
+void pp_extra(bench_run_t *r, json_t *j)
+{
+    if (r->opt->counters) sc_write(r, j);
 }

@@ -15,6 +15,7 @@ typedef struct pp_cfg {
     const mech_t *mech;
     int process;   /* 0: threads of one process, 1: forked processes */
     int cross;     /* 0: both parties on one CPU, 1: on two CPUs (wake-up) */
+    unsigned evict_lines; /* test polluter: lines of A's array evicted at every switch back to A */
 } pp_cfg_t;
 
 extern const char *const pp_raw_names[];
@@ -22,4 +23,5 @@ int pp_setup(bench_run_t *r);
 int pp_sample(bench_run_t *r, uint64_t n, sample_t *out);
 void pp_teardown(bench_run_t *r);
 void pp_params(bench_run_t *r, json_t *j);
+void pp_extra(bench_run_t *r, json_t *j); /* counters (sweep_counters.h) */
 #endif

@@ -1,0 +1,25 @@
+/* Event counts of both ping-pong parties for the sweep (--counters).
+ *
+ * Counting is done only in the first sample after each setup, which the
+ * harness discards (group 0: its first adaptive-n sample; later groups:
+ * their warm-up sample), so that the PMU's own save/restore at every
+ * switch never enters a timed sample. Counts are summed over the run and
+ * written as the result's "counters" member by sc_write. */
+#ifndef CTXBENCH_SWEEP_COUNTERS_H
+#define CTXBENCH_SWEEP_COUNTERS_H
+#include "bench.h"
+#include <sys/types.h>
+
+enum { SC_SINGLE = 0, SC_SWITCH = 1 };
+
+/* Open the counters of A (the caller) and B (b_tid) if --counters. */
+void sc_open(bench_run_t *r, pid_t b_tid);
+void sc_close(void);
+/* Does this sample count? (the first after sc_open) */
+int sc_armed(void);
+void sc_begin(int phase);
+void sc_end(int phase);
+void sc_sample_done(void);
+/* The result's "counters" member; resets the accumulated counts. */
+void sc_write(bench_run_t *r, json_t *j);
+#endif

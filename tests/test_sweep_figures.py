@@ -1,0 +1,77 @@
+"""Figures from a committed small results file, without measuring (golden
+structure, not golden numbers): the files exist, are PNG/SVG, and say what
+the quantity is and on what machine. Counter figures appear when counters
+exist (added synthetically here: this machine refuses hardware counters)."""
+import copy
+import json
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+from ctxbench import figures_sweep, results, sweep_analysis, sweep_plan
+
+FIXTURE = FIXTURES / "sweep-small.json"
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return results.load(str(FIXTURE))
+
+
+def test_fixture_has_the_sweep_schema(doc):
+    assert doc["schema"] == "ctxbench/1" and doc["sweep"]["mechanisms"]
+    for r in doc["results"]:
+        assert isinstance(r["params"]["size"], int) and isinstance(r["params"]["stride"], int)
+        assert r["samples"] and r["summary"]["n"] > 0
+        assert set(r["indirect"]) >= {"n", "median", "ci95", "ci95_of", "reference"}
+
+
+def test_figures_from_fixture(doc, tmp_path):
+    paths = figures_sweep.all_figures(doc, str(tmp_path), compare_stride=64)
+    names = sorted(p.rsplit("/", 1)[1] for p in paths)
+    for name, _ in figures_sweep._mechanisms(doc):
+        for ext in ("png", "svg"):
+            assert f"sweep-{figures_sweep.slug(name)}.{ext}" in names
+    assert "sweep-compare-stride64.png" in names and "sweep-compare-stride64.svg" in names
+    assert not any("counters" in n for n in names)  # the fixture has no counters
+    for p in paths:
+        data = open(p, "rb").read()
+        if p.endswith(".png"):
+            assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+        else:
+            text = data.decode()
+            assert "<svg" in text
+    svg = open(tmp_path / "sweep-compare-stride64.svg").read()
+    assert "Indirect cost" in svg and "stride 64" in svg
+    assert doc["environment"]["cpu"]["model"].split()[0] in svg  # on what machine
+    assert "L1d" in svg  # the cache boundaries are marked
+
+
+def test_counter_figures_when_counters_exist(doc, tmp_path):
+    d = copy.deepcopy(doc)
+    name, bid = figures_sweep._mechanisms(d)[0]
+    for r in d["results"]:
+        if r["id"] == bid:  # synthetic counts, only to exercise the figure path
+            size = r["params"]["size"]
+            party = {"instructions": 1_000_000, "l1d_load_misses": size // 64, "l1i_load_misses": 10,
+                     "dtlb_load_misses": size // 4096}
+            r["counters"] = {"requested": True, "available": True,
+                             "single": {"a": dict(party), "b": dict(party, instructions=1)},
+                             "switch": {"a": dict(party), "b": dict(party)}}
+            sweep_analysis.add_counter_rates(r)
+    paths = figures_sweep.counter_figure(d, name, bid, str(tmp_path))
+    assert sorted(p.rsplit(".", 1)[1] for p in paths) == ["png", "svg"]
+    assert "per 1000 instructions" in open([p for p in paths if p.endswith(".svg")][0]).read()
+
+
+def test_summary_text_from_fixture(doc):
+    mechs = figures_sweep._mechanisms(doc)
+    text = sweep_analysis.text_summary(doc["results"], doc["environment"], mechs, 12.0)
+    assert "indirect peaks at" in text and "worst CV" in text and "wall time: 12 s" in text
+    for name, _ in mechs:
+        assert name in text
+
+
+def test_fixture_keys_are_unique(doc):
+    keys = [sweep_plan.key(r) for r in doc["results"]]
+    assert len(keys) == len(set(keys))

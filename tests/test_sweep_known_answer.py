@@ -1,0 +1,34 @@
+"""Known answer for the indirect measurement (issue 4): the hidden polluter
+evicts L lines of party A's array at every switch, so the measured indirect
+cost must rise with L; without a polluter, at stride 0, the indirect cost
+is 0 within its CI. Medians and CIs only: no timing thresholds."""
+import json
+
+from conftest import run_cli
+
+LINES = [0, 64, 256, 1024]
+
+
+def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_bin):
+    out = tmp_path / "pol.json"
+    mechs = ",".join(f"test/polluter/{n}" for n in LINES)
+    p = run_cli("sweep", "--mechanism", mechs, "--sizes", "32K,64K,128K", "--strides", "0,64",
+                "--groups", "4", "--iterations", "10", "--no-plot", "--no-counters", "-o", str(out), timeout=600)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    res = {(r["id"], r["params"]["size"], r["params"]["stride"]): r for r in doc["results"]}
+    assert len(res) == len(LINES) * 3 * 2
+    # every point is one result of the run schema, with an indirect summary and its CI
+    for r in res.values():
+        for k in ("n", "median", "ci95", "cv"):
+            assert k in r["summary"] and k in r["indirect"]
+        assert r["params"].get("evict_lines", 0) == int(r["id"].rsplit("/", 1)[1])
+
+    # 64 KiB per party = 1024 lines: more lines evicted, more indirect cost
+    med = [res[(f"test/polluter/{n}", 65536, 64)]["indirect"]["median"] for n in LINES]
+    assert all(a < b for a, b in zip(med, med[1:])), f"indirect cost by lines evicted {LINES}: {med}"
+
+    # no polluter, stride 0: the direct cost measured at three sizes agrees
+    zero = [res[("test/polluter/0", s, 0)]["indirect"] for s in (32768, 65536, 131072)]
+    inside = [z["ci95"][0] <= 0 <= z["ci95"][1] for z in zero]
+    assert sum(inside) >= 2, f"stride-0 indirect CIs: {[z['ci95'] for z in zero]}"
