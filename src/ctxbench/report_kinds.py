@@ -132,6 +132,33 @@ def _is_sweep(r: dict) -> bool:
     return _id(r).startswith("sweep/") or "indirect" in r
 
 
+def _files_as_figures(paths: list[str], caption: str) -> list:
+    import os
+    out = []
+    for p in paths:
+        if p.endswith(".png"):
+            with open(p, "rb") as f:
+                out.append(Figure(os.path.splitext(os.path.basename(p))[0], f.read(), caption))
+    return out
+
+
+def render_sweep(rs: list[dict], env: dict) -> list:
+    """The sweep's own figures (figures_sweep), then one row per point."""
+    import tempfile
+    from . import figures_sweep
+    with tempfile.TemporaryDirectory() as d:
+        out: list = _files_as_figures(figures_sweep.all_figures({"results": rs, "environment": env}, d),
+                                      "median per point with its 95% CI; vertical lines: cache and TLB capacities")
+    rows = []
+    for r in sorted(rs, key=lambda r: (_id(r), _p(r).get("stride", 0), _p(r).get("size", 0))):
+        ind = r.get("indirect") or {}
+        rows.append([_id(r), str(_p(r).get("size", "?")), str(_p(r).get("stride", "?")), median_ci(r),
+                     median_ci({"summary": ind}) if ind else "-", *spread(r), verified(r)])
+    out.append(Table(["id", "size (B)", "stride (B)", "total ± 95% CI", "indirect ± 95% CI", "min … max", "CV",
+                      "n", "verified"], rows, "Sweep: total and indirect cost per switch"))
+    return out
+
+
 def _is_tasks(r: dict) -> bool:
     return _id(r).startswith("tasks/") or "pair" in _p(r)
 
@@ -158,7 +185,7 @@ def render_generic(rs: list[dict], env: dict) -> list:
 KINDS: list[Kind] = [
     Kind("run", "Direct cost (ctxbench run)", _is_run, render_run),
     Kind("ring", "Process working set: ring of N parties (ctxbench ring)", _is_ring, render_ring),
-    Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep),
+    Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep, render_sweep),
     Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks),
     Kind("irq", "Interrupt servicing overhead", _is_irq),
     Kind("noise", "System noise on the measured CPU", _is_noise),
