@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <stdio.h>
 
 static const pc_event_t sw[] = {
     {"task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
@@ -44,6 +46,15 @@ int main(void)
     pc_set_t s;
     uint64_t v[PC_MAX_EVENTS];
 
+    /* Where the kernel (or qemu-user) has no perf_event_open at all, the code
+     * must say so and the counter checks cannot run: the refusal is checked,
+     * then the rest (the polluter) is tested. */
+    if (pc_open(&s, sw, 3, 0) < 0 && s.err == ENOSYS) {
+        CHECK(s.err_event && !strcmp(s.err_event, "task_clock") && s.fd[0] < 0, "ENOSYS refusal not reported");
+        printf("note: perf_event_open not implemented here (ENOSYS): counter checks skipped\n");
+        goto polluter;
+    }
+    pc_close(&s);
     /* the calling thread: 64 fresh pages and 10 sleeps */
     CHECK(pc_open(&s, sw, 3, 0) == 0, "open software events: errno %d", s.err);
     CHECK(pc_reset_enable(&s) == 0, "enable");
@@ -86,6 +97,7 @@ int main(void)
           "refusal not reported");
     CHECK(pc_read(&s, v) != 0, "read of a closed set must fail");
 
+polluter:;
     /* the polluter evicts without changing data */
     work_t wk;
     CHECK(work_init(&wk, 16384, 64) == 0, "work init");
