@@ -17,8 +17,9 @@
  * both tasks start with caches and TLB holding none of their lines. /warm
  * skips that.
  *
- * Verification: each process reads its own switch counts from its first
- * wake-up to its last; together they must show n switches. Under
+ * Verification: each process reads its own switch counts at its first
+ * wake-up; the one that ends the run reads both again at that moment;
+ * together they must show n switches. Under
  * SCHED_OTHER the woken task often preempts the waker at once (an
  * involuntary switch of the waker, which then finds its token without
  * blocking), so it is voluntary + involuntary that equals n; anything above
@@ -49,7 +50,9 @@ typedef struct {
     uint64_t t0, t_end;
     uint64_t seg_ns[2];
     uint64_t result[2];
-    party_counts_t counts[2];
+    pid_t pid[2];
+    party_counts_t c0[2];      /* each party's counts at its first wake-up */
+    party_counts_t counts[2];  /* deltas up to the end of the run */
     int pinned[2], niced[2];
     char err[2][160];
 } pair_shared_t;
@@ -141,10 +144,9 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     if (!b) _exit(1);
     task_split(t, mine, b);
     t->ops->reset(t); /* copy-on-write faults here, before the clock */
-    party_counts_t c0, c1;
     put_byte(ready_w);
     if (get_byte(tok[role][0])) _exit(1);
-    party_counts_read(0, 0, &c0);
+    party_counts_read(0, 0, &sh->c0[role]);
     if (role == 0) {
         if (cold) cache_flush(st->flush, st->flush_len);
         sh->t0 = clock_ns();
@@ -160,14 +162,21 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
         if (j == n) {                    /* the last segment of the run */
             sh->t_end = e;
             final = 1;
+            /* Both parties' counts, now: the other one is off this CPU
+             * (blocked, or preempted by our wake-up), so its count is
+             * exactly its switches during the run; its parking switch
+             * after the run is not counted. */
+            party_counts_t c1[2];
+            party_counts_read(0, 0, &c1[role]);
+            pid_t o = sh->pid[1 - role];
+            party_counts_read(o, o, &c1[1 - role]);
+            for (int k = 0; k < 2; k++) sh->counts[k] = party_counts_delta(&sh->c0[k], &c1[k]);
             break;
         }
         put_byte(tok[1 - role][1]);      /* the switch: wake the other ... */
         if (get_byte(tok[role][0])) _exit(1); /* ... and block */
     }
     /* The party that did not finish the run was woken by the engine. */
-    party_counts_read(0, 0, &c1);
-    sh->counts[role] = party_counts_delta(&c0, &c1);
     sh->seg_ns[role] = seg;
     sh->result[role] = t->ops->result(t);
     if (final) {
@@ -194,6 +203,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
         pid[role] = reap_fork();
         if (pid[role] < 0) { bench_error("fork: %s", strerror(errno)); reap_kill_all(); return -1; }
         if (pid[role] == 0) party(st, role, n, tok, ready[1], done[1], cfg->cold);
+        sh->pid[role] = pid[role];
     }
     int rc = 0;
     if (get_byte(ready[0]) || get_byte(ready[0])) rc = -1;
