@@ -10,7 +10,7 @@ from . import __version__
 from .errors import UserError
 
 # Subcommands, in the order `--help` lists them.
-COMMANDS = ["run", "system"]
+COMMANDS = ["run", "system", "tasks", "irq", "noise"]
 
 
 class _Parser(argparse.ArgumentParser):
