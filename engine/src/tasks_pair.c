@@ -146,11 +146,10 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     t->ops->reset(t); /* copy-on-write faults here, before the clock */
     put_byte(ready_w);
     if (get_byte(tok[role][0])) _exit(1);
+    if (role == 0 && cold) cache_flush(st->flush, st->flush_len);
+    /* the counting window is the timed window: after the flush */
     party_counts_read(0, 0, &sh->c0[role]);
-    if (role == 0) {
-        if (cold) cache_flush(st->flush, st->flush_len);
-        sh->t0 = clock_ns();
-    }
+    if (role == 0) sh->t0 = clock_ns();
     uint64_t seg = 0;
     int final = 0;
     for (size_t s = 0; s < mine; s++) {

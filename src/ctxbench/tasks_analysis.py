@@ -100,6 +100,9 @@ def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]
             # by construction: R'_total(1) is R_total, so I is exactly 0
             parts["I"] = dict(parts["I"], mean=0.0, median=0.0)
         warns = list(dict.fromkeys(wr + (wb if n != 1 else []) + c_warn))
+        # the generic "dropped" line of results.analyse is replaced by ours
+        # (which says whether they were really left out)
+        eng = [w for w in (r.get("warnings") or []) if "disturbed and dropped" not in str(w)]
         if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0 and n > 1:
             warns.append("ctxbench: negative indirect cost I (printed as measured): the run-to-run spread "
                          "is larger than the effect")
@@ -116,7 +119,7 @@ def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]
             "summary": stats.summarize(P[:, 0]),
             "parts": parts,
             "cv_R_prime": parts["R_prime"]["cv"],
-            "warnings": list(r.get("warnings") or []) + warns,
+            "warnings": eng + warns,
         })
     return out
 
