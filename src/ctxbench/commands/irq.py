@@ -77,9 +77,8 @@ def run(args) -> int:
             print(f"{t:<9}{p['params']['rate_hz']:>5}Hz  {fmt_time(q['R_task']['mean']):>10} {q['R_task']['cv']:>6.2%}  "
                   f"{fmt_time(q['R_prime']['mean']):>10}  {q['interrupts']['mean']:>6.0f}  "
                   f"{fmt_time(q['direct']['mean']):>10}  {fmt_time(q['I']['mean']):>10} {ci:<24}{q['I_pct']['mean']:>7.3f}%")
-    for p in points:
-        for w in p["warnings"]:
-            print(f"  warning: {p['params']['task']} {p['params']['rate_hz']} Hz: {w}")
+    from .tasks import print_warnings
+    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in seed 000.")
     print(f"results written to {out}")

@@ -80,9 +80,7 @@ def run(args) -> int:
     results.write_atomic(out, doc)
 
     print(render(by_pair, maxcv))
-    for p in points:
-        for w in p["warnings"]:
-            print(f"  warning: {p['params']['pair']} n={p['params']['n']}: {w}")
+    print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
     print(f"\nresults written to {out}")
     for f in figs:
         print(f"figure: {f}")
@@ -115,3 +113,14 @@ def render(by_pair: dict, maxcv: float) -> str:
         lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "
                      f"combined running time (seed 000: 0.10%-0.18% at 99)")
     return "\n".join(lines)
+
+
+def print_warnings(items: list[tuple[str, list[str]]]) -> None:
+    """Each distinct warning once, with the points it concerns."""
+    seen: dict[str, list[str]] = {}
+    for where, warns in items:
+        for w in warns:
+            seen.setdefault(str(w).replace("ctxbench: ", "", 1), []).append(where)
+    for w, where in seen.items():
+        at = ", ".join(where) if len(where) <= 4 else f"{len(where)} points ({where[0]}, ..., {where[-1]})"
+        print(f"  warning: {w} [{at}]")
