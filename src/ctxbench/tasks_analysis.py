@@ -147,7 +147,8 @@ def irq_point(r: dict, direct: dict) -> dict:
         "I": derived_summary(lambda m: m["S"][1] - m["S"][0] - m["S"][2] * m["D"][0], sets),
         "I_pct": derived_summary(lambda m: 100.0 * (m["S"][1] - m["S"][0] - m["S"][2] * m["D"][0]) / m["S"][0], sets),
     }
-    warns = list(r.get("warnings") or [])
+    # the generic line about the sample value (R' - R) is replaced by ours about I
+    warns = [w for w in (r.get("warnings") or []) if "negative derived cost" not in str(w)]
     if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0:
         warns.append("ctxbench: negative indirect cost I (printed as measured): the run-to-run spread is "
                      "larger than the effect (seed 000 saw the same: high CV of a small difference)")
@@ -156,8 +157,9 @@ def irq_point(r: dict, direct: dict) -> dict:
         warns.append("I's 95% interval includes 0: only the trend over rates should be read")
     ov = np.asarray(raw.get("overruns") or [], dtype=float)
     if ov.size and ov.sum() > 0:
-        warns.append(f"{int(ov.sum())} timer expirations merged into a pending signal (the task was not "
-                     "running: preempted); k counts handled signals only")
+        parts["overruns"] = stats.summarize(ov)
+        warns.append("timer expirations merged into a still pending signal (the task was not running: "
+                     "preempted); k counts handled signals only (parts.overruns)")
     params = dict(r.get("params") or {})
     return {
         "id": f"irq/{params.get('task')}/rate={params.get('rate_hz')}",

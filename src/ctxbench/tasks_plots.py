@@ -23,6 +23,7 @@ def machine_line(env: dict) -> str:
 
 def _save(fig, outdir: str, name: str) -> list[str]:
     os.makedirs(outdir, exist_ok=True)
+    fig.tight_layout(rect=(0, 0, 1, 0.88))  # room for the two-line title
     paths = []
     for ext in ("png", "svg"):
         p = os.path.join(outdir, f"{name}.{ext}")

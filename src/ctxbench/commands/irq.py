@@ -12,7 +12,7 @@ from ..progress import Progress
 from ..table import fmt_time
 from . import task_args
 
-DEFAULT_RATES = "100,1000,4000"
+DEFAULT_RATES = "100,1000,4000,10000"
 
 
 def add_parser(sub):
