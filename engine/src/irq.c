@@ -68,7 +68,7 @@ void irq_timer_delete(irq_timer_t *t)
     t->timer = NULL;
 }
 
-uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *out_handled)
+uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *out_handled, uint64_t *due)
 {
     irq_timer_t t;
     if (irq_timer_create(&t)) return 0;
@@ -78,12 +78,37 @@ uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *out_handled)
     uint64_t end = start + count * period_ns + period_ns / 2;
     while (clock_ns_id(CLOCK_MONOTONIC) < end) {}
     irq_timer_arm(&t, 0);
+    uint64_t stop = clock_ns_id(CLOCK_MONOTONIC);
     /* an expiry already queued is still delivered: let it arrive */
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
     irq_timer_delete(&t);
     if (out_handled) *out_handled = handled;
+    if (due) *due = (stop - start) / period_ns;
     return handled + overruns;
+}
+
+uint64_t irq_fire_each(uint64_t period_ns, uint64_t count)
+{
+    irq_timer_t t;
+    if (irq_timer_create(&t)) return 0;
+    irq_counts_reset();
+    timer_t tm = *(timer_t *)t.timer;
+    uint64_t at = clock_ns_id(CLOCK_MONOTONIC);
+    for (uint64_t i = 0; i < count; i++) {
+        at += period_ns;
+        struct itimerspec its;
+        memset(&its, 0, sizeof its);
+        its.it_value.tv_sec = (time_t)(at / 1000000000ull);
+        its.it_value.tv_nsec = (long)(at % 1000000000ull);
+        timer_settime(tm, TIMER_ABSTIME, &its, NULL);
+        uint64_t limit = clock_ns_id(CLOCK_MONOTONIC) + period_ns + 1000000000ull; /* bounded */
+        while (handled <= i && clock_ns_id(CLOCK_MONOTONIC) < limit) {}
+    }
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    irq_timer_delete(&t);
+    return handled;
 }
 
 static int cmpd(const void *a, const void *b)

@@ -18,9 +18,14 @@ uint64_t irq_handled(void);    /* handler invocations since reset */
 uint64_t irq_overruns(void);   /* expirations merged into a pending signal */
 int irq_signal(void);          /* the signal number used */
 
-/* Arm a periodic timer, wait (spinning) until `count` expirations are due
- * plus half a period, disarm; returns handled + overruns. For tests. */
-uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *handled);
+/* Arm a periodic timer, spin until `count` expirations are due plus half a
+ * period, disarm; returns handled + overruns, and in *due the expirations
+ * due by the clock between arming and disarming. For tests. */
+uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *handled, uint64_t *due);
+/* Request exactly `count` expirations, one at a time (absolute one-shot
+ * timers `period_ns` apart, each waited for, bounded); returns the handler
+ * count. For tests. */
+uint64_t irq_fire_each(uint64_t period_ns, uint64_t count);
 
 /* D: the direct cost of servicing one timer signal, seen by a loop reading
  * the clock: mean gap at a signal minus the loop's minimum step, over

@@ -27,7 +27,8 @@ static int bin_of(uint64_t ns)
 int noise_measure(uint64_t window_ns, uint64_t threshold_ns, noise_result_t *r)
 {
     memset(r, 0, sizeof *r);
-    r->min_step_ns = noise_min_step(20);
+    /* calibrated unless the caller gives the threshold (min_step_ns 0) */
+    r->min_step_ns = threshold_ns ? 0 : noise_min_step(20);
     r->threshold_ns = threshold_ns ? threshold_ns : 20 * r->min_step_ns;
     r->window_ns = window_ns;
     const uint64_t thr = r->threshold_ns;

@@ -23,7 +23,8 @@ typedef struct {
 
 /* The loop's minimum step over `ms` milliseconds (calibration). */
 uint64_t noise_min_step(unsigned ms);
-/* One window of `window_ns`; threshold 0: 20 x the loop's minimum step. */
+/* One window of `window_ns`; threshold 0: 20 x the loop's minimum step,
+ * calibrated over 20 ms first (else min_step_ns is 0: not calibrated). */
 int noise_measure(uint64_t window_ns, uint64_t threshold_ns, noise_result_t *r);
 
 /* /proc/interrupts counts of one CPU. */

@@ -249,7 +249,9 @@ static void pair_params(bench_run_t *r, json_t *j)
 {
     const pair_cfg_t *cfg = r->b->arg;
     pair_state_t *st = r->state;
-    json_kstr(j, "pair", r->b->id + strlen("tasks/"));
+    char pair[64];
+    snprintf(pair, sizeof pair, "%s+%s", cfg->a, cfg->b);
+    json_kstr(j, "pair", pair);
     json_kstr(j, "task_a", cfg->a);
     json_kstr(j, "task_b", cfg->b);
     json_kstr(j, "placement", "same-cpu");
