@@ -123,7 +123,7 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict, outdir: 
     return _save(fig, outdir, "irq-fig5-overhead")
 
 
-def noise_histogram(noise: dict, env: dict, cpu, outdir: str) -> list[str]:
+def noise_histogram(noise: dict, env: dict, cpu, outdir: str, per_window: dict | None = None) -> list[str]:
     hist = noise.get("histogram") or []
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     labels = [_fmt(h["lo_ns"]) for h in hist]
@@ -140,6 +140,9 @@ def noise_histogram(noise: dict, env: dict, cpu, outdir: str) -> list[str]:
     fig.suptitle(f"Gaps seen by a tight clock loop on CPU {cpu}: {noise.get('count', 0)} gaps, "
                  f"{noise.get('total_ns', 0) / MS:.1f} ms lost in {win / 1e9:.1f} s, longest "
                  f"{noise.get('longest_ns', 0) / MS:.2f} ms (threshold {noise.get('threshold_ns', 0)} ns)\n"
+                 + (f"time lost per 1 s window: median {per_window['median'] / MS:.1f} ms, 95% CI "
+                    f"[{per_window['ci95'][0] / MS:.1f}, {per_window['ci95'][1] / MS:.1f}] ms, CV {per_window['cv']:.1%}\n"
+                    if per_window and per_window.get("n") else "") +
                  f"{machine_line(env)}", fontsize=8)
     return _save(fig, outdir, "noise-gaps")
 
@@ -147,5 +150,5 @@ def noise_histogram(noise: dict, env: dict, cpu, outdir: str) -> list[str]:
 def _fmt(ns: float) -> str:
     for unit, f in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if ns >= f:
-            return f"{ns / f:g} {unit}"
+            return f"{ns / f:.3g} {unit}"
     return f"{ns:g} ns"

@@ -49,7 +49,7 @@ def run(args) -> int:
     figs = []
     if args.plot:
         from .. import tasks_plots
-        figs = tasks_plots.noise_histogram(nz, env, cpu, args.plot)
+        figs = tasks_plots.noise_histogram(nz, env, cpu, args.plot, r.get("summary"))
     results.write_atomic(out, doc)
 
     win = nz.get("window_ns") or 1
