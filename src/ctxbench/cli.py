@@ -10,7 +10,7 @@ from . import __version__
 from .errors import UserError
 
 # Subcommands, in the order `--help` lists them.
-COMMANDS = ["run", "system", "userbench", "sweep", "ring", "report", "compare"]
+COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "report", "compare"]
 
 
 class _Parser(argparse.ArgumentParser):

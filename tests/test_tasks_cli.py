@@ -1,0 +1,90 @@
+"""ctxbench tasks / irq / noise end to end at tiny sizes (structure, not
+timing), and bad arguments: one clear line, non-zero exit."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ENGINE, run_cli
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["tasks", "--pair", "sort+foo"], "--pair"),
+    (["tasks", "--pair", "sort+sort"], "itself"),
+    (["tasks", "--switches", "0"], "--switches"),
+    (["tasks", "--switches", "5..1"], "--switches"),
+    (["tasks", "--repeat", "0"], "--repeat"),
+    (["tasks", "--scale", "-1"], "--scale"),
+    (["irq", "--rates", "abc"], "--rates"),
+    (["irq", "--task", "bogus"], "--task"),
+    (["noise", "--seconds", "0"], "--seconds"),
+    (["noise", "--cpu", "-3"], "--cpu"),
+])
+def test_bad_arguments(args, needle):
+    p = run_cli(*args, timeout=60)
+    assert p.returncode != 0
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and needle in lines[0], p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_engine_bad_scale_env(engine_bin):
+    p = subprocess.run([str(engine_bin), "run", "tasks/sort+crc/warm", "--n", "1"], capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, CTXBENCH_TASK_SCALE="lots"))
+    assert p.returncode == 2
+    assert p.stderr.strip().count("\n") == 0 and "CTXBENCH_TASK_SCALE" in p.stderr
+
+
+def test_tasks_end_to_end(tmp_path):
+    out = tmp_path / "t.json"
+    p = run_cli("tasks", "--pair", "sort+crc", "--switches", "1,5", "--repeat", "2", "--scale", "0.01",
+                "--warm", "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "ctxbench/1"
+    pts = [r for r in doc["results"] if r["id"].startswith("tasks/sort+crc/")]
+    assert [r["params"]["n"] for r in pts] == [1, 5]
+    for r in pts:
+        assert r["params"]["pair"] == "sort+crc"
+        for part in ("R_total", "R_prime", "C", "I", "I_task_a", "I_task_b", "I_switch"):
+            s = r["parts"][part]
+            assert "mean" in s and len(s["ci95"]) == 2
+        assert r["verify"]["expected_voluntary"] == [r["params"]["n"]] * 2
+    assert pts[0]["parts"]["I"]["mean"] == 0
+    for f in ("tasks-fig2-overheads", "tasks-fig3-breakdown"):
+        for ext in ("png", "svg"):
+            assert (tmp_path / "figs" / f"{f}.{ext}").stat().st_size > 0
+    assert "Max CV" in p.stdout
+
+
+def test_irq_end_to_end(tmp_path):
+    out = tmp_path / "i.json"
+    p = run_cli("irq", "--task", "crc", "--rates", "500,2000", "--repeat", "2", "--scale", "0.02",
+                "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    pts = [r for r in doc["results"] if r["id"].startswith("irq/crc/")]
+    assert sorted(r["params"]["rate_hz"] for r in pts) == [500, 2000]
+    for r in pts:
+        assert r["params"]["task"] == "crc"
+        for part in ("R_task", "R_prime", "D", "I"):
+            assert len(r["parts"][part]["ci95"]) == 2
+        # every expiration due is either handled or merged into a pending one
+        raw = r["raw"]
+        for h, o, e in zip(raw["interrupts"], raw["overruns"], raw["expirations"]):
+            assert abs(h + o - e) <= 2
+    assert (tmp_path / "figs" / "irq-fig5-overhead.png").exists()
+
+
+def test_noise_end_to_end(tmp_path):
+    out = tmp_path / "n.json"
+    p = run_cli("noise", "--seconds", "1", "-o", str(out), "--plot", str(tmp_path), timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    nz = doc["results"][0]["noise"]
+    assert nz["threshold_ns"] == 20 * nz["min_step_ns"]
+    assert sum(h["count"] for h in nz["histogram"]) == nz["count"]
+    assert sum(h["total_ns"] for h in nz["histogram"]) == nz["total_ns"]
+    assert isinstance(nz["interrupts"], list)
+    assert (tmp_path / "noise-gaps.svg").exists()
