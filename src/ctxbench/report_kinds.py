@@ -80,7 +80,7 @@ RUN_PREFIXES = ("timer/", "baseline/", "kernel/", "user/")
 
 
 def _is_run(r: dict) -> bool:
-    return _id(r).startswith(RUN_PREFIXES)
+    return _id(r).startswith(RUN_PREFIXES) and not _is_sweep(r)
 
 
 def render_run(rs: list[dict], env: dict) -> list:
@@ -129,7 +129,8 @@ def render_ring(rs: list[dict], env: dict) -> list:
 # ---- kinds built by other commands: matched now, figures plugged in later ----
 
 def _is_sweep(r: dict) -> bool:
-    return _id(r).startswith("sweep/") or "indirect" in r
+    # a sweep point has a working set (stride-0 points too: their size is set)
+    return _id(r).startswith("sweep/") or "indirect" in r or bool(_p(r).get("size"))
 
 
 def _files_as_figures(paths: list[str], caption: str) -> list:
@@ -156,6 +157,78 @@ def render_sweep(rs: list[dict], env: dict) -> list:
                      median_ci({"summary": ind}) if ind else "-", *spread(r), verified(r)])
     out.append(Table(["id", "size (B)", "stride (B)", "total ± 95% CI", "indirect ± 95% CI", "min … max", "CV",
                       "n", "verified"], rows, "Sweep: total and indirect cost per switch"))
+    return out
+
+
+def _part_ci(s: dict | None, scale: float = 1e6, unit: str = "ms") -> str:
+    if not s or not isinstance(s.get("mean"), (int, float)) or not math.isfinite(s["mean"]):
+        return "n/a"
+    ci = s.get("ci95") or [None, None]
+    txt = f"{s['mean'] / scale:.3f} {unit}"
+    if None not in ci:
+        txt += f" [{ci[0] / scale:.3f}, {ci[1] / scale:.3f}]"
+    return txt
+
+
+def render_tasks(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
+    import tempfile
+    from . import tasks_analysis, tasks_plots
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "pair" in _p(r)]
+    by_pair: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
+        by_pair.setdefault(_p(r)["pair"], []).append(r)
+    out: list = []
+    if by_pair:
+        maxcv = tasks_analysis.max_cv(pts)
+        with tempfile.TemporaryDirectory() as d:
+            paths = tasks_plots.figure2(by_pair, env, maxcv, d) + tasks_plots.figure3(by_pair, env, maxcv, d)
+            out += _files_as_figures(paths, "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
+    rows = [[str(_p(r).get("pair")), str(_p(r).get("n")), _part_ci(r["parts"].get("R_prime")),
+             _part_ci(r["parts"].get("C"), 1e3, "µs"), _part_ci(r["parts"].get("I")), verified(r)] for r in pts]
+    out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
+                     "Task pairs: indirect cost of n switches (seed 000)"))
+    other = [r for r in rs if r not in pts]
+    if other:
+        out += render_generic(other, env)
+    return out
+
+
+def render_irq(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figure 5 and a row per (task, rate)."""
+    import tempfile
+    from . import tasks_plots
+    direct = next((r for r in rs if _id(r) == "irq/direct"), None)
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "task" in _p(r)]
+    by_task: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("rate_hz", 0)):
+        by_task.setdefault(_p(r)["task"], []).append(r)
+    out: list = []
+    if by_task and direct:
+        with tempfile.TemporaryDirectory() as d:
+            out += _files_as_figures(tasks_plots.figure5(by_task, env, direct.get("summary") or {}, d),
+                                     "I per task and rate; bars: 95% CI (a small difference of large numbers)")
+    rows = [[str(_p(r).get("task")), str(_p(r).get("rate_hz")), _part_ci(r["parts"].get("R_task")),
+             _part_ci(r["parts"].get("I"))] for r in pts]
+    out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
+                     "Interrupts: indirect cost of n timer signals (seed 000)"
+                     + (f"; D = {median_ci(direct)}" if direct else "")))
+    return out
+
+
+def render_noise(rs: list[dict], env: dict) -> list:
+    import tempfile
+    from . import tasks_plots
+    out: list = []
+    for r in rs:
+        nz = r.get("noise") or {}
+        with tempfile.TemporaryDirectory() as d:
+            out += _files_as_figures(tasks_plots.noise_histogram(nz, env, _p(r).get("noise_cpu"), d, r.get("summary")),
+                                     "gaps seen by a tight timer-reading loop on the pinned CPU")
+        out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
+                         [[str(_p(r).get("noise_cpu")), str(nz.get("count")), table.fmt_time(nz.get("threshold_ns")),
+                           table.fmt_time(nz.get("total_ns")), table.fmt_time(nz.get("longest_ns"))]],
+                         "System noise"))
     return out
 
 
@@ -186,9 +259,9 @@ KINDS: list[Kind] = [
     Kind("run", "Direct cost (ctxbench run)", _is_run, render_run),
     Kind("ring", "Process working set: ring of N parties (ctxbench ring)", _is_ring, render_ring),
     Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep, render_sweep),
-    Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks),
-    Kind("irq", "Interrupt servicing overhead", _is_irq),
-    Kind("noise", "System noise on the measured CPU", _is_noise),
+    Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks, render_tasks),
+    Kind("irq", "Interrupt servicing overhead", _is_irq, render_irq),
+    Kind("noise", "System noise on the measured CPU", _is_noise, render_noise),
 ]
 GENERIC = Kind("other", "Other results", lambda r: True, render_generic)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import tempfile
 
@@ -12,6 +13,11 @@ from .errors import UserError
 
 SCHEMA = "ctxbench/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
+
+
+# The warnings analyse() itself writes (re-derived on every analysis).
+_OWN_WARNING = re.compile(r"ctxbench: (\d+ of \d+ samples disturbed and dropped|verification failed|"
+                          r"\d+ statistical outliers|negative derived cost)")
 
 
 def analyse(result: dict) -> dict:
@@ -24,7 +30,7 @@ def analyse(result: dict) -> dict:
     r["summary"] = stats.summarize(kept)
     r["summary_all"] = stats.summarize(samples) if rec["dropped"] else r["summary"]
     r["verification"] = rec
-    warnings = [w for w in (r.get("warnings") or []) if not str(w).startswith("ctxbench:")]
+    warnings = [w for w in (r.get("warnings") or []) if not _OWN_WARNING.match(str(w))]
     s = r["summary"]
     if rec["checked"] and rec["dropped"]:
         why = ", ".join(f"{k}: {v}" for k, v in sorted(rec["reasons"].items()))
@@ -114,5 +120,7 @@ def load(path: str) -> dict:
             raise UserError(f"'{path}' is malformed: samples of '{r['id']}' are not a list")
     if not isinstance(doc.get("environment", {}), dict):
         raise UserError(f"'{path}' is malformed: 'environment' is not an object")
-    doc["results"] = [analyse(r) if "samples" in r else r for r in res]
+    # Results derived by a command's own analysis (tasks, irq: "parts") keep
+    # their summaries; everything else is re-analysed from its samples.
+    doc["results"] = [analyse(r) if "samples" in r and "parts" not in r else r for r in res]
     return doc
