@@ -49,7 +49,7 @@ void task_split(const task_t *t, size_t nseg, size_t *bounds)
     size_t u = t->units;
     bounds[0] = 0;
     if (!t->ops->cost) {
-        for (size_t k = 1; k <= nseg; k++) bounds[k] = (size_t)((unsigned __int128)u * k / nseg);
+        for (size_t k = 1; k <= nseg; k++) bounds[k] = (size_t)((uint64_t)u * k / nseg); /* u, k < 2^32: no overflow */
         return;
     }
     double total = 0;
