@@ -22,8 +22,10 @@ PROBE = ("<script>window.addEventListener('load',function(){var s='';"
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (make deps installs it via mk/ring.mk)")
 def test_report_renders_in_chromium(tmp_path):
     html = tmp_path / "report.html"
-    p = run_cli("report", str(FIXTURES / "ring_base.json"), str(FIXTURES / "ring_ring.json"),
-                str(FIXTURES / "ring_hostile.json"), "-o", str(html))
+    # every kind of result: run, ring, sweep, tasks, irq, noise (+ a hostile file)
+    files = ["ring_base.json", "ring_ring.json", "ring_hostile.json", "sweep-small.json", "tasks-small.json",
+             "irq-small.json", "noise-small.json"]
+    p = run_cli("report", *[str(FIXTURES / f) for f in files], "-o", str(html))
     assert p.returncode == 0, p.stderr
     probe = tmp_path / "probe.html"
     probe.write_text(html.read_text().replace("</body>", PROBE + "</body>"))
