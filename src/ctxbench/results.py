@@ -75,16 +75,16 @@ def check_writable(path: str) -> None:
         raise UserError(f"cannot write '{path}': permission denied")
 
 
-def write_atomic(path: str, doc: dict) -> None:
+def write_text_atomic(path: str, text: str) -> None:
     """Temp file in the same directory, fsync, rename: all or nothing."""
     d = os.path.dirname(os.path.abspath(path)) or "."
     fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(_jsonable(doc), f, indent=1, allow_nan=False)
-            f.write("\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -92,6 +92,11 @@ def write_atomic(path: str, doc: dict) -> None:
         except OSError:
             pass
         raise
+
+
+def write_atomic(path: str, doc: dict) -> None:
+    """A results document, written with write_text_atomic."""
+    write_text_atomic(path, json.dumps(_jsonable(doc), indent=1, allow_nan=False) + "\n")
 
 
 def load(path: str) -> dict:

@@ -4,7 +4,6 @@ direct-cost table, and every figure the files allow."""
 from __future__ import annotations
 
 import os
-import tempfile
 
 from .. import results
 from ..errors import UserError
@@ -19,24 +18,6 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
-def _write_text(path: str, text: str) -> None:
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def run(args) -> int:
     results.check_writable(args.output)
     if args.markdown:
@@ -48,7 +29,7 @@ def run(args) -> int:
         raise UserError("no results in the given files")
     from .. import report_build, report_html, report_md
     rep = report_build.build(docs)
-    _write_text(args.output, report_html.render(rep))
+    results.write_text_atomic(args.output, report_html.render(rep))
     print(f"report written to {args.output}")
     if args.markdown:
         stem = os.path.splitext(os.path.basename(args.markdown))[0] + "-figures"
@@ -58,6 +39,6 @@ def run(args) -> int:
         for path, data in files:
             with open(path, "wb") as f:
                 f.write(data)
-        _write_text(args.markdown, text)
+        results.write_text_atomic(args.markdown, text)
         print(f"markdown written to {args.markdown} (figures in {fig_dir})")
     return 0
