@@ -17,9 +17,7 @@ int user_setup(bench_run_t *r)
     if (!st) { bench_error("out of memory"); return -1; }
     r->state = st;
     st->ops = ops_of(r);
-    char err[200];
-    r->pinned = pin_self(o->cpu >= 0 ? o->cpu : default_cpu(), err, sizeof err) == 0;
-    if (!r->pinned) bench_warn(r, "%s", err);
+    /* one kernel thread, pinned by the harness */
     r->policy_obtained = POLICY_OTHER;
     if (work_init(&st->wa, o->size, o->stride) || work_init(&st->wb, o->size, o->stride)) {
         bench_error("cannot map %zu bytes", o->size);
@@ -86,7 +84,7 @@ void user_params(bench_run_t *r, json_t *j)
     json_kstr(j, "mechanism", ops->mechanism);
     json_kstr(j, "kind", "user");
     json_kstr(j, "placement", "same-thread");
-    json_kint(j, "cpu_b", r->opt->cpu >= 0 ? r->opt->cpu : default_cpu()); /* B: the same thread */
+    json_kint(j, "cpu_b", r->opt->cpu); /* B: the same thread */
     json_kstr(j, "resume", ops->resume);
     json_kstr(j, "abi", uctx_abi());
     json_kint(j, "size", (int64_t)r->opt->size);

@@ -154,7 +154,6 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
 
     drv = idle.get("driver")
     states = idle.get("states") or []
-    deep = [s for s in states if (s.get("exit_latency_us") or 0) > 0]
     if idle.get("cpu_dma_latency_held_at_0"):
         f.append(Finding("ok", "idle", f"idle driver {drv}; /dev/cpu_dma_latency held at 0 during the run"))
     else:
@@ -163,7 +162,6 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
                          + ("; an idle vCPU halts in the hypervisor" if virt.get("is_vm") else ""),
                          "cross-CPU wake-up latency includes leaving idle; --no-idle holds "
                          "/dev/cpu_dma_latency at 0 during the run (as cyclictest does)"))
-        del deep
 
     if perf.get("hardware_counters"):
         f.append(Finding("ok", "perf", "hardware perf counters available"))

@@ -8,6 +8,7 @@ import os
 
 from .. import checks, results, table
 from ..errors import UserError
+from .run import check_counts, check_cpus
 from ..measure import EngineOptions, run_ids
 from ..progress import Progress
 
@@ -83,12 +84,8 @@ def run(args) -> int:
     foots = parse_list("footprint", args.footprint, _footprint)
     kinds = parse_list("kind", args.kind, str, KINDS)
     mechs = parse_list("mechanism", args.mechanism, str, MECHANISMS)
-    for name in ("groups", "iterations"):
-        v = getattr(args, name)
-        if v is not None and v <= 0:
-            raise UserError(f"--{name} must be a positive integer, got {v}")
-    if args.cpu is not None and args.cpu < 0:
-        raise UserError(f"--cpu must be a CPU number, got {args.cpu}")
+    check_counts(args)
+    check_cpus(("--cpu", args.cpu))
     out = args.output or f"ring-{datetime.datetime.now():%Y%m%d-%H%M%S}.json"
     results.check_writable(out)
     if args.plot and os.path.exists(args.plot) and not os.path.isdir(args.plot):

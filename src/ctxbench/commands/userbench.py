@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .. import engine, results, table
 from ..errors import UserError
+from .run import check_counts, check_cpus
 from ..measure import EngineOptions, run_ids
 from ..progress import Progress
 from ..usergap import median_of, ratio
@@ -99,12 +100,8 @@ def render(res: list[dict], hz: float | None) -> str:
 
 
 def run(args) -> int:
-    for name in ("groups", "iterations"):
-        v = getattr(args, name)
-        if v is not None and v <= 0:
-            raise UserError(f"--{name} must be a positive integer, got {v}")
-    if args.cpu is not None and args.cpu < 0:
-        raise UserError(f"--cpu must be a CPU number, got {args.cpu}")
+    check_counts(args)
+    check_cpus(("--cpu", args.cpu))
     if args.output:
         results.check_writable(args.output)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
