@@ -4,12 +4,15 @@
  * waker at once (an involuntary switch of the waker, which then finds its
  * token without blocking), so it is voluntary + involuntary that equals n;
  * another task preempting them adds to it, so a disturbed try is repeated
- * (bounded). */
+ * (bounded). Under a user-mode emulator (qemu-user, the ARM tests) the
+ * emulator's own threads and locks add voluntary switches of their own, so
+ * there only the lower bound (at least n) is checked. */
 #include "check.h"
 #include "bench.h"
 #include "harness.h"
 #include "reap.h"
 #include "sched_ctl.h"
+#include "emulation.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,10 @@ int main(void)
     sched_ctl_init();
     reap_install();
     setenv("CTXBENCH_TASK_SCALE", "0.01", 1);
+    char evid[128];
+    int emulated = emulation_detect(evid, sizeof evid);
+    if (emulated)
+        printf("note: emulated (%s): the emulator adds switches; only 'at least n' is checked\n", evid);
     const char *ids[] = {"tasks/empty+empty/warm", "tasks/sort+crc/warm"};
     for (int b = 0; b < 2; b++) {
         const bench_t *bench = bench_find(ids[b]);
@@ -40,7 +47,7 @@ int main(void)
                 CHECK(bench->sample(&r, ns[k], &s) == 0, "sample: %s", bench_last_error());
                 CHECK(s.has_verify && s.v.expected_voluntary == (int64_t)ns[k], "expected %llu",
                       (unsigned long long)ns[k]);
-                CHECK(s.v.voluntary >= 0 && s.v.voluntary <= (int64_t)ns[k], "%s n=%llu: voluntary %lld > n",
+                CHECK(s.v.voluntary >= 0 && (emulated || s.v.voluntary <= (int64_t)ns[k]), "%s n=%llu: voluntary %lld > n",
                       ids[b], (unsigned long long)ns[k], (long long)s.v.voluntary);
                 CHECK(s.v.voluntary + s.v.involuntary >= (int64_t)ns[k], "%s n=%llu: only %lld switches",
                       ids[b], (unsigned long long)ns[k], (long long)(s.v.voluntary + s.v.involuntary));
@@ -52,7 +59,7 @@ int main(void)
             /* empty tasks: a few microseconds, rarely disturbed; real tasks
              * run long enough for a busy machine to preempt them every try,
              * which the bounds above still check */
-            if (b == 0)
+            if (b == 0 && !emulated)
                 CHECK(exact, "%s n=%llu: never exactly n switches in 8 tries", ids[b], (unsigned long long)ns[k]);
         }
         bench->teardown(&r);
