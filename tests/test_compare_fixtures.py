@@ -65,3 +65,37 @@ def test_mann_whitney_known_answer():
     ua, _ = mann_whitney(a, b)
     ub, _ = mann_whitney(b, a)
     assert ua + ub == len(a) * len(b)
+
+
+def _grouped_doc(path, base_doc, medians_per_group, rng, per=10):
+    import json
+    import numpy as np
+    r = dict(base_doc["results"][0])
+    xs = np.concatenate([m + rng.normal(0, m * 0.002, per) for m in medians_per_group])
+    r["samples"] = [float(x) for x in xs]
+    r["group"] = [g for g in range(len(medians_per_group)) for _ in range(per)]
+    r.pop("verify", None)
+    doc = dict(base_doc)
+    doc["results"] = [r]
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_u_test_runs_on_group_medians(tmp_path):
+    """Two runs whose groups drift (as a VM's host does) but whose group
+    medians come from one distribution: sample by sample the U test would
+    call the 5% apart medians 'slower'; on group medians it does not."""
+    import json
+    import numpy as np
+    rng = np.random.default_rng(11)
+    base_doc = json.loads((FIXTURES / "ring_base.json").read_text())
+    drift = [1000, 1150, 960, 1080, 1010, 1120, 990, 1060, 1040, 1100]
+    a = _grouped_doc(tmp_path / "a.json", base_doc, drift, rng)
+    b = _grouped_doc(tmp_path / "b.json", base_doc, [x * 1.07 for x in drift[::-1]][:5] + drift[5:], rng)
+    samples_a = json.loads(a.read_text())["results"][0]["samples"]
+    samples_b = json.loads(b.read_text())["results"][0]["samples"]
+    assert mann_whitney(samples_a, samples_b)[1] < 0.05  # what a per-sample test would say
+    p = run_cli("compare", str(a), str(b))
+    assert p.returncode == 0, p.stderr
+    assert _verdicts(p.stdout) == ["no significant change"], p.stdout
+    assert "on per-group medians" in p.stdout and "fewer than 5 groups" not in p.stdout

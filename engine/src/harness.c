@@ -203,55 +203,107 @@ static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n)
     json_obj_end(j);
 }
 
-int harness_run(const bench_t *b, const run_opts_t *opt_in, json_t *j)
-{
-    /* Resolve the CPUs once so that params record what was used. */
-    run_opts_t o = *opt_in;
-    const run_opts_t *opt = &o;
-    if (o.cpu < 0) o.cpu = default_cpu();
-    if (o.cpu2 < 0) o.cpu2 = default_cpu2(o.cpu);
+/* One benchmark's state across its groups: its options (CPUs resolved),
+ * the run record the benchmark sees, its samples and its n per sample. */
+struct harness_job {
+    run_opts_t o;
     bench_run_t r;
-    memset(&r, 0, sizeof r);
-    r.b = b;
-    r.opt = opt;
-    r.policy_obtained = POLICY_OTHER;
-    last_error[0] = 0;
-    /* Every benchmark's measuring thread is pinned; a benchmark with more
-     * parties pins them itself and clears r.pinned if that fails. */
+    samples_t v;
+    uint64_t n;
+    int failed;
+};
+
+/* Every benchmark's measuring thread is pinned; a benchmark with more parties
+ * pins them itself and clears r.pinned if that fails. Re-done before every
+ * group, as interleaved benchmarks may measure on different CPUs. */
+static void pin_measuring_thread(harness_job_t *h)
+{
     char err[200];
-    r.pinned = pin_self(o.cpu, err, sizeof err) == 0;
-    if (!r.pinned) bench_warn(&r, "%s", err);
+    h->r.pinned = pin_self(h->o.cpu, err, sizeof err) == 0;
+    if (!h->r.pinned) bench_warn(&h->r, "%s", err);
+}
 
+static void fail(harness_job_t *h)
+{
+    h->failed = 1;
+    fprintf(stderr, "ctxbench-engine: %s: %s\n", h->r.b->id, bench_last_error());
+}
+
+harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)
+{
+    harness_job_t *h = calloc(1, sizeof *h);
+    if (!h) {
+        fprintf(stderr, "ctxbench-engine: %s: out of memory\n", b->id);
+        return NULL;
+    }
+    /* Resolve the CPUs once so that params record what was used. */
+    h->o = *opt;
+    if (h->o.cpu < 0) h->o.cpu = default_cpu();
+    if (h->o.cpu2 < 0) h->o.cpu2 = default_cpu2(h->o.cpu);
+    h->r.b = b;
+    h->r.opt = &h->o;
+    h->r.policy_obtained = POLICY_OTHER;
+    last_error[0] = 0;
+    pin_measuring_thread(h);
     /* Bounded in time: no benchmark may run away (SCHED_FIFO included). */
-    unsigned budget = 60 + (unsigned)((uint64_t)opt->groups * (uint64_t)opt->iterations / 10);
-    watchdog_arm(budget > 600 ? 600 : budget, b->id);
+    watchdog_arm(60, b->id);
+    if (b->setup && b->setup(&h->r)) {
+        fail(h);
+    } else {
+        harness_warmup(&h->o);
+        if (adapt_n(&h->r, &h->n)) fail(h);
+        if (b->teardown) b->teardown(&h->r);
+    }
+    watchdog_arm(0, NULL);
+    return h;
+}
 
-    samples_t v = {0};
-    uint64_t n = 0;
-    int rc = 0;
-    for (int g = 0; g < opt->groups && !rc; g++) {
-        if (b->setup && b->setup(&r)) { rc = -1; break; }
-        if (g == 0) {
-            harness_warmup(opt);
-            if (adapt_n(&r, &n)) rc = -1;
-        }
+int harness_group(harness_job_t *h, int g)
+{
+    if (h->failed) return -1;
+    const bench_t *b = h->r.b;
+    last_error[0] = 0;
+    pin_measuring_thread(h);
+    unsigned budget = 30 + (unsigned)h->o.iterations;
+    watchdog_arm(budget > 600 ? 600 : budget, b->id);
+    int rc = b->setup ? b->setup(&h->r) : 0;
+    if (!rc) {
         /* Warm-up sample per group: first touches, wake-up paths, caches. */
         sample_t s;
         memset(&s, 0, sizeof s);
-        if (!rc && b->sample(&r, n, &s)) rc = -1;
-        for (int i = 0; i < opt->iterations && !rc; i++) {
+        rc = b->sample(&h->r, h->n, &s);
+        for (int i = 0; i < h->o.iterations && !rc; i++) {
             memset(&s, 0, sizeof s);
-            if (b->sample(&r, n, &s) || push(&v, &s, g)) rc = -1;
+            if (b->sample(&h->r, h->n, &s) || push(&h->v, &s, g)) rc = -1;
         }
-        if (b->teardown) b->teardown(&r);
+        if (b->teardown) b->teardown(&h->r);
     }
     watchdog_arm(0, NULL);
-    if (rc) {
-        fprintf(stderr, "ctxbench-engine: %s: %s\n", b->id, bench_last_error());
-    } else {
-        emit(j, &r, &v, n);
-    }
-    free(v.s);
-    free(v.group);
+    if (rc) fail(h);
+    return rc;
+}
+
+int harness_emit(harness_job_t *h, json_t *j)
+{
+    if (h->failed) return -1;
+    emit(j, &h->r, &h->v, h->n);
+    return 0;
+}
+
+void harness_free(harness_job_t *h)
+{
+    if (!h) return;
+    free(h->v.s);
+    free(h->v.group);
+    free(h);
+}
+
+int harness_run(const bench_t *b, const run_opts_t *opt, json_t *j)
+{
+    harness_job_t *h = harness_prepare(b, opt);
+    if (!h) return -1;
+    for (int g = 0; g < h->o.groups && !h->failed; g++) harness_group(h, g);
+    int rc = harness_emit(h, j);
+    harness_free(h);
     return rc;
 }

@@ -48,7 +48,12 @@ static void usage(FILE *f)
           "  --parties N       ring/ ids: parties in the ring (default 2)\n"
           "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
           "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
+          "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
+          "                    id's samples span the whole run (default for run-suite)\n"
+          "  --sequential      all groups of one id, then the next (default for run)\n"
           "  --quick           (run-suite) the quick subset\n"
+          "                    run-suite's counts, unless given: 40 groups x 10 samples of\n"
+          "                    >= 2 ms (--quick: 5 x 6 of >= 0.5 ms), as 'ctxbench run'\n"
           "  --json            one results document (schema " SCHEMA ")\n"
           "  --jsonl           header line, then one result per line, as they finish\n"
           "  -o FILE           write to FILE atomically instead of stdout\n",
@@ -57,7 +62,7 @@ static void usage(FILE *f)
 
 enum { OPT_ITER = 256, OPT_GROUPS, OPT_N, OPT_MINS, OPT_CPU, OPT_CROSS, OPT_SIZE, OPT_STRIDE, OPT_WARM,
        OPT_PRIO, OPT_PARTIES, OPT_FOOT, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP,
-       OPT_POINTS, OPT_COUNTERS };
+       OPT_POINTS, OPT_COUNTERS, OPT_INTERLEAVE, OPT_SEQUENTIAL };
 
 static const struct option longopts[] = {
     {"iterations", required_argument, 0, OPT_ITER}, {"groups", required_argument, 0, OPT_GROUPS},
@@ -70,6 +75,7 @@ static const struct option longopts[] = {
     {"json", no_argument, 0, OPT_JSON},             {"jsonl", no_argument, 0, OPT_JSONL},
     {"all", no_argument, 0, OPT_ALL},               {"help", no_argument, 0, OPT_HELP},
     {"points", required_argument, 0, OPT_POINTS},   {"counters", no_argument, 0, OPT_COUNTERS},
+    {"interleave", no_argument, 0, OPT_INTERLEAVE}, {"sequential", no_argument, 0, OPT_SEQUENTIAL},
     {0, 0, 0, 0}};
 
 #define MAX_POINTS 4096
@@ -80,6 +86,8 @@ typedef struct cli {
     point_t *points;   /* --points, or NULL */
     size_t npoints;
     int json, jsonl, all, no_idle;
+    int interleave;    /* --interleave / --sequential; run-suite interleaves by default */
+    int set_groups, set_iterations, set_min_sample; /* given on the command line */
     const char *out;
 } cli_t;
 
@@ -129,10 +137,13 @@ static int parse(int argc, char **argv, cli_t *c)
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case OPT_ITER: c->o.iterations = (int)num_arg("iterations", optarg, 1, 100000, 0); break;
-        case OPT_GROUPS: c->o.groups = (int)num_arg("groups", optarg, 1, 10000, 0); break;
+        case OPT_ITER: c->o.iterations = (int)num_arg("iterations", optarg, 1, 100000, 0); c->set_iterations = 1; break;
+        case OPT_GROUPS: c->o.groups = (int)num_arg("groups", optarg, 1, 10000, 0); c->set_groups = 1; break;
         case OPT_N: c->o.n = num_arg("n", optarg, 1, 1ull << 32, 0); break;
-        case OPT_MINS: c->o.min_sample_ns = num_arg("min-sample-us", optarg, 1, 10000000, 0) * 1000; break;
+        case OPT_MINS:
+            c->o.min_sample_ns = num_arg("min-sample-us", optarg, 1, 10000000, 0) * 1000;
+            c->set_min_sample = 1;
+            break;
         case OPT_CPU: c->o.cpu = (int)num_arg("cpu", optarg, 0, 4095, 0); break;
         case OPT_CROSS: c->o.cpu2 = (int)num_arg("cross-cpu", optarg, 0, 4095, 0); break;
         case OPT_SIZE: c->o.size = (size_t)num_arg("size", optarg, 0, 1ull << 34, 1); break;
@@ -148,6 +159,8 @@ static int parse(int argc, char **argv, cli_t *c)
         case OPT_ALL: c->all = 1; break;
         case OPT_POINTS: parse_points(c, optarg); break;
         case OPT_COUNTERS: c->o.counters = 1; break;
+        case OPT_INTERLEAVE: c->interleave = 1; break;
+        case OPT_SEQUENTIAL: c->interleave = -1; break;
         case 'o': c->out = optarg; break;
         case OPT_HELP: case 'h': usage(stdout); exit(0);
         case ':': die(2, "option '%s' needs a value", argv[optind - 1]);
@@ -252,6 +265,90 @@ static void header(json_t *j)
     json_obj_end(j);
 }
 
+/* One result, in the output mode asked for; 0, or 1 if the job failed. */
+static int write_result(cli_t *c, FILE *f, json_t *j, harness_job_t *h, const bench_t *b)
+{
+    if (!c->json && !c->jsonl) {
+        /* human output: a short line per result, from the engine summary */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m) return 1;
+        json_t mj;
+        json_init(&mj, m);
+        int failed = harness_emit(h, &mj) != 0;
+        fclose(m);
+        if (!failed) {
+            const char *p = strstr(buf, "\"engine_summary\"");
+            double mn = 0, med = 0;
+            if (p) {
+                const char *q = strstr(p, "\"min\":");
+                const char *w = strstr(p, "\"median\":");
+                if (q) mn = strtod(q + 6, NULL);
+                if (w) med = strtod(w + 9, NULL);
+            }
+            if (c->points)
+                fprintf(f, "%-40s %9zu:%-4zu median %10.1f ns   min %10.1f ns\n", b->id, c->o.size, c->o.stride,
+                        med, mn);
+            else
+                fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", b->id, b->quantity, med, mn);
+            fflush(f);
+        }
+        free(buf);
+        return failed;
+    }
+    if (c->jsonl) {
+        json_init(j, f);
+        json_obj_begin(j);
+        json_kstr(j, "type", "result");
+        json_key(j, "result");
+    }
+    int failed = harness_emit(h, j) != 0;
+    if (failed && c->jsonl) json_null(j);
+    if (c->jsonl) {
+        json_obj_end(j);
+        fputc('\n', f);
+        fflush(f);
+    }
+    return failed;
+}
+
+/* A line a front end can show while interleaved results are not yet out. */
+static void progress(cli_t *c, FILE *f, size_t done, size_t total, const char *id, int group)
+{
+    if (!c->jsonl) return;
+    fprintf(f, "{\"type\":\"progress\",\"done\":%zu,\"total\":%zu,\"id\":\"%s\",\"group\":%d}\n", done,
+            total, id, group);
+    fflush(f);
+}
+
+/* Measure `n` benchmarks: prepared one by one, then group g of each (the
+ * starting id rotating by group, so that no id always follows the same
+ * one), then their results. With n == 1 this is one id start to finish. */
+static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, size_t n, int show_progress)
+{
+    harness_job_t **jobs = calloc(n, sizeof *jobs);
+    if (!jobs) die(1, "out of memory");
+    size_t total = n * (size_t)(c->o.groups + 1), done = 0;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i] = harness_prepare(list[i], &c->o);
+        if (show_progress) progress(c, f, ++done, total, list[i]->id, -1);
+    }
+    for (int g = 0; g < c->o.groups; g++)
+        for (size_t k = 0; k < n; k++) {
+            size_t i = (k + (size_t)g) % n;
+            if (jobs[i]) harness_group(jobs[i], g);
+            if (show_progress) progress(c, f, ++done, total, list[i]->id, g);
+        }
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!jobs[i] || write_result(c, f, j, jobs[i], list[i])) rc = 1;
+        harness_free(jobs[i]);
+    }
+    free(jobs);
+    return rc;
+}
+
 static int run_ids(cli_t *c, const bench_t **list, size_t n)
 {
     prepare_run(c);
@@ -272,58 +369,17 @@ static int run_ids(cli_t *c, const bench_t **list, size_t n)
         json_key(&j, "results");
         json_arr_begin(&j);
     }
-    /* With --points, every id is measured at every point, in this order. */
+    /* With --points, every id is measured at every point, in this order, one
+     * after the other; otherwise the ids may be interleaved group by group. */
     size_t np = c->points ? c->npoints : 1;
-    for (size_t k = 0; k < n * np; k++) {
-        size_t i = k / np;
+    int interleave = c->interleave > 0 && !c->points && n > 1;
+    size_t batch = interleave ? n : 1;
+    for (size_t k = 0; k < n * np; k += batch) {
         if (c->points) {
             c->o.size = c->points[k % np].size;
             c->o.stride = c->points[k % np].stride;
         }
-        if (!c->json && !c->jsonl) {
-            /* human output: a short line per result, from the engine summary */
-            char *buf = NULL;
-            size_t len = 0;
-            FILE *m = open_memstream(&buf, &len);
-            json_t mj;
-            json_init(&mj, m);
-            int r = harness_run(list[i], &c->o, &mj);
-            fclose(m);
-            if (r) rc = 1;
-            else {
-                const char *p = strstr(buf, "\"engine_summary\"");
-                double mn = 0, med = 0;
-                if (p) {
-                    const char *q = strstr(p, "\"min\":");
-                    const char *w = strstr(p, "\"median\":");
-                    if (q) mn = strtod(q + 6, NULL);
-                    if (w) med = strtod(w + 9, NULL);
-                }
-                if (c->points)
-                    fprintf(f, "%-40s %9zu:%-4zu median %10.1f ns   min %10.1f ns\n", list[i]->id, c->o.size,
-                            c->o.stride, med, mn);
-                else
-                    fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", list[i]->id, list[i]->quantity, med, mn);
-                fflush(f);
-            }
-            free(buf);
-            continue;
-        }
-        if (c->jsonl) {
-            json_init(&j, f);
-            json_obj_begin(&j);
-            json_kstr(&j, "type", "result");
-            json_key(&j, "result");
-        }
-        if (harness_run(list[i], &c->o, &j)) {
-            rc = 1;
-            if (c->jsonl) { json_null(&j); }
-        }
-        if (c->jsonl) {
-            json_obj_end(&j);
-            fputc('\n', f);
-            fflush(f);
-        }
+        if (run_batch(c, f, &j, list + k / np, batch, interleave)) rc = 1;
     }
     if (c->json) {
         json_arr_end(&j);
@@ -381,6 +437,13 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "run-suite")) {
         if (first < argc) die(2, "run-suite: unexpected argument '%s'", argv[first]);
         unsigned want = c.o.quick ? BENCH_QUICK : BENCH_DEFAULT;
+        if (!c.interleave) c.interleave = 1;
+        /* The suite's counts, unless given: the same presets as `ctxbench run`
+         * (src/ctxbench/commands/run.py PRESETS), so a board's file and a
+         * laptop's are measured alike. */
+        if (!c.set_groups) c.o.groups = c.o.quick ? 5 : 40;
+        if (!c.set_iterations) c.o.iterations = c.o.quick ? 6 : 10;
+        if (!c.set_min_sample) c.o.min_sample_ns = c.o.quick ? 500000 : 2000000;
         for (size_t i = 0; i < bench_count(); i++)
             if (bench_at(i)->flags & want) list[n++] = bench_at(i);
     } else {

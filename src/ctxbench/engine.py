@@ -44,8 +44,10 @@ def _on_term(signum, frame):
 
 
 def stream(args: Iterable[str], on_header: Callable[[dict], None],
-           on_result: Callable[[dict], None]) -> None:
-    """Run the engine with `args` (plus --jsonl) and call back per line."""
+           on_result: Callable[[dict], None],
+           on_progress: Callable[[dict], None] | None = None) -> None:
+    """Run the engine with `args` (plus --jsonl) and call back per line
+    (progress lines come from interleaved runs, before their results)."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
@@ -65,6 +67,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
                 on_header(msg)
             elif msg.get("type") == "result" and msg.get("result") is not None:
                 on_result(msg["result"])
+            elif msg.get("type") == "progress" and on_progress:
+                on_progress(msg)
         proc.wait()
         err = proc.stderr.read() if proc.stderr else ""
     except (KeyboardInterrupt, _Terminated):

@@ -37,8 +37,14 @@ class EngineOptions:
 
 
 def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = None,
-            on_result=None) -> tuple[dict, list[dict]]:
-    """Measure `ids` in one engine run; returns (header, analysed results)."""
+            on_result=None, interleave: bool = False) -> tuple[dict, list[dict]]:
+    """Measure `ids` in one engine run; returns (header, analysed results).
+
+    With `interleave`, the engine measures group 1 of every id, then group 2,
+    and so on, so that each id's samples span the whole run and a machine
+    whose speed drifts over seconds (a VM's host) shifts every id alike; the
+    results then all arrive at the end, and `progress` (sized
+    len(ids) * (groups + 1)) follows the engine's progress lines instead."""
     header: dict = {}
     out: list[dict] = []
     if progress:
@@ -52,9 +58,16 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
         out.append(a)
         if on_result:
             on_result(a)
-        if progress:
+        if progress and not interleave:
             nxt = ids[len(out)] if len(out) < len(ids) else "done"
             progress.step(nxt)
 
-    engine.stream(["run", *ids, *opts.args()], got_header, got_result)
+    def got_progress(p):
+        if progress:
+            progress.done = int(p.get("done", progress.done))
+            g = p.get("group", -1)
+            progress.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
+
+    args = ["run", *ids, *opts.args()] + (["--interleave"] if interleave else [])
+    engine.stream(args, got_header, got_result, got_progress)
     return header, out

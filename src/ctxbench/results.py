@@ -26,9 +26,13 @@ def analyse(result: dict) -> dict:
     r = dict(result)
     rec, keep = verification.judge(r)
     samples = r.get("samples") or []
+    groups = r.get("group")
+    if not isinstance(groups, list) or len(groups) != len(samples):
+        groups = None  # an old or foreign file: samples resampled one by one
     kept = [x for x, k in zip(samples, keep) if k and x is not None]
-    r["summary"] = stats.summarize(kept)
-    r["summary_all"] = stats.summarize(samples) if rec["dropped"] else r["summary"]
+    kept_groups = [g for x, g, k in zip(samples, groups, keep) if k and x is not None] if groups else None
+    r["summary"] = stats.summarize(kept, kept_groups)
+    r["summary_all"] = stats.summarize(samples, groups) if rec["dropped"] else r["summary"]
     r["verification"] = rec
     warnings = [w for w in (r.get("warnings") or []) if not _OWN_WARNING.match(str(w))]
     s = r["summary"]

@@ -1,7 +1,12 @@
 """ctxbench compare: per id (and point) present on both sides, the two
 medians, the relative change, a Mann-Whitney U test and a verdict; what
 differs between the machines is listed first. Each side may be several
-files (e.g. many runs or machines): their samples are pooled per id."""
+files (e.g. many runs or machines): their samples are pooled per id.
+
+The U test runs on per-group medians where each side has enough groups:
+samples of one group share one stretch of machine state and are not
+independent, and testing them one by one calls a VM's minute-to-minute
+drift "significant"."""
 from __future__ import annotations
 
 import math
@@ -43,16 +48,29 @@ def point_key(r: dict) -> str:
     return r["id"] + (f" [{extra}]" if extra else "")
 
 
-def pooled(docs: list[dict]) -> dict:
-    """{key: kept samples pooled over the side's files}, in first-seen order."""
+MIN_GROUPS = 5  # fewer groups on a side: the test falls back to samples
+
+
+def pooled(docs: list[dict]) -> tuple[dict, dict]:
+    """({key: kept samples pooled over the side's files},
+    {key: median of each (file, group) of kept samples}), first-seen order."""
     out: dict = {}
+    clusters: dict = {}
     for d in docs:
         for r in d["results"]:
             _, keep = verification.judge(r)
-            xs = [x for x, k in zip(r.get("samples") or [], keep)
-                  if k and isinstance(x, (int, float)) and math.isfinite(x)]
-            out.setdefault(point_key(r), []).extend(xs)
-    return out
+            samples = r.get("samples") or []
+            groups = r.get("group")
+            if not isinstance(groups, list) or len(groups) != len(samples):
+                groups = [None] * len(samples)
+            by_group: dict = {}
+            for x, g, k in zip(samples, groups, keep):
+                if k and isinstance(x, (int, float)) and math.isfinite(x):
+                    out.setdefault(point_key(r), []).append(x)
+                    if g is not None:
+                        by_group.setdefault(g, []).append(x)
+            clusters.setdefault(point_key(r), []).extend(float(_median(v)) for v in by_group.values())
+    return out, clusters
 
 
 def _env_facts(env: dict) -> dict:
@@ -90,7 +108,7 @@ def run(args) -> int:
         raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
     base = [results.load(p) for p in base_files]
     new = [results.load(p) for p in new_files]
-    pb, pn = pooled(base), pooled(new)
+    (pb, cb), (pn, cn) = pooled(base), pooled(new)
     common = [k for k in pb if k in pn]
     if not common:
         raise UserError("compare: no id is present on both sides")
@@ -106,13 +124,17 @@ def run(args) -> int:
     print()
     w = max(len(k) for k in common)
     print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}  {'p (U test)':>10}  verdict")
-    ratios, few = [], []
+    ratios, few, on_samples = [], [], []
     for k in common:
         a, b = pb[k], pn[k]
         ma = float(_median(a))
         mb = float(_median(b))
-        _, p = mann_whitney(a, b)
-        v = verdict(ma, mb, p, thr, len(a), len(b))
+        ua, ub = cb.get(k, []), cn.get(k, [])
+        if min(len(ua), len(ub)) < MIN_GROUPS:
+            ua, ub = a, b
+            on_samples.append(k)
+        _, p = mann_whitney(ua, ub)
+        v = verdict(ma, mb, p, thr, len(ua), len(ub))
         rel = (mb - ma) / abs(ma) if ma else math.nan
         if ma > 0 and mb > 0:
             ratios.append(mb / ma)
@@ -128,7 +150,10 @@ def run(args) -> int:
     print()
     print(f"geometric mean of new/base medians over {len(ratios)} ids: "
           + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
-          + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05)")
+          + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
+    if on_samples:
+        print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
+              "samples, which overstates significance when the machine drifts")
     if few:
         print(f"warning: {len(few)} id(s) have fewer than {MIN_SAMPLES} samples on a side; their verdict is weak")
     if only:
