@@ -52,8 +52,8 @@ static void usage(FILE *f)
           "                    id's samples span the whole run (default for run-suite)\n"
           "  --sequential      all groups of one id, then the next (default for run)\n"
           "  --quick           (run-suite) the quick subset\n"
-          "                    run-suite's counts, unless given: 40 groups x 10 samples of\n"
-          "                    >= 2 ms (--quick: 5 x 6 of >= 0.5 ms), as 'ctxbench run'\n"
+          "                    run-suite's counts, unless given: 48 groups x 8 samples of\n"
+          "                    >= 1.5 ms (--quick: 5 x 6 of >= 0.5 ms), as 'ctxbench run'\n"
           "  --json            one results document (schema " SCHEMA ")\n"
           "  --jsonl           header line, then one result per line, as they finish\n"
           "  -o FILE           write to FILE atomically instead of stdout\n",
@@ -441,9 +441,9 @@ int main(int argc, char **argv)
         /* The suite's counts, unless given: the same presets as `ctxbench run`
          * (src/ctxbench/commands/run.py PRESETS), so a board's file and a
          * laptop's are measured alike. */
-        if (!c.set_groups) c.o.groups = c.o.quick ? 5 : 40;
-        if (!c.set_iterations) c.o.iterations = c.o.quick ? 6 : 10;
-        if (!c.set_min_sample) c.o.min_sample_ns = c.o.quick ? 500000 : 2000000;
+        if (!c.set_groups) c.o.groups = c.o.quick ? 5 : 48;
+        if (!c.set_iterations) c.o.iterations = c.o.quick ? 6 : 8;
+        if (!c.set_min_sample) c.o.min_sample_ns = c.o.quick ? 500000 : 1500000;
         for (size_t i = 0; i < bench_count(); i++)
             if (bench_at(i)->flags & want) list[n++] = bench_at(i);
     } else {

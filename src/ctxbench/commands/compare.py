@@ -49,6 +49,16 @@ def point_key(r: dict) -> str:
 
 
 MIN_GROUPS = 5  # fewer groups on a side: the test falls back to samples
+REFERENCE = "reference/cpu"  # fixed CPU work: the machine's own speed in each run
+
+
+def reference_change(pb: dict, pn: dict) -> float | None:
+    """new/base ratio of the speed reference's medians, if both sides have it."""
+    a, b = pb.get(REFERENCE), pn.get(REFERENCE)
+    if not a or not b:
+        return None
+    ma, mb = float(_median(a)), float(_median(b))
+    return mb / ma if ma > 0 and mb > 0 else None
 
 
 def pooled(docs: list[dict]) -> tuple[dict, dict]:
@@ -121,9 +131,14 @@ def run(args) -> int:
             print(f"  {d}")
     else:
         print("environment: same kernel, CPU, mitigations, governor and VM on both sides")
+    ref = reference_change(pb, pn)
+    if ref is not None:
+        print(f"machine speed: {REFERENCE} changed by {ref - 1:+.1%} (fixed CPU work: the machine itself, not the "
+              "code under test); 'vs ref' is each change with that divided out")
     print()
     w = max(len(k) for k in common)
-    print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}  {'p (U test)':>10}  verdict")
+    vs = f"  {'vs ref':>8}" if ref is not None else ""
+    print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}{vs}  {'p (U test)':>10}  verdict")
     ratios, few, on_samples = [], [], []
     for k in common:
         a, b = pb[k], pn[k]
@@ -136,14 +151,18 @@ def run(args) -> int:
         _, p = mann_whitney(ua, ub)
         v = verdict(ma, mb, p, thr, len(ua), len(ub))
         rel = (mb - ma) / abs(ma) if ma else math.nan
-        if ma > 0 and mb > 0:
+        if ma > 0 and mb > 0 and k != REFERENCE:
             ratios.append(mb / ma)
         note = ""
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
+        adj = ""
+        if ref is not None:
+            adj = f"{mb / ma / ref - 1:+.1%}" if ma > 0 and mb > 0 and k != REFERENCE else "-"
+            adj = f"  {adj:>8}"
         print(f"{k:<{w}}  {table.fmt_time(ma):>12}  {table.fmt_time(mb):>12}  "
-              f"{(f'{rel:+.1%}' if math.isfinite(rel) else 'n/a'):>8}  "
+              f"{(f'{rel:+.1%}' if math.isfinite(rel) else 'n/a'):>8}{adj}  "
               f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
     g = geomean_ratio(ratios)
@@ -151,6 +170,9 @@ def run(args) -> int:
     print(f"geometric mean of new/base medians over {len(ratios)} ids: "
           + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
           + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
+    if ref is not None and ratios:
+        print(f"the same with the machine's speed change divided out: {g / ref:.3f} ({g / ref - 1:+.1%}); verdicts "
+              "use the measured medians")
     if on_samples:
         print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
               "samples, which overstates significance when the machine drifts")

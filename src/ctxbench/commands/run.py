@@ -13,12 +13,12 @@ from ..progress import Progress
 
 PRESETS = {
     # groups, iterations, shortest sample (µs): seed 001 used 20 x 10; the
-    # default takes 40 groups, interleaved over ~30 s, so that each id's
+    # default takes 48 short groups, interleaved over ~25 s, so that each id's
     # median averages over the host's drift (run-to-run agreement, README).
     # The engine's run-suite uses the same counts (engine/src/main.c).
     "quick": (5, 6, 500),
-    "default": (40, 10, 2000),
-    "full": (40, 20, 5000),
+    "default": (48, 8, 1500),
+    "full": (160, 8, 2000),
 }
 
 
