@@ -99,3 +99,23 @@ def test_u_test_runs_on_group_medians(tmp_path):
     assert p.returncode == 0, p.stderr
     assert _verdicts(p.stdout) == ["no significant change"], p.stdout
     assert "on per-group medians" in p.stdout and "fewer than 5 groups" not in p.stdout
+
+
+def test_machine_speed_reference_is_reported_not_averaged(tmp_path):
+    import json
+    import numpy as np
+    rng = np.random.default_rng(12)
+    base_doc = json.loads((FIXTURES / "ring_base.json").read_text())
+    files = []
+    for name, scale in (("a", 1.0), ("b", 1.2)):
+        _grouped_doc(tmp_path / f"{name}.json", base_doc, [1000.0] * 6, rng)
+        doc = json.loads((tmp_path / f"{name}.json").read_text())
+        ref = dict(doc["results"][0], id="reference/cpu", quantity="reference", params={})
+        ref["samples"] = [3000.0 * scale] * len(ref["samples"])
+        doc["results"].append(ref)
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+        files.append(str(tmp_path / f"{name}.json"))
+    p = run_cli("compare", *files)
+    assert p.returncode == 0, p.stderr
+    assert "machine speed: reference/cpu (fixed CPU work) changed by +20.0%" in p.stdout
+    assert "over 1 ids" in p.stdout  # the reference is not one of the compared switch ids
