@@ -1,4 +1,8 @@
-"""Progress on stderr: a redrawn line on a terminal, plain lines otherwise."""
+"""Progress on stderr: a redrawn line on a terminal, plain lines otherwise.
+
+Updates can come by the thousand (an interleaved run reports every group of
+every id), so a terminal is redrawn at most 10 times a second and a log
+gets a line at most every 2 seconds, plus the first and the last."""
 from __future__ import annotations
 
 import sys
@@ -14,6 +18,15 @@ class Progress:
         self.tty = self.stream.isatty()
         self.t0 = time.monotonic()
         self._last = ""
+        self._shown_at: float | None = None
+
+    def _due(self) -> bool:
+        now = time.monotonic()
+        gap = 0.1 if self.tty else 2.0
+        if self._shown_at is not None and now - self._shown_at < gap and self.done < self.total:
+            return False
+        self._shown_at = now
+        return True
 
     def eta(self) -> float | None:
         if self.done == 0:
@@ -22,6 +35,8 @@ class Progress:
         return el / self.done * (self.total - self.done)
 
     def update(self, what: str) -> None:
+        if not self._due():
+            return
         el = time.monotonic() - self.t0
         eta = self.eta()
         width = 24
