@@ -3,6 +3,7 @@ this module judges them. Each finding: level (ok | note | warning), what
 was found, and a hint on how to fix it."""
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, asdict
 
@@ -216,6 +217,48 @@ def result_findings(result: dict) -> list[Finding]:
     if cv is not None and cv == cv and abs(cv) > 0.10 and result.get("quantity") in ("switch", "wakeup"):
         out.append(Finding("warning", "cv", f"{result['id']}: CV {cv:.0%} is high",
                            "more samples (--full), a quieter machine, or an isolated CPU"))
+    return out
+
+
+# Per-result warnings of one kind are printed as one line listing the ids.
+_GROUP_HEADLINES = {
+    "pinning": "not pinned as asked",
+    "sched_fifo": "not measured under SCHED_FIFO",
+    "involuntary": "switches beyond the method's own (those samples dropped)",
+    "cv": "CV above 10%",
+}
+
+
+def grouped(findings: list[Finding]) -> list[Finding]:
+    """The same findings with each per-result kind folded into one:
+    "<headline> in N results: id (detail), ...", keeping the first one's
+    place and hint. A kind seen once is left as it is."""
+    def split(f):
+        if f.topic in _GROUP_HEADLINES and ": " in f.what:
+            return f.what.split(": ", 1)
+        return None
+    kinds: dict = {}
+    for f in findings:
+        if split(f):
+            kinds.setdefault((f.topic, f.level, f.hint), []).append(f)
+    out: list[Finding] = []
+    for f in findings:
+        key = (f.topic, f.level, f.hint)
+        same = kinds.get(key)
+        if not split(f) or len(same) < 2:
+            out.append(f)
+        elif same[0] is f:
+            items = []
+            for g in same:
+                subject, detail = split(g)
+                num = re.search(r"\d+%?", detail)
+                if num and f.topic == "cv":
+                    subject += f" ({num.group()})"
+                elif num and f.topic == "involuntary":
+                    subject += f" ({num.group()} sample{'s' if num.group() != '1' else ''})"
+                items.append(subject)
+            out.append(Finding(f.level, f.topic, f"{_GROUP_HEADLINES[f.topic]} in {len(same)} results: "
+                               + ", ".join(items), f.hint))
     return out
 
 

@@ -88,6 +88,7 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
             from .usergap import gap_lines  # user vs kernel, plain to see
             lines.extend(gap_lines(results))
     lines.append("")
-    lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples; "
-                 "cycles: median in TSC/counter ticks.")
+    by_groups = any((r.get("summary") or {}).get("ci95_resampled") == "groups" for r in results)
+    lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
+                 + (" (resampling whole groups)" if by_groups else "") + "; cycles: median in TSC/counter ticks.")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import textwrap
 
 from .. import checks, engine, results, table
 from ..errors import UserError
@@ -104,9 +105,10 @@ def run(args) -> int:
     results.write_atomic(out, doc)
 
     print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz")))
-    warn = [f for f in findings if f.level == "warning"]
+    warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
-        print(f"  warning: {f.what}" + (f"\n           hint: {f.hint}" if f.hint else ""))
+        print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)
+              + (f"\n           hint: {f.hint}" if f.hint else ""))
     print(f"\nresults written to {out}")
     if args.json:
         import json
