@@ -109,8 +109,9 @@ def run(args) -> int:
     g, it = (3, 5) if args.quick else (10, 10)
     opts = EngineOptions(cpu=args.cpu, groups=args.groups or g, iterations=args.iterations or it,
                          min_sample_us=500 if args.quick else 2000, warmup_ms=100 if args.quick else None)
-    prog = Progress(len(ids), label="measuring ")
-    header, res = run_ids(ids, opts, prog)
+    # interleaved: the variants' ratios come from the same mix of machine states
+    prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
+    header, res = run_ids(ids, opts, prog, interleave=True)
     prog.close()
     env = header.get("environment", {})
     hz = (env.get("timers") or {}).get("cycle_hz") or next(
