@@ -9,23 +9,32 @@ IDS = ["test/busywait/200", "test/busywait/2000", "test/busywait/20000"]
 
 
 def test_engine_interleaves_groups_and_reports_progress():
-    p = run_engine("run", *IDS, "--groups", "3", "--iterations", "2", "--min-sample-us", "200",
+    p = run_engine("run", *IDS, "--groups", "6", "--iterations", "2", "--min-sample-us", "200",
                    "--warmup-ms", "0", "--interleave", "--jsonl")
     assert p.returncode == 0, p.stderr
     lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
     prog = [l for l in lines if l["type"] == "progress"]
     res = [l["result"] for l in lines if l["type"] == "result"]
-    # one line per id prepared, then one per (group, id); the start rotates by group
-    assert [l["done"] for l in prog] == list(range(1, len(IDS) * 4 + 1))
-    assert all(l["total"] == len(IDS) * 4 for l in prog)
+    # one line per id prepared, then one per (group, id): every round
+    # measures every id once, in an order that changes from round to round
+    # (fixed seeds: the same orders in every run)
+    G = 6
+    assert [l["done"] for l in prog] == list(range(1, len(IDS) * (G + 1) + 1))
+    assert all(l["total"] == len(IDS) * (G + 1) for l in prog)
     assert [l["group"] for l in prog[:3]] == [-1, -1, -1]
-    assert [l["group"] for l in prog[3:]] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
-    assert [l["id"] for l in prog[3:6]] == IDS and [l["id"] for l in prog[6:9]] == IDS[1:] + IDS[:1]
+    rounds = [[l["id"] for l in prog[3 + 3 * g:6 + 3 * g]] for g in range(G)]
+    assert [l["group"] for l in prog[3:]] == [g for g in range(G) for _ in IDS]
+    assert all(sorted(r) == sorted(IDS) for r in rounds)
+    assert len({tuple(r) for r in rounds}) > 1
+    again = run_engine("run", *IDS, "--groups", str(G), "--iterations", "1", "--min-sample-us", "100",
+                       "--warmup-ms", "0", "--interleave", "--jsonl")
+    prog2 = [json.loads(l) for l in again.stdout.splitlines() if '"progress"' in l]
+    assert [l["id"] for l in prog2] == [l["id"] for l in prog]
     # results come after every progress line, in the order asked
     assert lines.index(next(l for l in lines if l["type"] == "result")) > lines.index(prog[-1])
     assert [r["id"] for r in res] == IDS
     for r in res:
-        assert r["group"] == [0, 0, 1, 1, 2, 2]
+        assert r["group"] == [g for g in range(6) for _ in range(2)]
 
 
 def test_sequential_is_the_default_for_run():

@@ -322,24 +322,44 @@ static void progress(cli_t *c, FILE *f, size_t done, size_t total, const char *i
     fflush(f);
 }
 
-/* Measure `n` benchmarks: prepared one by one, then group g of each (the
- * starting id rotating by group, so that no id always follows the same
- * one), then their results. With n == 1 this is one id start to finish. */
+/* The order of the ids in round g: a permutation drawn from a fixed seed,
+ * so that no id always follows the same one (a cross-CPU id leaves the
+ * other CPU in a different state than a user-level one), yet two runs use
+ * the same orders. */
+static void round_order(size_t *order, size_t n, int g)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(g + 1);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        size_t k = (size_t)(x % i), t = order[i - 1];
+        order[i - 1] = order[k];
+        order[k] = t;
+    }
+}
+
+/* Measure `n` benchmarks: prepared one by one, then group g of each (in
+ * round_order), then their results. With n == 1 this is one id start to
+ * finish. */
 static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, size_t n, int show_progress)
 {
     harness_job_t **jobs = calloc(n, sizeof *jobs);
-    if (!jobs) die(1, "out of memory");
+    size_t *order = calloc(n, sizeof *order);
+    if (!jobs || !order) die(1, "out of memory");
     size_t total = n * (size_t)(c->o.groups + 1), done = 0;
     for (size_t i = 0; i < n; i++) {
         jobs[i] = harness_prepare(list[i], &c->o);
         if (show_progress) progress(c, f, ++done, total, list[i]->id, -1);
     }
-    for (int g = 0; g < c->o.groups; g++)
+    for (int g = 0; g < c->o.groups; g++) {
+        round_order(order, n, g);
         for (size_t k = 0; k < n; k++) {
-            size_t i = (k + (size_t)g) % n;
+            size_t i = order[k];
             if (jobs[i]) harness_group(jobs[i], g);
             if (show_progress) progress(c, f, ++done, total, list[i]->id, g);
         }
+    }
+    free(order);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if (!jobs[i] || write_result(c, f, j, jobs[i], list[i])) rc = 1;
