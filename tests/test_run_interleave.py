@@ -56,3 +56,22 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
         assert abs(s["median"] - d) <= 0.05 * d, f"{r['id']}: injected {d} ns, measured {s['median']} ns"
         assert s["groups"] == 6 and s["ci95_resampled"] == "groups"
         assert s["ci95"][0] <= s["median"] <= s["ci95"][1]
+
+
+def test_run_suite_uses_the_front_ends_preset_counts(tmp_path):
+    """A board's run-suite file is measured like the laptop's ctxbench run:
+    the engine's suite counts (engine/src/main.c) equal run.py's PRESETS."""
+    from ctxbench.commands.run import PRESETS
+    out = tmp_path / "suite.json"
+    p = run_engine("run-suite", "--quick", "--warmup-ms", "0", "--json", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    groups, iterations, _ = PRESETS["quick"]
+    for r in json.loads(out.read_text())["results"]:
+        assert (r["params"]["groups"], r["params"]["iterations"]) == (groups, iterations), r["id"]
+    # the default suite takes ~30 s: its counts are checked where the engine
+    # prints them, built from the same macros the suite uses
+    help_text = " ".join(run_engine("--help").stdout.split())
+    for name in ("default", "quick"):
+        g, i, us = PRESETS[name]
+        assert (f"{g} groups x {i} samples of >= {us} us" in help_text if name == "default"
+                else f"--quick: {g} x {i} of >= {us} us" in help_text), (name, help_text)

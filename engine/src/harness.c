@@ -297,13 +297,3 @@ void harness_free(harness_job_t *h)
     free(h->v.group);
     free(h);
 }
-
-int harness_run(const bench_t *b, const run_opts_t *opt, json_t *j)
-{
-    harness_job_t *h = harness_prepare(b, opt);
-    if (!h) return -1;
-    for (int g = 0; g < h->o.groups && !h->failed; g++) harness_group(h, g);
-    int rc = harness_emit(h, j);
-    harness_free(h);
-    return rc;
-}

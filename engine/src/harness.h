@@ -4,14 +4,12 @@
 #include "bench.h"
 #include "json.h"
 
-/* Run `b` with `opt` and write its result object to `j`. Returns 0, or
- * nonzero after printing one error line (the result is then not written). */
-int harness_run(const bench_t *b, const run_opts_t *opt, json_t *j);
-/* The same in steps, so that several benchmarks can be interleaved group by
+/* A benchmark is run in steps, so that several can be interleaved group by
  * group (each one's samples then span the whole run, not one stretch of it):
  * prepare (setup, warm-up, choose n), then groups 0..groups-1 in any order
- * relative to other jobs, then emit. A failing step prints one error line;
- * the job then measures nothing more and emits nothing (-1). */
+ * relative to other jobs, then emit its result object. A failing step prints
+ * one error line; the job then measures nothing more and emits nothing (-1).
+ * main.c's run_batch drives them (one job alone: start to finish). */
 typedef struct harness_job harness_job_t;
 harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt);
 int harness_group(harness_job_t *h, int group);

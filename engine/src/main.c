@@ -23,6 +23,16 @@
 #include <unistd.h>
 
 #define SCHEMA "ctxbench/1"
+/* run-suite's counts unless given: src/ctxbench/commands/run.py PRESETS
+ * (tests/test_run_interleave.py checks they agree, through the help text) */
+#define SUITE_GROUPS 48
+#define SUITE_ITERATIONS 8
+#define SUITE_MIN_SAMPLE_US 1500
+#define QUICK_GROUPS 5
+#define QUICK_ITERATIONS 6
+#define QUICK_MIN_SAMPLE_US 500
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static void usage(FILE *f)
 {
@@ -52,8 +62,9 @@ static void usage(FILE *f)
           "                    id's samples span the whole run (default for run-suite)\n"
           "  --sequential      all groups of one id, then the next (default for run)\n"
           "  --quick           (run-suite) the quick subset\n"
-          "                    run-suite's counts, unless given: 48 groups x 8 samples of\n"
-          "                    >= 1.5 ms (--quick: 5 x 6 of >= 0.5 ms), as 'ctxbench run'\n"
+          "                    run-suite's counts, unless given: " STR(SUITE_GROUPS) " groups x " STR(SUITE_ITERATIONS)
+          " samples of\n                    >= " STR(SUITE_MIN_SAMPLE_US) " us (--quick: " STR(QUICK_GROUPS) " x "
+          STR(QUICK_ITERATIONS) " of >= " STR(QUICK_MIN_SAMPLE_US) " us), as 'ctxbench run'\n"
           "  --json            one results document (schema " SCHEMA ")\n"
           "  --jsonl           header line, then one result per line, as they finish\n"
           "  -o FILE           write to FILE atomically instead of stdout\n",
@@ -458,12 +469,12 @@ int main(int argc, char **argv)
         if (first < argc) die(2, "run-suite: unexpected argument '%s'", argv[first]);
         unsigned want = c.o.quick ? BENCH_QUICK : BENCH_DEFAULT;
         if (!c.interleave) c.interleave = 1;
-        /* The suite's counts, unless given: the same presets as `ctxbench run`
-         * (src/ctxbench/commands/run.py PRESETS), so a board's file and a
+        /* The same counts as `ctxbench run`, so that a board's file and a
          * laptop's are measured alike. */
-        if (!c.set_groups) c.o.groups = c.o.quick ? 5 : 48;
-        if (!c.set_iterations) c.o.iterations = c.o.quick ? 6 : 8;
-        if (!c.set_min_sample) c.o.min_sample_ns = c.o.quick ? 500000 : 1500000;
+        if (!c.set_groups) c.o.groups = c.o.quick ? QUICK_GROUPS : SUITE_GROUPS;
+        if (!c.set_iterations) c.o.iterations = c.o.quick ? QUICK_ITERATIONS : SUITE_ITERATIONS;
+        if (!c.set_min_sample)
+            c.o.min_sample_ns = 1000ull * (c.o.quick ? QUICK_MIN_SAMPLE_US : SUITE_MIN_SAMPLE_US);
         for (size_t i = 0; i < bench_count(); i++)
             if (bench_at(i)->flags & want) list[n++] = bench_at(i);
     } else {

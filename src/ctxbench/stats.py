@@ -34,14 +34,12 @@ def bootstrap_ci(x: np.ndarray, stat=np.median, level: float = 0.95,
     return (float(lo), float(hi))
 
 
-def cluster_bootstrap_ci(x: np.ndarray, groups: np.ndarray, stat=np.median, level: float = 0.95,
+def cluster_bootstrap_ci(x: np.ndarray, groups: np.ndarray, level: float = 0.95,
                          resamples: int = BOOTSTRAP_RESAMPLES,
                          seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap of `stat` over the pooled samples of groups drawn
-    with replacement (a cluster bootstrap)."""
+    """Percentile bootstrap of the median of the pooled samples of groups
+    drawn with replacement (a cluster bootstrap)."""
     labels, inv = np.unique(groups, return_inverse=True)
-    if labels.size < 2:
-        return bootstrap_ci(x, stat, level, resamples, seed)
     # one row per group, padded with nan; a resample takes whole rows
     sizes = np.bincount(inv)
     table = np.full((labels.size, int(sizes.max())), np.nan)
@@ -50,12 +48,8 @@ def cluster_bootstrap_ci(x: np.ndarray, groups: np.ndarray, stat=np.median, leve
     table[inv[order], col] = x[order]
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, labels.size, size=(resamples, labels.size))
-    flat = table[pick].reshape(resamples, -1)
-    if stat is np.median:
-        stats = np.nanmedian(flat, axis=1)
-    else:
-        stats = np.array([stat(row[np.isfinite(row)]) for row in flat])
-    lo, hi = np.percentile(stats, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    medians = np.nanmedian(table[pick].reshape(resamples, -1), axis=1)
+    lo, hi = np.percentile(medians, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
     return (float(lo), float(hi))
 
 
