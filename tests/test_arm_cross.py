@@ -9,7 +9,8 @@ import pytest
 from arm_helpers import ARCHES, ELF_MACHINE, QUICK_ARGS, arm_engine, run_under_qemu
 from conftest import ROOT, run_cli, run_engine
 
-from ctxbench import checks, results
+from ctxbench.core import checks
+from ctxbench.core import model as results
 
 # Front-end commands run on each board's results file, as a user runs them
 # on the laptop ({file}: this arch's file, {other}: the other arch's).

@@ -9,7 +9,7 @@ import pytest
 from arm_helpers import arm_engine, run_under_qemu
 from conftest import run_cli, run_engine
 
-from ctxbench import results
+from ctxbench.core import model as results
 
 IDS = ["timer/clock_monotonic_raw", "kernel/thread/pipe/same-cpu"]
 SHORT = ["--groups", "2", "--iterations", "3"]

@@ -3,7 +3,7 @@ import math
 
 from conftest import FIXTURES, run_cli
 
-from ctxbench.compare_stats import mann_whitney
+from ctxbench.stats.rank import mann_whitney
 
 
 def _verdicts(out: str) -> list[str]:

@@ -7,8 +7,9 @@ import pytest
 
 from conftest import run_engine
 
-from ctxbench import results, stats
-from ctxbench.verification import SLACK
+from ctxbench.core import model as results
+from ctxbench.stats import summary as stats
+from ctxbench.core.verification import SLACK
 
 
 def _run(*args):

@@ -61,7 +61,7 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
 def test_run_suite_uses_the_front_ends_preset_counts(tmp_path):
     """A board's run-suite file is measured like the laptop's ctxbench run:
     the engine's suite counts (engine/src/main.c) equal run.py's PRESETS."""
-    from ctxbench.commands.run import PRESETS
+    from ctxbench.run.command import PRESETS
     out = tmp_path / "suite.json"
     p = run_engine("run-suite", "--quick", "--warmup-ms", "0", "--json", "-o", str(out))
     assert p.returncode == 0, p.stderr

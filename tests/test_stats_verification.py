@@ -3,7 +3,9 @@ import math
 
 import numpy as np
 
-from ctxbench import results, stats, verification
+from ctxbench.core import model as results
+from ctxbench.stats import summary as stats
+from ctxbench.core import verification
 
 
 def test_summary_fields_and_ci():
@@ -118,7 +120,7 @@ def test_analyse_uses_the_engine_group_array():
 
 
 def test_per_result_warnings_fold_into_one_line_per_kind():
-    from ctxbench import checks
+    from ctxbench.core import checks
     F = checks.Finding
     fs = [F("warning", "vm", "running in a virtual machine", "bare metal"),
           F("warning", "cv", "a/x: CV 19% is high", "more samples"),

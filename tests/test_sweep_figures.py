@@ -8,7 +8,10 @@ import json
 import pytest
 
 from conftest import FIXTURES, run_cli
-from ctxbench import figures_sweep, results, sweep_analysis, sweep_plan
+from ctxbench.sweep import figures as figures_sweep
+from ctxbench.core import model as results
+from ctxbench.sweep import analysis as sweep_analysis
+from ctxbench.sweep import plan as sweep_plan
 
 FIXTURE = FIXTURES / "sweep-small.json"
 

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from ctxbench import sweep_analysis, sweep_plan
-from ctxbench.errors import UserError
+from ctxbench.sweep import analysis as sweep_analysis
+from ctxbench.sweep import plan as sweep_plan
+from ctxbench.core.errors import UserError
 
 ENV = {"topology": {"caches": [
     {"level": 1, "type": "data", "size": 48 * 1024, "line": 64, "shared_by_pus": 1},

@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from ctxbench import tasks_analysis
-from ctxbench.derived import derived_summary
+from ctxbench.irq.analysis import irq_point
+from ctxbench.tasks import analysis as tasks_analysis
+from ctxbench.stats.derived import derived_summary
 
 
 def _pair_result(pair, n, total, a, b):
@@ -79,7 +80,7 @@ def test_irq_known_answer():
          "raw": {"r_task_ns": list(R), "r_prime_ns": list(Rp), "interrupts": list(k), "overruns": [0] * 6},
          "warnings": []}
     direct = {"samples": [D] * 10}
-    p = tasks_analysis.irq_point(r, direct)
+    p = irq_point(r, direct)
     assert p["parts"]["I"]["mean"] == pytest.approx(ind * k.mean(), rel=1e-6)
     assert p["params"]["task"] == "crc" and p["params"]["rate_hz"] == 1000
 

@@ -2,9 +2,9 @@
 the userbench comparison, from synthetic results (known answers)."""
 import math
 
-from ctxbench import table
-from ctxbench.commands import userbench
-from ctxbench.usergap import gap_lines, ratio
+from ctxbench.run import table
+from ctxbench.userbench import command as userbench
+from ctxbench.run.usergap import gap_lines, ratio
 
 
 def _r(rid, med, resume="ret"):

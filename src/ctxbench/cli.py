@@ -1,4 +1,4 @@
-"""The ctxbench command line. Each subcommand lives in ctxbench.commands.<name>
+"""The ctxbench command line. Each subcommand lives in ctxbench.<name>.command
 with add_parser(subparsers) and run(args) -> exit code."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .errors import UserError
+from ctxbench import __version__
+from ctxbench.core.errors import UserError
 
 # Subcommands, in the order `--help` lists them.
 COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "report", "compare"]
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ctxbench {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        importlib.import_module(f"ctxbench.commands.{name.replace('-', '_')}").add_parser(sub)
+        importlib.import_module(f"ctxbench.{name}.command").add_parser(sub)
     return p
 
 

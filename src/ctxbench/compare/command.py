@@ -1,0 +1,185 @@
+"""ctxbench compare: per id (and point) present on both sides, the two
+medians, the relative change, a Mann-Whitney U test and a verdict; what
+differs between the machines is listed first. Each side may be several
+files (e.g. many runs or machines): their samples are pooled per id.
+
+The U test runs on per-group medians where each side has enough groups:
+samples of one group share one stretch of machine state and are not
+independent, and testing them one by one calls a VM's minute-to-minute
+drift "significant"."""
+from __future__ import annotations
+
+import math
+
+from ctxbench.core import model as results
+from ctxbench.run import table
+from ctxbench.core import verification
+from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
+from ctxbench.core.errors import UserError
+
+# params that tell two points of one id apart (ring, sweep, tasks, irq)
+POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate")
+
+
+def add_parser(sub):
+    p = sub.add_parser("compare", help="compare two results files (or two groups of files)",
+                       description="Compare results: medians, relative change, Mann-Whitney U test, verdict.")
+    p.add_argument("base", nargs="?", metavar="BASE.json")
+    p.add_argument("new", nargs="?", metavar="NEW.json")
+    p.add_argument("--base", dest="base_files", nargs="+", metavar="FILE", help="several files on the base side")
+    p.add_argument("--new", dest="new_files", nargs="+", metavar="FILE", help="several files on the new side")
+    p.add_argument("--threshold", default="5%", metavar="PCT",
+                   help="smallest relative change that counts (default 5%%)")
+    p.set_defaults(func=run)
+
+
+def parse_threshold(text: str) -> float:
+    t = text.strip()
+    try:
+        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise UserError(f"--threshold: '{text}' is not a percentage (e.g. 5%)")
+    if not 0 <= v < 10:
+        raise UserError(f"--threshold: '{text}' is out of range")
+    return v
+
+
+def point_key(r: dict) -> str:
+    p = r.get("params") if isinstance(r.get("params"), dict) else {}
+    extra = ",".join(f"{k}={p[k]}" for k in POINT_PARAMS if k in p and not (k in ("size", "stride") and not p[k]))
+    return r["id"] + (f" [{extra}]" if extra else "")
+
+
+MIN_GROUPS = 5  # fewer groups on a side: the test falls back to samples
+REFERENCE = "reference/cpu"  # fixed CPU work: the machine's own speed in each run
+
+
+def reference_change(pb: dict, pn: dict) -> float | None:
+    """new/base ratio of the speed reference's medians, if both sides have it."""
+    a, b = pb.get(REFERENCE), pn.get(REFERENCE)
+    if not a or not b:
+        return None
+    ma, mb = float(_median(a)), float(_median(b))
+    return mb / ma if ma > 0 and mb > 0 else None
+
+
+def pooled(docs: list[dict]) -> tuple[dict, dict]:
+    """({key: kept samples pooled over the side's files},
+    {key: median of each (file, group) of kept samples}), first-seen order."""
+    out: dict = {}
+    clusters: dict = {}
+    for d in docs:
+        for r in d["results"]:
+            _, keep = verification.judge(r)
+            samples = r.get("samples") or []
+            groups = r.get("group")
+            if not isinstance(groups, list) or len(groups) != len(samples):
+                groups = [None] * len(samples)
+            by_group: dict = {}
+            for x, g, k in zip(samples, groups, keep):
+                if k and isinstance(x, (int, float)) and math.isfinite(x):
+                    out.setdefault(point_key(r), []).append(x)
+                    if g is not None:
+                        by_group.setdefault(g, []).append(x)
+            clusters.setdefault(point_key(r), []).extend(float(_median(v)) for v in by_group.values())
+    return out, clusters
+
+
+def _env_facts(env: dict) -> dict:
+    mit = env.get("mitigations") or {}
+    govs = ((env.get("frequency") or {}).get("governors")) or {}
+    return {
+        "hostname": env.get("hostname"),
+        "CPU": (env.get("cpu") or {}).get("model"),
+        "kernel": (env.get("kernel") or {}).get("release"),
+        "mitigations": ", ".join(sorted(k for k, v in mit.items() if v and str(v).startswith("Mitigation"))) or "none",
+        "governor": ", ".join(sorted({str(v) for v in govs.values()})) or "unknown",
+        "VM": "yes" if (env.get("virtualization") or {}).get("is_vm") else "no",
+        "kernel cmdline": (env.get("kernel") or {}).get("cmdline"),
+    }
+
+
+def env_differences(base: list[dict], new: list[dict]) -> list[str]:
+    def side(docs):
+        vals: dict = {}
+        for d in docs:
+            for k, v in _env_facts(d.get("environment") or {}).items():
+                vals.setdefault(k, set()).add(str(v))
+        return vals
+    b, n = side(base), side(new)
+    return [f"{k}: {' / '.join(sorted(b[k]))}  ->  {' / '.join(sorted(n[k]))}" for k in b if b[k] != n.get(k)]
+
+
+def run(args) -> int:
+    thr = parse_threshold(args.threshold)
+    base_files = (args.base_files or []) + ([args.base] if args.base else [])
+    new_files = (args.new_files or []) + ([args.new] if args.new else [])
+    if args.base and not args.new and not args.new_files:
+        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
+    if not base_files or not new_files:
+        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
+    base = [results.load(p) for p in base_files]
+    new = [results.load(p) for p in new_files]
+    (pb, cb), (pn, cn) = pooled(base), pooled(new)
+    common = [k for k in pb if k in pn]
+    if not common:
+        raise UserError("compare: no id is present on both sides")
+
+    diffs = env_differences(base, new)
+    print(f"base: {', '.join(base_files)}\nnew:  {', '.join(new_files)}")
+    if diffs:
+        print("environment differences that matter:")
+        for d in diffs:
+            print(f"  {d}")
+    else:
+        print("environment: same kernel, CPU, mitigations, governor and VM on both sides")
+    ref = reference_change(pb, pn)
+    if ref is not None:
+        # An indicator, not a correction: here it tracked the switch ids in
+        # some pairs of runs and not in others (cache contention from a VM's
+        # neighbours moves the switches but not this L1-resident work).
+        print(f"machine speed: {REFERENCE} (fixed CPU work) changed by {ref - 1:+.1%}: a change of that size in "
+              "every id is the machine, not the code under test")
+    print()
+    w = max(len(k) for k in common)
+    print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}  {'p (U test)':>10}  verdict")
+    ratios, few, on_samples = [], [], []
+    for k in common:
+        a, b = pb[k], pn[k]
+        ma = float(_median(a))
+        mb = float(_median(b))
+        ua, ub = cb.get(k, []), cn.get(k, [])
+        if min(len(ua), len(ub)) < MIN_GROUPS:
+            ua, ub = a, b
+            on_samples.append(k)
+        _, p = mann_whitney(ua, ub)
+        v = verdict(ma, mb, p, thr, len(ua), len(ub))
+        rel = (mb - ma) / abs(ma) if ma else math.nan
+        if ma > 0 and mb > 0 and k != REFERENCE:
+            ratios.append(mb / ma)
+        note = ""
+        if min(len(a), len(b)) < MIN_SAMPLES:
+            few.append(k)
+            note = f"  (too few samples: {len(a)} vs {len(b)})"
+        print(f"{k:<{w}}  {table.fmt_time(ma):>12}  {table.fmt_time(mb):>12}  "
+              f"{(f'{rel:+.1%}' if math.isfinite(rel) else 'n/a'):>8}  "
+              f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
+    only = len(set(pb) ^ set(pn))
+    g = geomean_ratio(ratios)
+    print()
+    print(f"geometric mean of new/base medians over {len(ratios)} ids: "
+          + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
+          + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
+    if on_samples:
+        print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
+              "samples, which overstates significance when the machine drifts")
+    if few:
+        print(f"warning: {len(few)} id(s) have fewer than {MIN_SAMPLES} samples on a side; their verdict is weak")
+    if only:
+        print(f"note: {only} id(s) present on one side only were skipped")
+    return 0
+
+
+def _median(xs):
+    import numpy as np
+    return np.median(xs) if xs else math.nan

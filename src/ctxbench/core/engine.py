@@ -1,0 +1,121 @@
+"""Finding and driving ctxbench-engine.
+
+The engine streams JSON lines (a header with tool and environment, then one
+result per benchmark). The front end never leaves it running: SIGTERM and
+Ctrl-C stop it (it reaps its own children), and the engine also dies with
+its parent (PR_SET_PDEATHSIG) if the front end is killed outright."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ctxbench.core.errors import UserError
+
+
+def engine_path() -> str:
+    env = os.environ.get("CTXBENCH_ENGINE")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise UserError(f"CTXBENCH_ENGINE={env} is not an executable file")
+        return env
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        cand = parent / "build" / "native" / "ctxbench-engine"
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    found = shutil.which("ctxbench-engine")
+    if found:
+        return found
+    raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
+
+
+class _Terminated(Exception):
+    pass
+
+
+def _on_term(signum, frame):
+    raise _Terminated()
+
+
+def stream(args: Iterable[str], on_header: Callable[[dict], None],
+           on_result: Callable[[dict], None],
+           on_progress: Callable[[dict], None] | None = None) -> None:
+    """Run the engine with `args` (plus --jsonl) and call back per line
+    (progress lines come from interleaved runs, before their results)."""
+    cmd = [engine_path(), *args, "--jsonl"]
+    old = signal.signal(signal.SIGTERM, _on_term)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    errors: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError:
+                errors.append(f"unreadable engine output: {line[:120]}")
+                continue
+            if msg.get("type") == "header":
+                on_header(msg)
+            elif msg.get("type") == "result" and msg.get("result") is not None:
+                on_result(msg["result"])
+            elif msg.get("type") == "progress" and on_progress:
+                on_progress(msg)
+        proc.wait()
+        err = proc.stderr.read() if proc.stderr else ""
+    except (KeyboardInterrupt, _Terminated):
+        _stop(proc)
+        raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        if proc.poll() is None:
+            _stop(proc)
+    lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
+    if proc.returncode != 0:
+        msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"
+        raise UserError(msg, code=1)
+    for l in lines:
+        print(f"warning: {l}", file=sys.stderr)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    except ProcessLookupError:
+        pass
+
+
+def run_json(args: Iterable[str]) -> object:
+    """Run an engine command that prints one JSON document (list, env)."""
+    cmd = [engine_path(), *args]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"'{' '.join(cmd)}' did not finish in 120 s", code=1)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.returncode or 1)
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise UserError(f"engine printed unreadable output for {' '.join(args)}", code=1)
+
+
+def list_benchmarks(all_: bool = False) -> list[dict]:
+    return run_json(["list", "--json"] + (["--all"] if all_ else []))  # type: ignore[return-value]
+
+
+def environment() -> dict:
+    return run_json(["env"])  # type: ignore[return-value]

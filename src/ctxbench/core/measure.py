@@ -1,0 +1,74 @@
+"""Running engine benchmarks from the front end: one engine process for a
+list of ids, progress while it runs, analysed results at the end."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ctxbench.core import engine
+from ctxbench.core import model as results
+from ctxbench.ui.progress import Progress
+
+
+@dataclass
+class EngineOptions:
+    """Engine options shared by the measuring commands (None: engine default)."""
+    cpu: int | None = None
+    cross_cpu: int | None = None
+    groups: int | None = None
+    iterations: int | None = None
+    min_sample_us: int | None = None
+    n: int | None = None
+    size: int | None = None
+    stride: int | None = None
+    no_idle: bool = False
+    warmup_ms: int | None = None
+    extra: list[str] = field(default_factory=list)
+
+    def args(self) -> list[str]:
+        a: list[str] = []
+        for flag, val in (("--cpu", self.cpu), ("--cross-cpu", self.cross_cpu), ("--groups", self.groups),
+                          ("--iterations", self.iterations), ("--min-sample-us", self.min_sample_us),
+                          ("--n", self.n), ("--size", self.size), ("--stride", self.stride),
+                          ("--warmup-ms", self.warmup_ms)):
+            if val is not None:
+                a += [flag, str(val)]
+        if self.no_idle:
+            a.append("--no-idle")
+        return a + list(self.extra)
+
+
+def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = None,
+            on_result=None, interleave: bool = False) -> tuple[dict, list[dict]]:
+    """Measure `ids` in one engine run; returns (header, analysed results).
+
+    With `interleave`, the engine measures group 1 of every id, then group 2,
+    and so on, so that each id's samples span the whole run and a machine
+    whose speed drifts over seconds (a VM's host) shifts every id alike; the
+    results then all arrive at the end, and `progress` (sized
+    len(ids) * (groups + 1)) follows the engine's progress lines instead."""
+    header: dict = {}
+    out: list[dict] = []
+    if progress:
+        progress.update(ids[0] if ids else "")
+
+    def got_header(h):
+        header.update(h)
+
+    def got_result(r):
+        a = results.analyse(r)
+        out.append(a)
+        if on_result:
+            on_result(a)
+        if progress and not interleave:
+            nxt = ids[len(out)] if len(out) < len(ids) else "done"
+            progress.step(nxt)
+
+    def got_progress(p):
+        if progress:
+            progress.done = int(p.get("done", progress.done))
+            g = p.get("group", -1)
+            progress.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
+
+    args = ["run", *ids, *opts.args()] + (["--interleave"] if interleave else [])
+    engine.stream(args, got_header, got_result, got_progress)
+    return header, out

@@ -1,0 +1,1 @@
+"""ctxbench irq: indirect cost of timer interrupts at controlled rates (analysis, figures)."""

@@ -1,0 +1,1 @@
+"""ctxbench noise: what the system takes from a pinned CPU (figure)."""

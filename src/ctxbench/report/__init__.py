@@ -1,0 +1,1 @@
+"""ctxbench report: one HTML (and Markdown) page from results files."""

@@ -1,0 +1,284 @@
+"""Which part of the report a result belongs to, and how that part is drawn.
+
+A kind = a name, a matcher (does this result belong here?) and a renderer
+(results of that kind + their environment -> tables and figures). The
+report asks the kinds in order; the first match wins; a result no kind
+claims is shown in a generic table. A results document may say what it is
+with a top-level "kind" (e.g. "ring"); that wins over the matchers.
+
+To plug in a new kind's figures after a merge, one line in KINDS below:
+
+    Kind("sweep", "Indirect cost: working-set sweep", _is_sweep, sweep_render),
+
+where sweep_render(results, env) -> list of Table/Figure (see render_run).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ctxbench.run import table
+from ctxbench.ui.figures import png_bytes
+from ctxbench.report.model import Figure, Table
+
+
+def _id(r: dict) -> str:
+    return str(r.get("id", ""))
+
+
+def _p(r: dict) -> dict:
+    p = r.get("params")
+    return p if isinstance(p, dict) else {}
+
+
+@dataclass
+class Kind:
+    name: str
+    title: str
+    match: Callable[[dict], bool]
+    render: Optional[Callable[[list, dict], list]] = None  # None: the generic table
+
+
+# ---- cells shared by every table -------------------------------------------
+
+def median_ci(r: dict) -> str:
+    s = r.get("summary") or {}
+    med = s.get("median")
+    ci = s.get("ci95") or [None, None]
+    if not isinstance(med, (int, float)) or not math.isfinite(med):
+        return "n/a"
+    if None in ci:
+        return table.fmt_time(med)
+    return f"{table.fmt_time(med)} ± {table.fmt_time((ci[1] - ci[0]) / 2)}"
+
+
+def spread(r: dict) -> list[str]:
+    s = r.get("summary") or {}
+    cv = s.get("cv")
+    return [f"{table.fmt_time(s.get('min'))} … {table.fmt_time(s.get('max'))}",
+            f"{cv:.1%}" if isinstance(cv, (int, float)) and math.isfinite(cv) else "n/a",
+            str(s.get("n", 0))]
+
+
+def verified(r: dict) -> str:
+    v = r.get("verification") or {}
+    if not v.get("checked"):
+        return "-"
+    if v.get("ok"):
+        return "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else "")
+    return f"FAILED ({v.get('dropped')} disturbed)"
+
+
+def warnings_of(rs: list[dict]) -> list[str]:
+    return [f"{_id(r)}: {w}" for r in rs for w in (r.get("warnings") or [])]
+
+
+# ---- run: the direct-cost table and figure ----------------------------------
+
+RUN_PREFIXES = ("timer/", "baseline/", "kernel/", "user/")
+
+
+def _is_run(r: dict) -> bool:
+    return _id(r).startswith(RUN_PREFIXES) and not _is_sweep(r)
+
+
+def render_run(rs: list[dict], env: dict) -> list:
+    """The direct-cost table, in table.py's sections, and the cost figure."""
+    out: list = []
+    order = [t for _, _, t in table.SECTIONS] + ["Other"]
+    by: dict = {}
+    for r in rs:
+        by.setdefault(table._section(r), []).append(r)
+    for title in order:
+        if by.get(title):
+            out.append(Table(["id", "median ± 95% CI", "min … max", "CV", "n", "verified"],
+                             [[_id(r), median_ci(r), *spread(r), verified(r)] for r in by[title]], title))
+    from ctxbench.run import figures as run_fig
+    fig = run_fig.figure(rs, env)
+    if fig is not None:
+        out.append(Figure("Direct cost and wake-up latency", png_bytes(fig),
+                          "median with its 95% bootstrap CI over the kept samples"))
+    return out
+
+
+# ---- ring ---------------------------------------------------------------------
+
+def _is_ring(r: dict) -> bool:
+    return _id(r).startswith("ring/")
+
+
+def render_ring(rs: list[dict], env: dict) -> list:
+    from ctxbench.ring import figures as ring_fig
+    out: list = []
+    fig = ring_fig.figure(rs, env)
+    if fig is not None:
+        out.append(Figure("Cost per switch vs parties in the ring", png_bytes(fig),
+                          "one line per footprint (and mechanism), one panel per kind; median and 95% CI"))
+    rows = []
+    key = lambda r: (_id(r), _p(r).get("footprint", 0), _p(r).get("parties", 0))  # noqa: E731
+    for r in sorted(rs, key=lambda r: tuple(str(x).zfill(12) for x in key(r))):
+        spc = (r.get("verification") or {}).get("switches_per_handoff")
+        rows.append([_id(r), str(_p(r).get("parties", "?")), str(_p(r).get("footprint", "?")), median_ci(r),
+                     *spread(r), f"{spc:.2f}" if isinstance(spc, (int, float)) else "-", verified(r)])
+    out.append(Table(["id", "parties", "footprint (B)", "median ± 95% CI", "min … max", "CV", "n",
+                      "switches per hand-off", "verified"], rows, "Ring: cost per token hand-off"))
+    return out
+
+
+# ---- kinds built by other commands: matched now, figures plugged in later ----
+
+def _is_sweep(r: dict) -> bool:
+    # a sweep point has a working set (stride-0 points too: their size is set)
+    return _id(r).startswith("sweep/") or "indirect" in r or bool(_p(r).get("size"))
+
+
+def _files_as_figures(paths: list[str], caption: str) -> list:
+    import os
+    out = []
+    for p in paths:
+        if p.endswith(".png"):
+            with open(p, "rb") as f:
+                out.append(Figure(os.path.splitext(os.path.basename(p))[0], f.read(), caption))
+    return out
+
+
+def render_sweep(rs: list[dict], env: dict) -> list:
+    """The sweep's own figures (figures_sweep), then one row per point."""
+    import tempfile
+    from ctxbench.sweep import figures as figures_sweep
+    with tempfile.TemporaryDirectory() as d:
+        out: list = _files_as_figures(figures_sweep.all_figures({"results": rs, "environment": env}, d),
+                                      "median per point with its 95% CI; vertical lines: cache and TLB capacities")
+    rows = []
+    for r in sorted(rs, key=lambda r: (_id(r), _p(r).get("stride", 0), _p(r).get("size", 0))):
+        ind = r.get("indirect") or {}
+        rows.append([_id(r), str(_p(r).get("size", "?")), str(_p(r).get("stride", "?")), median_ci(r),
+                     median_ci({"summary": ind}) if ind else "-", *spread(r), verified(r)])
+    out.append(Table(["id", "size (B)", "stride (B)", "total ± 95% CI", "indirect ± 95% CI", "min … max", "CV",
+                      "n", "verified"], rows, "Sweep: total and indirect cost per switch"))
+    return out
+
+
+def _part_ci(s: dict | None, scale: float = 1e6, unit: str = "ms") -> str:
+    if not s or not isinstance(s.get("mean"), (int, float)) or not math.isfinite(s["mean"]):
+        return "n/a"
+    ci = s.get("ci95") or [None, None]
+    txt = f"{s['mean'] / scale:.3f} {unit}"
+    if None not in ci:
+        txt += f" [{ci[0] / scale:.3f}, {ci[1] / scale:.3f}]"
+    return txt
+
+
+def render_tasks(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
+    import tempfile
+    from ctxbench.tasks import analysis as tasks_analysis
+    from ctxbench.tasks import figures as tasks_plots
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "pair" in _p(r)]
+    by_pair: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
+        by_pair.setdefault(_p(r)["pair"], []).append(r)
+    out: list = []
+    if by_pair:
+        maxcv = tasks_analysis.max_cv(pts)
+        with tempfile.TemporaryDirectory() as d:
+            paths = tasks_plots.figure2(by_pair, env, maxcv, d) + tasks_plots.figure3(by_pair, env, maxcv, d)
+            out += _files_as_figures(paths, "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
+    rows = [[str(_p(r).get("pair")), str(_p(r).get("n")), _part_ci(r["parts"].get("R_prime")),
+             _part_ci(r["parts"].get("C"), 1e3, "µs"), _part_ci(r["parts"].get("I")), verified(r)] for r in pts]
+    out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
+                     "Task pairs: indirect cost of n switches (seed 000)"))
+    other = [r for r in rs if r not in pts]
+    if other:
+        out += render_generic(other, env)
+    return out
+
+
+def render_irq(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figure 5 and a row per (task, rate)."""
+    import tempfile
+    from ctxbench.irq.figures import figure5
+    direct = next((r for r in rs if _id(r) == "irq/direct"), None)
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "task" in _p(r)]
+    by_task: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("rate_hz", 0)):
+        by_task.setdefault(_p(r)["task"], []).append(r)
+    out: list = []
+    if by_task and direct:
+        with tempfile.TemporaryDirectory() as d:
+            out += _files_as_figures(figure5(by_task, env, direct.get("summary") or {}, d),
+                                     "I per task and rate; bars: 95% CI (a small difference of large numbers)")
+    rows = [[str(_p(r).get("task")), str(_p(r).get("rate_hz")), _part_ci(r["parts"].get("R_task")),
+             _part_ci(r["parts"].get("I"))] for r in pts]
+    out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
+                     "Interrupts: indirect cost of n timer signals (seed 000)"
+                     + (f"; D = {median_ci(direct)}" if direct else "")))
+    return out
+
+
+def render_noise(rs: list[dict], env: dict) -> list:
+    import tempfile
+    from ctxbench.noise.figures import noise_histogram
+    out: list = []
+    for r in rs:
+        nz = r.get("noise") or {}
+        with tempfile.TemporaryDirectory() as d:
+            out += _files_as_figures(noise_histogram(nz, env, _p(r).get("noise_cpu"), d, r.get("summary")),
+                                     "gaps seen by a tight timer-reading loop on the pinned CPU")
+        out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
+                         [[str(_p(r).get("noise_cpu")), str(nz.get("count")), table.fmt_time(nz.get("threshold_ns")),
+                           table.fmt_time(nz.get("total_ns")), table.fmt_time(nz.get("longest_ns"))]],
+                         "System noise"))
+    return out
+
+
+def _is_tasks(r: dict) -> bool:
+    return _id(r).startswith("tasks/") or "pair" in _p(r)
+
+
+def _is_irq(r: dict) -> bool:
+    return _id(r).startswith("irq/") or ("task" in _p(r) and "rate" in _p(r))
+
+
+def _is_noise(r: dict) -> bool:
+    return _id(r).startswith("noise/") or "histogram" in r or "gaps" in r
+
+
+# ---- generic -----------------------------------------------------------------
+
+def render_generic(rs: list[dict], env: dict) -> list:
+    skip = {"policy", "policy_requested", "cpu", "pinned", "groups", "iterations", "t_single", "formula", "n_is"}
+    rows = []
+    for r in rs:
+        ps = ", ".join(f"{k}={v}" for k, v in sorted(_p(r).items()) if k not in skip and not isinstance(v, (dict, list)))
+        rows.append([_id(r), str(r.get("quantity", "")), ps, median_ci(r), *spread(r), verified(r)])
+    return [Table(["id", "quantity", "params", "median ± 95% CI", "min … max", "CV", "n", "verified"], rows)]
+
+
+KINDS: list[Kind] = [
+    Kind("run", "Direct cost (ctxbench run)", _is_run, render_run),
+    Kind("ring", "Process working set: ring of N parties (ctxbench ring)", _is_ring, render_ring),
+    Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep, render_sweep),
+    Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks, render_tasks),
+    Kind("irq", "Interrupt servicing overhead", _is_irq, render_irq),
+    Kind("noise", "System noise on the measured CPU", _is_noise, render_noise),
+]
+GENERIC = Kind("other", "Other results", lambda r: True, render_generic)
+
+
+def classify(result: dict, doc_kind: Optional[str] = None) -> Kind:
+    """The kind a result belongs to: the document's own kind if known, else
+    the first matcher that claims it, else the generic table."""
+    if doc_kind:
+        for k in KINDS:
+            if k.name == doc_kind:
+                return k
+    for k in KINDS:
+        if k.match(result):
+            return k
+    return GENERIC
+
+
+def render(kind: Kind, rs: list[dict], env: dict) -> list:
+    return (kind.render or render_generic)(rs, env)

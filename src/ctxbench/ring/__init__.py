@@ -1,0 +1,1 @@
+"""ctxbench ring: cost per hand-off in a ring of N parties (figure)."""

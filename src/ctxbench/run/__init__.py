@@ -1,0 +1,1 @@
+"""ctxbench run: the default suite of direct costs, its table and figure."""

@@ -1,0 +1,94 @@
+"""The results table, hyperfine-like: one row per result with median ± CI,
+min … max, CV, samples and verification; sections say what kind of number
+each row is (switch cost, wake-up latency, overhead)."""
+from __future__ import annotations
+
+import math
+import sys
+
+SECTIONS = [
+    ("timer/", None, "Timer overhead (one read)"),
+    ("reference/", None, "Machine speed reference (fixed CPU work per 1000 steps; see 'How repeatable is a run?')"),
+    ("baseline/", None, "Baselines (per event, timer overhead subtracted)"),
+    ("kernel/", "switch", "Kernel-level switch: direct cost per switch, both parties on one CPU"),
+    ("kernel/", "wakeup", "Cross-CPU wake-up latency per hand-off (not a switch cost)"),
+    ("user/", None, "User-level switch: direct cost per switch, one kernel thread"),
+]
+
+
+def fmt_time(ns: float, width: int = 0) -> str:
+    if ns is None or not math.isfinite(ns):
+        s = "n/a"
+    elif abs(ns) >= 1e6:
+        s = f"{ns / 1e6:.2f} ms"
+    elif abs(ns) >= 1e4:
+        s = f"{ns / 1e3:.1f} µs"
+    elif abs(ns) >= 1e3:
+        s = f"{ns / 1e3:.2f} µs"
+    elif abs(ns) >= 100:
+        s = f"{ns:.0f} ns"
+    else:
+        s = f"{ns:.1f} ns"
+    return s.rjust(width) if width else s
+
+
+def _section(r: dict) -> str:
+    for prefix, qty, title in SECTIONS:
+        if r["id"].startswith(prefix) and (qty is None or r.get("quantity") == qty):
+            return title
+    return "Other"
+
+
+def _color(s: str, code: str, on: bool) -> str:
+    return f"\033[{code}m{s}\033[0m" if on else s
+
+
+def render(results: list[dict], cycle_hz: float | None = None, color: bool | None = None) -> str:
+    if color is None:
+        color = sys.stdout.isatty()
+    lines = []
+    order = [t for _, _, t in SECTIONS] + ["Other"]
+    by = {}
+    for r in results:
+        by.setdefault(_section(r), []).append(r)
+    idw = max([len(r["id"]) for r in results] + [10])
+    for title in order:
+        rows = by.get(title)
+        if not rows:
+            continue
+        lines.append("")
+        lines.append(_color(title, "1", color))
+        hdr = (f"  {'id':<{idw}}  {'median ± 95% CI':>21}  {'min … max':>21}  {'CV':>6}  {'n':>4}  "
+               f"{'cycles':>7}  verified")
+        lines.append(_color(hdr, "2", color))
+        for r in rows:
+            s = r.get("summary") or {}
+            med, ci = s.get("median"), s.get("ci95") or [math.nan, math.nan]
+            half = (ci[1] - ci[0]) / 2 if ci and None not in ci else math.nan
+            cv = s.get("cv")
+            v = r.get("verification") or {}
+            if not v.get("checked"):
+                ver = "-"
+            elif v.get("ok"):
+                ver = "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else "")
+            else:
+                ver = _color(f"FAILED ({v.get('dropped')} disturbed)", "31", color)
+            cyc = ""
+            hz = (r.get("timing") or {}).get("cycle_hz") or cycle_hz
+            if hz and med is not None and math.isfinite(med) and r.get("quantity") in ("switch", "wakeup", "cost"):
+                cyc = f"{med * hz / 1e9:.0f}"
+            medtxt = f"{fmt_time(med)} ± {fmt_time(half)}"
+            if med is not None and math.isfinite(med) and med < 0:
+                medtxt = _color(medtxt, "33", color)
+            lines.append(f"  {r['id']:<{idw}}  {medtxt:>21}  "
+                         f"{fmt_time(s.get('min')) + ' … ' + fmt_time(s.get('max')):>21}  "
+                         f"{(f'{cv:.1%}' if cv is not None and math.isfinite(cv) else 'n/a'):>6}  "
+                         f"{s.get('n', 0):>4}  {cyc:>7}  {ver}")
+        if title.startswith("User-level"):
+            from ctxbench.run.usergap import gap_lines  # user vs kernel, plain to see
+            lines.extend(gap_lines(results))
+    lines.append("")
+    by_groups = any((r.get("summary") or {}).get("ci95_resampled") == "groups" for r in results)
+    lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
+                 + (" (resampling whole groups)" if by_groups else "") + "; cycles: median in TSC/counter ticks.")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Statistics: summaries, resampling intervals, derived quantities and rank tests. No I/O."""

@@ -1,0 +1,194 @@
+"""The sweep's figures (seed 001 Figures 3-11), PNG and SVG, from a results
+file alone: no measurement.
+
+- sweep-<mechanism>: indirect cost (top) and total cost (bottom) per switch
+  vs working set per party, log2 x axis, one line per stride, 95% CI bands,
+  vertical lines at the machine's cache and dTLB boundaries.
+- sweep-compare-stride<D>: indirect cost of every mechanism at one stride.
+- sweep-counters-<mechanism>: misses per thousand instructions, single vs
+  switching run, when hardware counters were recorded.
+
+The y axis is symmetric-log: the indirect cost spans nanoseconds to
+milliseconds and can be negative (it is never clipped).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ctxbench.sweep.analysis import MISS_EVENTS, series  # noqa: E402
+from ctxbench.sweep.plan import boundaries, fmt_size, key  # noqa: E402
+
+FORMATS = ("png", "svg")
+
+
+def slug(s: str) -> str:
+    return s.replace("/", "-").strip("-")
+
+
+def machine_line(env: dict) -> str:
+    cpu = (env.get("cpu") or {}).get("model") or "unknown CPU"
+    kern = (env.get("kernel") or {}).get("release") or ""
+    virt = env.get("virtualization") or {}
+    v = f", virtual machine ({virt.get('hypervisor_vendor') or 'guest'})" if virt.get("is_vm") else ""
+    n = (env.get("cpu") or {}).get("online")
+    return f"{cpu}{v}, {n} CPUs, Linux {kern}" if n else f"{cpu}{v}, Linux {kern}"
+
+
+def _xaxis(ax, sizes):
+    ax.set_xscale("log", base=2)
+    ticks = sorted(set(sizes))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_size(s) for s in ticks], rotation=60, fontsize=7)
+    ax.minorticks_off()
+    ax.set_xlabel("working set per party (bytes, log2)")
+
+
+def _boundaries(ax, env, sizes):
+    if not sizes:
+        return
+    lo, hi = min(sizes) / 1.5, max(sizes) * 1.5
+    for b in boundaries(env):
+        if lo <= b["size"] <= hi:
+            ax.axvline(b["size"], color="grey" if b["kind"] == "cache" else "tab:purple",
+                       ls="--" if b["kind"] == "cache" else ":", lw=1)
+            ax.text(b["size"], 1.0, " " + b["label"].split(" (")[0], rotation=90, va="top", ha="right",
+                    fontsize=7, transform=ax.get_xaxis_transform(), color="dimgrey")
+
+
+def _line(ax, ser, label, **kw):
+    xs = [s for s, _ in ser]
+    ys = [x["median"] for _, x in ser]
+    lo = [x["ci95"][0] if x["ci95"][0] is not None else math.nan for _, x in ser]
+    hi = [x["ci95"][1] if x["ci95"][1] is not None else math.nan for _, x in ser]
+    (ln,) = ax.plot(xs, ys, marker="o", ms=3, lw=1.2, label=label, **kw)
+    ax.fill_between(xs, lo, hi, color=ln.get_color(), alpha=0.2, lw=0)
+
+
+def _yaxis(ax, what):
+    ax.set_yscale("symlog", linthresh=100)
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_ylabel(f"{what} per switch (ns, symlog)")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _save(fig, out_dir, name) -> list[str]:
+    paths = []
+    for ext in FORMATS:
+        p = os.path.join(out_dir, f"{name}.{ext}")
+        fig.savefig(p, dpi=110, bbox_inches="tight")
+        paths.append(p)
+    plt.close(fig)
+    return paths
+
+
+def _mechanisms(doc: dict) -> list[tuple[str, str]]:
+    m = (doc.get("sweep") or {}).get("mechanisms")
+    if m:
+        return [(x["name"], x["id"]) for x in m]
+    ids = []
+    for r in doc.get("results", []):
+        k = key(r)
+        if k and k[0] not in ids:
+            ids.append(k[0])
+    return [(i, i) for i in ids]
+
+
+def mechanism_figure(doc: dict, name: str, bid: str, out_dir: str) -> list[str]:
+    env = doc.get("environment") or {}
+    res = doc.get("results") or []
+    strides = sorted({key(r)[2] for r in res if key(r) and key(r)[0] == bid})
+    fig, (top, bot) = plt.subplots(2, 1, figsize=(8, 8), sharex=True)
+    sizes = []
+    for d in strides:
+        if d:
+            ser = series(res, bid, d, "indirect")
+            if ser:
+                _line(top, ser, f"stride {d} B")
+                sizes += [s for s, _ in ser]
+        ser = series(res, bid, d, "summary")
+        if ser:
+            _line(bot, ser, "stride 0 (direct cost)" if d == 0 else f"stride {d} B",
+                  **({"color": "black"} if d == 0 else {}))
+            sizes += [s for s, _ in ser]
+    for ax, what in ((top, "indirect cost"), (bot, "total cost")):
+        _yaxis(ax, what)
+        _boundaries(ax, env, sizes)
+        ax.legend(fontsize=7, ncol=2)
+    top.set_title(f"Indirect cost = total - direct (stride 0), {name}\n{machine_line(env)}", fontsize=9)
+    bot.set_title("Total cost per switch, both parties traversing their own array between messages "
+                  "(bands: 95% CI of the median)", fontsize=8)
+    _xaxis(bot, sizes or [1024])
+    return _save(fig, out_dir, f"sweep-{slug(name)}")
+
+
+def compare_figure(doc: dict, stride: int, out_dir: str) -> list[str]:
+    env = doc.get("environment") or {}
+    res = doc.get("results") or []
+    fig, ax = plt.subplots(figsize=(8, 5))
+    sizes = []
+    for name, bid in _mechanisms(doc):
+        ser = series(res, bid, stride, "indirect")
+        if ser:
+            _line(ax, ser, name)
+            sizes += [s for s, _ in ser]
+    _yaxis(ax, "indirect cost")
+    _boundaries(ax, env, sizes)
+    _xaxis(ax, sizes or [1024])
+    ax.legend(fontsize=8)
+    ax.set_title(f"Indirect cost per switch at stride {stride} B: kernel processes, kernel threads, user level\n"
+                 f"{machine_line(env)} (bands: 95% CI)", fontsize=9)
+    return _save(fig, out_dir, f"sweep-compare-stride{stride}")
+
+
+def counter_figure(doc: dict, name: str, bid: str, out_dir: str, strides=(8, 64)) -> list[str]:
+    env = doc.get("environment") or {}
+    res = [r for r in doc.get("results") or [] if key(r) and key(r)[0] == bid
+           and ((r.get("counters") or {}).get("per_kilo_instructions"))]
+    if not res:
+        return []
+    fig, axes = plt.subplots(len(MISS_EVENTS), 1, figsize=(8, 10), sharex=True)
+    sizes = []
+    for ax, ev in zip(axes, MISS_EVENTS):
+        for d in strides:
+            for phase, style in (("single", "--"), ("switch", "-")):
+                pts = []
+                for r in res:
+                    k = key(r)
+                    pki = r["counters"]["per_kilo_instructions"].get(phase, {})
+                    v = (pki.get("both") if phase == "switch" else pki.get("a")) or {}
+                    if k[2] == d and ev in v:
+                        pts.append((k[1], v[ev]))
+                if pts:
+                    pts.sort()
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=style, marker="o", ms=3,
+                            label=f"{phase} run, stride {d} B")
+                    sizes += [p[0] for p in pts]
+        ax.set_ylabel(f"{ev.replace('_', ' ')}\nper 1000 instructions", fontsize=8)
+        ax.grid(True, alpha=0.3)
+        _boundaries(ax, env, sizes)
+        ax.legend(fontsize=7)
+    axes[0].set_title(f"Hardware counters, {name}: single run (party A) vs switching run (both parties)\n"
+                      f"{machine_line(env)}", fontsize=9)
+    _xaxis(axes[-1], sizes or [1024])
+    return _save(fig, out_dir, f"sweep-counters-{slug(name)}")
+
+
+def all_figures(doc: dict, out_dir: str, compare_stride: int = 64) -> list[str]:
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    mechs = _mechanisms(doc)
+    for name, bid in mechs:
+        paths += mechanism_figure(doc, name, bid, out_dir)
+    strides = sorted({key(r)[2] for r in doc.get("results") or [] if key(r) and key(r)[2]})
+    if strides:
+        d = compare_stride if compare_stride in strides else strides[len(strides) // 2]
+        paths += compare_figure(doc, d, out_dir)
+    for name, bid in mechs:
+        paths += counter_figure(doc, name, bid, out_dir)
+    return paths

@@ -1,0 +1,1 @@
+"""ctxbench system: environment checks with advice."""

@@ -1,0 +1,32 @@
+"""ctxbench system: what the machine is and what to do about it."""
+from __future__ import annotations
+
+import json
+
+from ctxbench.core import checks
+from ctxbench.core import engine
+
+
+def add_parser(sub):
+    p = sub.add_parser("system", help="environment checks with advice",
+                       description="Check the machine for what disturbs measurements, and say how to fix it.")
+    p.add_argument("--json", action="store_true", help="print the environment record and findings as JSON")
+    p.set_defaults(func=run)
+
+
+MARK = {"ok": "ok     ", "note": "note   ", "warning": "WARNING"}
+
+
+def run(args) -> int:
+    env = engine.environment()
+    e = env.get("environment", {})
+    findings = checks.environment_findings(e)
+    if args.json:
+        print(json.dumps({"environment": e, "tool": env.get("tool"),
+                          "checks": [f.as_dict() for f in findings]}, indent=1))
+        return 0
+    for f in findings:
+        print(f"{MARK.get(f.level, f.level)}  {f.topic:<13} {f.what}")
+        if f.hint and f.level != "ok":
+            print(f"{'':9}  {'':13} -> {f.hint}")
+    return 0

@@ -1,0 +1,1 @@
+"""ctxbench tasks: indirect cost of n switches between two real tasks (analysis, figures)."""

@@ -1,0 +1,127 @@
+"""ctxbench tasks: seed 000's task pairs with n context switches (METHOD.md
+section 5): R_total, R'_total, C, I and I's breakdown per task."""
+from __future__ import annotations
+
+import datetime
+import math
+
+from ctxbench.core import model as results
+from ctxbench.tasks import analysis as tasks_analysis
+from ctxbench.core.errors import UserError
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.ui.progress import Progress
+from ctxbench.run.table import fmt_time
+from ctxbench.tasks import args as task_args
+
+DEFAULT_SWITCHES = "1,25,50,75,99"
+
+
+def add_parser(sub):
+    p = sub.add_parser("tasks", help="indirect cost of n switches between two real tasks (seed 000)",
+                       description="Two tasks (sort, deflate, aes, crc) in two processes on one CPU, "
+                                   "switching cooperatively exactly n times: direct cost n*C and indirect "
+                                   "cost I = R'_total - (R_total - C) - n*C, broken down per task.")
+    p.add_argument("--pair", metavar="A+B,...",
+                   help=f"task pairs (default {','.join(task_args.DEFAULT_PAIRS)}; 'all': seed 000's six)")
+    p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES,
+                   help=f"values of n, e.g. 1..99 or 1,25,50 (default {DEFAULT_SWITCHES}; 1 is always added)")
+    p.add_argument("--repeat", type=int, default=5, help="runs per point (default 5, as seed 000)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cold", dest="cold", action="store_true", default=True,
+                   help="start each run with caches and TLB emptied as far as user space can (default)")
+    g.add_argument("--warm", dest="cold", action="store_false", help="skip the cache flush")
+    p.add_argument("--scale", type=float, default=1.0, help="task size multiplier (1: about 0.5 s per task here)")
+    p.add_argument("--cpu", type=int, metavar="N", help="CPU for the pair (default: the highest allowed)")
+    p.add_argument("-o", "--output", metavar="FILE", help="results file (default ctxbench-tasks-<time>.json)")
+    p.add_argument("--plot", metavar="DIR", help="write seed 000 Figures 2 and 3 (PNG, SVG) to DIR")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    task_args.check_common(args)
+    pairs = task_args.pairs(args.pair)
+    ns = sorted(set(task_args.int_list(args.switches, "switches", 1, 100000)) | {1})
+    n_big = max(99, max(ns))
+    out = args.output or task_args.default_output("tasks")
+    results.check_writable(out)
+    suffix = "" if args.cold else "/warm"
+
+    plan = [("empty+empty", 1), ("empty+empty", n_big)] + [(p, n) for p in pairs for n in ns]
+    prog = Progress(len(plan), label="tasks ")
+    raw: dict[tuple[str, int], dict] = {}
+    header: dict = {}
+    for k, (pair, n) in enumerate(plan):
+        opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.repeat, n=n,
+                             warmup_ms=None if k == 0 else 0)
+        h, res = run_ids([f"tasks/{pair}{suffix}"], opts, None)
+        header = header or h
+        raw[(pair, n)] = res[0]
+        prog.step(f"{pair} n={n}")
+    prog.close()
+
+    points, by_pair = [], {}
+    for pair in pairs:
+        pts = tasks_analysis.pair_points({n: raw[(pair, n)] for n in ns}, raw[("empty+empty", 1)],
+                                         raw[("empty+empty", n_big)])
+        by_pair[pair] = pts
+        points += pts
+    maxcv = tasks_analysis.max_cv(points)
+    c_results = [dict(raw[("empty+empty", 1)], id="tasks/empty+empty/n=1"),
+                 dict(raw[("empty+empty", n_big)], id=f"tasks/empty+empty/n={n_big}")]
+    env = header.get("environment", {})
+    doc = results.document(header.get("tool", {}), env, points + c_results, extra={"tasks": {
+        "pairs": pairs, "switches": ns, "repeat": args.repeat, "cold": args.cold, "scale": args.scale,
+        "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv,
+        "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+    figs = []
+    if args.plot:
+        from ctxbench.tasks import figures as tasks_plots
+        figs += tasks_plots.figure2(by_pair, env, maxcv, args.plot)
+        figs += tasks_plots.figure3(by_pair, env, maxcv, args.plot)
+    results.write_atomic(out, doc)
+
+    print(render(by_pair, maxcv))
+    print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
+    print(f"\nresults written to {out}")
+    for f in figs:
+        print(f"figure: {f}")
+    return 0
+
+
+def _ci(s: dict) -> str:
+    lo, hi = s["ci95"]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    return f"[{fmt_time(lo)}, {fmt_time(hi)}]"
+
+
+def render(by_pair: dict, maxcv: float) -> str:
+    lines = []
+    hdr = f"{'pair':<14}{'n':>4}  {'R_prime mean':>13} {'CV':>6}  {'direct n*C':>11}  {'indirect I':>11} {'95% CI':<26}{'I %':>8}"
+    lines.append(hdr)
+    lines.append("-" * len(hdr))
+    for pair, pts in by_pair.items():
+        for p in pts:
+            q = p["parts"]
+            lines.append(f"{pair:<14}{p['params']['n']:>4}  {fmt_time(q['R_prime']['mean']):>13} "
+                         f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
+                         f"{fmt_time(q['I']['mean']):>11} {_ci(q['I']):<26}{q['I_pct']['mean']:>7.3f}%")
+    c = next(iter(by_pair.values()))[0]["parts"]["C"]
+    lines.append(f"\nC (direct cost of one switch, empty tasks) = {fmt_time(c['mean'])} {_ci(c)}")
+    lines.append(f"Max CV (R'_total, over all points) = {maxcv:.2%}")
+    for pair, pts in by_pair.items():
+        last = pts[-1]
+        lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "
+                     f"combined running time (seed 000: 0.10%-0.18% at 99)")
+    return "\n".join(lines)
+
+
+def print_warnings(items: list[tuple[str, list[str]]]) -> None:
+    """Each distinct warning once, with the points it concerns."""
+    seen: dict[str, list[str]] = {}
+    for where, warns in items:
+        for w in warns:
+            seen.setdefault(str(w).replace("ctxbench: ", "", 1), []).append(where)
+    for w, where in seen.items():
+        at = ", ".join(where) if len(where) <= 4 else f"{len(where)} points ({where[0]}, ..., {where[-1]})"
+        print(f"  warning: {w} [{at}]")

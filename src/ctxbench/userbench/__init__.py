@@ -1,0 +1,1 @@
+"""ctxbench userbench: user-level switches side by side."""

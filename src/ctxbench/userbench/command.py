@@ -1,0 +1,139 @@
+"""ctxbench userbench: every user-level switch side by side, in one run:
+the assembly switch (default resume, and each resume variant), the simplest
+correct switch, swapcontext, green threads, and Boost.Context's fiber (a
+separate helper, measured the same way, when Boost.Context was installed
+at build time). A benchmark to read, not a test: nothing is asserted."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+from ctxbench.core import engine
+from ctxbench.core import model as results
+from ctxbench.run import table
+from ctxbench.core.errors import UserError
+from ctxbench.run.command import check_counts, check_cpus
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.ui.progress import Progress
+from ctxbench.run.usergap import median_of, ratio
+
+IDS = ["user/asm/same-thread", "user/asm-ret/same-thread", "user/asm-jmp/same-thread",
+       "user/asm-minimal/same-thread", "user/ucontext/same-thread", "user/green/yield", "user/green/channel"]
+BOOST_ID = "boost/fiber/same-thread"
+
+
+def add_parser(sub):
+    p = sub.add_parser("userbench", help="user-level switches side by side (ns and cycles per switch)",
+                       description="Measure every user-level switch in one run and compare them.")
+    p.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
+    p.add_argument("--cpu", type=int, metavar="N", help="CPU to measure on (default: the highest allowed)")
+    p.add_argument("--groups", type=int, metavar="G", help="groups of samples")
+    p.add_argument("--iterations", type=int, metavar="N", help="samples per group")
+    p.add_argument("-o", "--output", metavar="FILE", help="also write a results file")
+    p.set_defaults(func=run)
+
+
+def boost_helper() -> str | None:
+    """ctxbench-boost-fiber next to the engine (make builds it when Boost.Context is there)."""
+    cand = Path(engine.engine_path()).resolve().parent / "ctxbench-boost-fiber"
+    return str(cand) if cand.is_file() and os.access(cand, os.X_OK) else None
+
+
+def run_boost(exe: str, samples: int, cpu: int | None) -> dict:
+    args = [exe, "--samples", str(samples), "--n", "200000"] + (["--cpu", str(cpu)] if cpu is not None else [])
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        raise UserError("the Boost.Context helper did not finish within 300 s")
+    if p.returncode != 0:
+        raise UserError(f"the Boost.Context helper failed: {p.stderr.strip() or p.returncode}")
+    rows = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    n = len(rows)
+    raw = {"id": BOOST_ID, "quantity": "switch", "unit": "ns",
+           "doc": "Boost.Context fiber resume, same method (separate helper binary)",
+           "params": {"kind": "user", "placement": "same-thread", "mechanism": "boost-fiber",
+                      "n": rows[0]["n"] if rows else 0, "cpu": cpu},
+           "samples": [r["value"] for r in rows],
+           "raw": {"t_single_ns": [r["t_single_ns"] for r in rows], "t_switch_ns": [r["t_switch_ns"] for r in rows]},
+           "verify": {"expected_voluntary": [0] * n, "voluntary": [r["voluntary"] for r in rows],
+                      "involuntary": [r["involuntary"] for r in rows], "migrations": [None] * n},
+           "warnings": []}
+    return results.analyse(raw)
+
+
+def _fmt(x: float | None, spec: str) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else format(x, spec)
+
+
+def render(res: list[dict], hz: float | None) -> str:
+    idw = max(len(r["id"]) for r in res)
+    lines = [f"  {'id':<{idw}}  {'ns/switch':>10}  {'95% CI':>17}  {'cycles':>7}  {'resume':>11}  verified"]
+    for r in res:
+        s = r["summary"]
+        med, ci = s.get("median"), s.get("ci95") or [math.nan, math.nan]
+        cyc = med * hz / 1e9 if hz and med is not None and math.isfinite(med) else None
+        v = r.get("verification") or {}
+        ver = "ok" if v.get("ok") else f"FAILED ({v.get('dropped')} disturbed)" if v.get("checked") else "-"
+        if v.get("ok") and v.get("dropped"):
+            ver += f" ({v['dropped']} dropped)"
+        lines.append(f"  {r['id']:<{idw}}  {_fmt(med, '10.2f')}  "
+                     f"{'[' + _fmt(ci[0], '.2f') + ', ' + _fmt(ci[1], '.2f') + ']':>17}  {_fmt(cyc, '7.0f')}  "
+                     f"{(r.get('params') or {}).get('resume', '-'):>11}  {ver}")
+    a = median_of(res, "user/asm/same-thread")
+    lines.append("")
+    for label, num, den in (
+            ("swapcontext / asm switch", "user/ucontext/same-thread", "user/asm/same-thread"),
+            ("asm switch / simplest correct switch", "user/asm/same-thread", "user/asm-minimal/same-thread"),
+            ("asm switch / Boost.Context fiber", "user/asm/same-thread", BOOST_ID),
+            ("jmp resume / ret resume", "user/asm-jmp/same-thread", "user/asm-ret/same-thread"),
+            ("green yield / asm switch", "user/green/yield", "user/asm/same-thread"),
+            ("green channel / asm switch", "user/green/channel", "user/asm/same-thread")):
+        x = ratio(median_of(res, num), median_of(res, den))
+        lines.append(f"  {label:<38} {_fmt(x, '.2f')}" + ("" if x is not None else "  (not measured or cost <= 0)"))
+    if a is not None and a < 0:
+        lines.append("  warning: the asm switch's derived cost is negative (noise exceeds it); ratios are void")
+    lines.append("")
+    lines.append("ns/switch: median of (t_switch/2 - t_single)/n; CI: bootstrap 95% of the median; "
+                 "cycles: median x cycle counter rate.")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    check_counts(args)
+    check_cpus(("--cpu", args.cpu))
+    if args.output:
+        results.check_writable(args.output)
+    known = {b["id"] for b in engine.list_benchmarks(all_=True)}
+    ids = [i for i in IDS if i in known]
+    g, it = (3, 5) if args.quick else (10, 10)
+    opts = EngineOptions(cpu=args.cpu, groups=args.groups or g, iterations=args.iterations or it,
+                         min_sample_us=500 if args.quick else 2000, warmup_ms=100 if args.quick else None)
+    # interleaved: the variants' ratios come from the same mix of machine states
+    prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
+    header, res = run_ids(ids, opts, prog, interleave=True)
+    prog.close()
+    env = header.get("environment", {})
+    hz = (env.get("timers") or {}).get("cycle_hz") or next(
+        ((r.get("timing") or {}).get("cycle_hz") for r in res if (r.get("timing") or {}).get("cycle_hz")), None)
+    exe = boost_helper()
+    note = None
+    if exe:
+        cpu = args.cpu if args.cpu is not None else (res[0]["params"].get("cpu_b") if res else None)
+        res.append(run_boost(exe, opts.groups * opts.iterations, cpu))
+    else:
+        note = ("Boost.Context fiber: not measured (helper not built: install libboost-context-dev, "
+                "then make boost-fiber)")
+    cpu = (env.get("cpu") or {}).get("model", "unknown CPU")
+    print(f"\nUser-level switches, one kernel thread, on {cpu}"
+          f" ({_fmt(hz / 1e9 if hz else None, '.2f')} GHz cycle counter)")
+    print(render(res, hz))
+    if note:
+        print(note)
+    if args.output:
+        doc = results.document(header.get("tool", {}), env, res, extra={"userbench": {"engine_args": opts.args()}})
+        results.write_atomic(args.output, doc)
+        print(f"results written to {args.output}")
+    return 0
