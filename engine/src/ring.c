@@ -199,7 +199,12 @@ static int ring_setup_parties(bench_run_t *r)
     }
     for (int i = 1; i < n; i++) {
         if (!st->sh->party[i].cpu_ok) r->pinned = 0;
-        if (st->sh->party[i].error[0]) bench_warn(r, "party %d: %s", i, st->sh->party[i].error);
+        /* A party without its footprint would measure another point: an
+         * error (with its cause), not a warning beside a bogus number. */
+        if (st->sh->party[i].error[0]) {
+            bench_error("ring party %d: %s (memory limit? see ulimit -v)", i, st->sh->party[i].error);
+            return -1;
+        }
     }
     st->laps_done = 0;
     return 0;

@@ -29,7 +29,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _tolerant_streams() -> None:
+    """Under a non-UTF-8 locale (LC_ALL=C, ISO-8859-1) the table's µ, ± and
+    … cannot be encoded: print a replacement character instead of dying
+    after the results file was written."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass  # not a text stream we can reconfigure (a test's capture)
+
+
 def main(argv: list[str] | None = None) -> int:
+    _tolerant_streams()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -41,8 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ctxbench: {e}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
-        print("ctxbench: interrupted; no results file written", file=sys.stderr)
+        # commands that save as they go (sweep) say what they kept themselves
+        print("ctxbench: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print("ctxbench: out of memory (try a machine with more memory, or fewer files at once)", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 1
 

@@ -112,6 +112,8 @@ def env_differences(base: list[dict], new: list[dict]) -> list[str]:
 
 def run(args) -> int:
     thr = parse_threshold(args.threshold)
+    if (args.base or args.new) and (args.base_files or args.new_files):
+        raise UserError("compare: give either two files (BASE NEW) or --base FILE... --new FILE..., not both")
     base_files = (args.base_files or []) + ([args.base] if args.base else [])
     new_files = (args.new_files or []) + ([args.new] if args.new else [])
     if args.base and not args.new and not args.new_files:
@@ -162,7 +164,7 @@ def run(args) -> int:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
         print(f"{k:<{w}}  {table.fmt_time(ma):>12}  {table.fmt_time(mb):>12}  "
-              f"{(f'{rel:+.1%}' if math.isfinite(rel) else 'n/a'):>8}  "
+              f"{(f'{rel:+.1%}' if math.isfinite(rel) and abs(rel) < 1e4 else 'n/a'):>8}  "
               f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
     g = geomean_ratio(ratios)

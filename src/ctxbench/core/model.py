@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import os
-import tempfile
+import re
 
 from ctxbench.stats import summary as stats
 from ctxbench.core import verification
@@ -59,78 +58,119 @@ def document(tool: dict, environment: dict, results: list[dict], extra: dict | N
     return doc
 
 
-def _jsonable(o):
-    if isinstance(o, float) and not math.isfinite(o):
-        return None
+# C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
+# terminal escape sequences (colour, window title, clear screen), BEL rings.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bounds for what a results file may hold: well beyond any real file.
+MAX_FILE_BYTES = 2 << 30
+MAX_DEPTH = 64
+
+
+def safe_text(s: str) -> str:
+    """A string from a results file, fit for a terminal, HTML or Markdown."""
+    return _CONTROL.sub("\ufffd", s)
+
+
+def _clean(o, depth: int = 0):
+    """Strip control characters from every string (keys too); bound the depth."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    if isinstance(o, str):
+        return safe_text(o)
     if isinstance(o, dict):
-        return {k: _jsonable(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_jsonable(v) for v in o]
+        return {safe_text(str(k)): _clean(v, depth + 1) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_clean(v, depth + 1) for v in o]
+    if isinstance(o, int) and not isinstance(o, bool) and abs(o) > 1 << 1023:
+        raise ValueError("a number too large for a measurement")
     return o
 
 
-def check_writable(path: str) -> None:
-    """Fail early, before any measurement, if `path` cannot be written."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(d):
-        raise UserError(f"cannot write '{path}': directory '{d}' does not exist")
-    if os.path.isdir(path):
-        raise UserError(f"cannot write '{path}': it is a directory")
-    if not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise UserError(f"cannot write '{path}': permission denied")
+def _is_number(x) -> bool:
+    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
 
 
-def write_text_atomic(path: str, text: str) -> None:
-    """Temp file in the same directory, fsync, rename: all or nothing."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def _number_lists(obj, where: str) -> str | None:
+    """First member of `obj` (a dict of arrays, like raw or verify) that is
+    not a list of numbers or nulls."""
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        return f"{where} is not an object"
+    for k, v in obj.items():
+        if isinstance(v, list) and not all(_is_number(x) for x in v):
+            return f"{where}.{k} holds something other than numbers"
+    return None
 
 
-def write_atomic(path: str, doc: dict) -> None:
-    """A results document, written with write_text_atomic."""
-    write_text_atomic(path, json.dumps(_jsonable(doc), indent=1, allow_nan=False) + "\n")
+def _check_result(r) -> str | None:
+    """What is wrong with one result object (None: nothing)."""
+    if not isinstance(r, dict) or not isinstance(r.get("id"), str):
+        return "'results' must be a list of objects with a string 'id'"
+    rid = r["id"]
+    samples = r.get("samples", [])
+    if not isinstance(samples, list) or not all(_is_number(x) for x in samples):
+        return f"samples of '{rid}' are not a list of numbers"
+    for key in ("params", "summary", "verification", "parts"):
+        if key in r and not isinstance(r[key], dict):
+            return f"'{key}' of '{rid}' is not an object"
+    if "group" in r and not (isinstance(r["group"], list) and all(_is_number(x) for x in r["group"])):
+        return f"'group' of '{rid}' is not a list of numbers"
+    if "warnings" in r and not isinstance(r["warnings"], list):
+        return f"'warnings' of '{rid}' is not a list"
+    for key in ("raw", "verify"):
+        bad = _number_lists(r.get(key), f"{key} of '{rid}'")
+        if bad:
+            return bad
+    return None
 
 
 def load(path: str) -> dict:
     """Read and check a results file; one clear UserError otherwise."""
     try:
-        with open(path) as f:
-            text = f.read()
+        if os.path.isdir(path):
+            raise UserError(f"cannot read '{path}': it is a directory")
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            raise UserError(f"'{path}' is larger than {MAX_FILE_BYTES >> 30} GiB: not a results file")
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise UserError(f"cannot read '{path}': {e.strerror}")
-    if not text.strip():
+    if not data.strip():
         raise UserError(f"'{path}' is empty")
     try:
-        doc = json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"'{path}' is not a ctxbench results file (not UTF-8 text: byte {e.start})")
+    try:
+        doc = _clean(json.loads(text))
     except json.JSONDecodeError as e:
         raise UserError(f"'{path}' is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
+    except RecursionError:
+        raise UserError(f"'{path}' is malformed: nested too deeply")
+    except ValueError as e:  # an integer of thousands of digits, a depth or size bound
+        raise UserError(f"'{path}' is malformed: {e}")
     if not isinstance(doc, dict):
         raise UserError(f"'{path}' is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")
     if schema not in SUPPORTED_SCHEMAS:
-        raise UserError(f"'{path}' has schema {schema!r}; this ctxbench reads {', '.join(SUPPORTED_SCHEMAS)}")
+        raise UserError(f"'{path}' has schema {safe_text(repr(schema))[:80]}; "
+                        f"this ctxbench reads {', '.join(SUPPORTED_SCHEMAS)}")
     res = doc.get("results")
-    if not isinstance(res, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) for r in res):
+    if not isinstance(res, list):
         raise UserError(f"'{path}' is malformed: 'results' must be a list of objects with an 'id'")
     for r in res:
-        if not isinstance(r.get("samples", []), list):
-            raise UserError(f"'{path}' is malformed: samples of '{r['id']}' are not a list")
-    if not isinstance(doc.get("environment", {}), dict):
-        raise UserError(f"'{path}' is malformed: 'environment' is not an object")
+        bad = _check_result(r)
+        if bad:
+            raise UserError(f"'{path}' is malformed: {bad}")
+    for key in ("environment", "tool"):
+        if not isinstance(doc.get(key, {}), dict):
+            raise UserError(f"'{path}' is malformed: '{key}' is not an object")
     # Results derived by a command's own analysis (tasks, irq: "parts") keep
     # their summaries; everything else is re-analysed from its samples.
-    doc["results"] = [analyse(r) if "samples" in r and "parts" not in r else r for r in res]
+    try:
+        doc["results"] = [analyse(r) if "samples" in r and "parts" not in r else r for r in res]
+    except (TypeError, ValueError, OverflowError, AttributeError) as e:
+        # a shape the checks above did not foresee: still one line, not a traceback
+        raise UserError(f"'{path}' is malformed: {type(e).__name__}: {e}")
     return doc

@@ -7,6 +7,7 @@ import datetime
 import math
 
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.irq.analysis import irq_point
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.progress import Progress
@@ -33,11 +34,12 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     task_args.check_common(args)
     tasks = task_args.tasks(args.task)
     rates = task_args.int_list(args.rates, "rates", 1, 100000)
     out = args.output or task_args.default_output("irq")
-    results.check_writable(out)
+    writer.check_writable(out)
 
     plan = [("direct", 1)] + [(t, r) for t in tasks for r in rates]
     prog = Progress(len(plan), label="irq ")
@@ -57,12 +59,12 @@ def run(args) -> int:
     env = header.get("environment", {})
     doc = results.document(header.get("tool", {}), env, [dict(direct, id="irq/direct")] + points, extra={"irq": {
         "tasks": tasks, "rates_hz": rates, "repeat": args.repeat, "scale": args.scale,
-        "D": direct["summary"], "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+        "D": direct["summary"], "started": started}})
     figs = []
     if args.plot:
         from ctxbench.irq.figures import figure5
         figs = figure5(by_task, env, direct["summary"], args.plot)
-    results.write_atomic(out, doc)
+    writer.write_results(out, doc)
 
     d = direct["summary"]
     print(f"D (direct cost of servicing one timer signal, mean of 100, warm) = {fmt_time(d['mean'])} "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.progress import Progress
 from ctxbench.run.table import fmt_time
@@ -26,6 +27,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     task_args.positive("seconds", args.seconds)
     if args.seconds > 3600:
         from ctxbench.core.errors import UserError
@@ -33,7 +35,7 @@ def run(args) -> int:
     args.repeat, args.scale = 1, 1.0
     task_args.check_common(args)
     out = args.output or task_args.default_output("noise")
-    results.check_writable(out)
+    writer.check_writable(out)
     prog = Progress(1, label="noise ")
     prog.update(f"{args.seconds + 1} s on the pinned CPU (the first window warms up)")
     header, res = run_ids(["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,
@@ -45,12 +47,12 @@ def run(args) -> int:
     nz = r.get("noise") or {}
     cpu = r["params"].get("noise_cpu")
     doc = results.document(header.get("tool", {}), env, [r], extra={"noise": {
-        "cpu": cpu, "seconds": args.seconds, "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+        "cpu": cpu, "seconds": args.seconds, "started": started}})
     figs = []
     if args.plot:
         from ctxbench.noise.figures import noise_histogram
         figs = noise_histogram(nz, env, cpu, args.plot, r.get("summary"))
-    results.write_atomic(out, doc)
+    writer.write_results(out, doc)
 
     win = nz.get("window_ns") or 1
     print(f"CPU {cpu}: {nz.get('count', 0)} gaps above {nz.get('threshold_ns')} ns "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.core.errors import UserError
 
 
@@ -19,9 +20,13 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    results.check_writable(args.output)
+    # Both targets are checked before either is written, and neither may
+    # be one of the files read.
+    if args.markdown and os.path.abspath(args.markdown) == os.path.abspath(args.output):
+        raise UserError("-o and --markdown name the same file")
+    writer.check_writable(args.output, inputs=args.files)
     if args.markdown:
-        results.check_writable(args.markdown)
+        writer.check_writable(args.markdown, inputs=args.files)
     # Every file is read and checked before anything is written: a bad file
     # stops the report, it is never half-rendered.
     docs = [(p, results.load(p)) for p in args.files]
@@ -31,16 +36,19 @@ def run(args) -> int:
     from ctxbench.report import html as report_html
     from ctxbench.report import md as report_md
     rep = report_build.build(docs)
-    results.write_text_atomic(args.output, report_html.render(rep))
+    writer.write_text(args.output, report_html.render(rep), "report")
     print(f"report written to {args.output}")
     if args.markdown:
         stem = os.path.splitext(os.path.basename(args.markdown))[0] + "-figures"
         fig_dir = os.path.join(os.path.dirname(os.path.abspath(args.markdown)), stem)
         text, files = report_md.render(rep, fig_dir, stem)
-        os.makedirs(fig_dir, exist_ok=True)
-        for path, data in files:
-            with open(path, "wb") as f:
-                f.write(data)
-        results.write_text_atomic(args.markdown, text)
+        try:
+            os.makedirs(fig_dir, exist_ok=True)
+            for path, data in files:
+                with open(path, "wb") as f:
+                    f.write(data)
+        except OSError as e:
+            raise UserError(f"cannot write the Markdown figures in '{fig_dir}': {e.strerror or e}", code=1)
+        writer.write_text(args.markdown, text, "Markdown report")
         print(f"markdown written to {args.markdown} (figures in {fig_dir})")
     return 0

@@ -8,6 +8,7 @@ import os
 
 from ctxbench.core import checks
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.run import table
 from ctxbench.core.errors import UserError
 from ctxbench.run.command import check_counts, check_cpus
@@ -82,6 +83,7 @@ def _footprint(x: str) -> int:
 
 
 def run(args) -> int:
+    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     parties = parse_list("parties", args.parties, _parties)
     foots = parse_list("footprint", args.footprint, _footprint)
     kinds = parse_list("kind", args.kind, str, KINDS)
@@ -89,7 +91,7 @@ def run(args) -> int:
     check_counts(args)
     check_cpus(("--cpu", args.cpu))
     out = args.output or f"ring-{datetime.datetime.now():%Y%m%d-%H%M%S}.json"
-    results.check_writable(out)
+    writer.check_writable(out)
     if args.plot and os.path.exists(args.plot) and not os.path.isdir(args.plot):
         raise UserError(f"--plot: '{args.plot}' is not a directory")
 
@@ -115,12 +117,12 @@ def run(args) -> int:
                            extra={"kind": "ring",
                                   "run": {"command": "ring", "preset": preset, "parties": parties,
                                           "footprints": foots, "kinds": kinds, "mechanisms": mechs,
-                                          "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+                                          "started": started}})
     findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} - {None}))
     for r in res:
         findings += checks.result_findings(r)
     doc["checks"] = [f.as_dict() for f in findings]
-    results.write_atomic(out, doc)
+    writer.write_results(out, doc)
 
     print(render_table(res))
     if args.plot:

@@ -10,6 +10,7 @@ import textwrap
 from ctxbench.core import checks
 from ctxbench.core import engine
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.run import table
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -69,7 +70,7 @@ def run(args) -> int:
     if args.cpu is not None and args.cpu == args.cross_cpu:
         raise UserError("--cross-cpu must differ from --cpu")
     out = args.output or f"ctxbench-{datetime.datetime.now():%Y%m%d-%H%M%S}.json"
-    results.check_writable(out)
+    writer.check_writable(out)
 
     preset = "quick" if args.quick else "full" if args.full else "default"
     groups, iterations, min_us = PRESETS[preset]
@@ -83,9 +84,19 @@ def run(args) -> int:
     else:
         flag = "quick" if args.quick else "default"
         ids = [b["id"] for b in known if b.get(flag)]
+    # Ids that need a second CPU cannot run with one allowed CPU: skip them
+    # up front (with a note in the results) rather than fail after measuring.
+    skipped = []
+    if len(os.sched_getaffinity(0)) < 2:
+        skipped = [i for i in ids if "/cross-cpu" in i]
+        ids = [i for i in ids if i not in skipped]
+        if skipped:
+            print(f"note: only one CPU is allowed: skipping {len(skipped)} cross-CPU id(s) "
+                  f"({', '.join(skipped)})", file=sys.stderr)
     if not ids:
-        raise UserError("nothing to measure")
+        raise UserError("nothing to measure" + (" with one CPU allowed" if skipped else ""))
 
+    started = datetime.datetime.now().isoformat(timespec="seconds")
     opts = EngineOptions(cpu=args.cpu, cross_cpu=args.cross_cpu,
                          groups=args.groups or groups, iterations=args.iterations or iterations,
                          min_sample_us=min_us, no_idle=args.no_idle,
@@ -99,13 +110,20 @@ def run(args) -> int:
     doc = results.document(header.get("tool", {}), env, res,
                            extra={"run": {"preset": preset, "engine_args": opts.args(), "ids": ids,
                                           "order": "interleaved by group",
-                                          "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+                                          "started": started,
+                                          "skipped": [{"id": i, "why": "needs two CPUs, one allowed"}
+                                                      for i in skipped]}})
     findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} |
                                                             {r["params"].get("cpu_b") for r in res} - {None}))
     for r in res:
         findings += checks.result_findings(r)
+    idle = env.get("idle") or {}
+    if args.no_idle and not idle.get("cpu_dma_latency_held_at_0"):
+        findings.append(checks.Finding("warning", "idle", "--no-idle was asked for but /dev/cpu_dma_latency "
+                                       f"could not be held at 0 ({idle.get('no_idle_error') or 'no reason given'}): "
+                                       "CPUs could enter deep idle states", "run as root"))
     doc["checks"] = [f.as_dict() for f in findings]
-    results.write_atomic(out, doc)
+    writer.write_results(out, doc)
 
     print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz")))
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
@@ -115,6 +133,6 @@ def run(args) -> int:
     print(f"\nresults written to {out}")
     if args.json:
         import json
-        json.dump(results._jsonable(doc), sys.stdout, indent=1)
+        json.dump(writer.jsonable(doc), sys.stdout, indent=1)
         print()
     return 0

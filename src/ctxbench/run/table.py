@@ -19,6 +19,8 @@ SECTIONS = [
 def fmt_time(ns: float, width: int = 0) -> str:
     if ns is None or not math.isfinite(ns):
         s = "n/a"
+    elif abs(ns) >= 1e12:  # over 1000 s: no switch takes that; print it, but short
+        s = f"{ns / 1e9:.3g} s"
     elif abs(ns) >= 1e6:
         s = f"{ns / 1e6:.2f} ms"
     elif abs(ns) >= 1e4:

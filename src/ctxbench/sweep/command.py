@@ -16,6 +16,7 @@ import time
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.core.errors import UserError
@@ -88,7 +89,7 @@ def run(args) -> int:
     _check_args(args)
     t_start = time.monotonic()
     out = args.output
-    results.check_writable(out)
+    writer.check_writable(out)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
     strides = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
@@ -126,7 +127,7 @@ def run(args) -> int:
                                "not itself); CI: independent bootstrap of the difference of medians",
             "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
         doc = results.document(state["tool"], state["env"], state["results"], extra=extra)
-        results.write_atomic(out, doc)
+        writer.write_results(out, doc)
         return doc
 
     prog = Progress(max(n_todo, 1), label="sweep ")

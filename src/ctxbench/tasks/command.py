@@ -6,6 +6,7 @@ import datetime
 import math
 
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -38,12 +39,13 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     task_args.check_common(args)
     pairs = task_args.pairs(args.pair)
     ns = sorted(set(task_args.int_list(args.switches, "switches", 1, 100000)) | {1})
     n_big = max(99, max(ns))
     out = args.output or task_args.default_output("tasks")
-    results.check_writable(out)
+    writer.check_writable(out)
     suffix = "" if args.cold else "/warm"
 
     plan = [("empty+empty", 1), ("empty+empty", n_big)] + [(p, n) for p in pairs for n in ns]
@@ -72,13 +74,13 @@ def run(args) -> int:
     doc = results.document(header.get("tool", {}), env, points + c_results, extra={"tasks": {
         "pairs": pairs, "switches": ns, "repeat": args.repeat, "cold": args.cold, "scale": args.scale,
         "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv,
-        "started": datetime.datetime.now().isoformat(timespec="seconds")}})
+        "started": started}})
     figs = []
     if args.plot:
         from ctxbench.tasks import figures as tasks_plots
         figs += tasks_plots.figure2(by_pair, env, maxcv, args.plot)
         figs += tasks_plots.figure3(by_pair, env, maxcv, args.plot)
-    results.write_atomic(out, doc)
+    writer.write_results(out, doc)
 
     print(render(by_pair, maxcv))
     print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
+from ctxbench.core import writer
 from ctxbench.run import table
 from ctxbench.core.errors import UserError
 from ctxbench.run.command import check_counts, check_cpus
@@ -105,7 +106,7 @@ def run(args) -> int:
     check_counts(args)
     check_cpus(("--cpu", args.cpu))
     if args.output:
-        results.check_writable(args.output)
+        writer.check_writable(args.output)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
     g, it = (3, 5) if args.quick else (10, 10)
@@ -134,6 +135,6 @@ def run(args) -> int:
         print(note)
     if args.output:
         doc = results.document(header.get("tool", {}), env, res, extra={"userbench": {"engine_args": opts.args()}})
-        results.write_atomic(args.output, doc)
+        writer.write_results(args.output, doc)
         print(f"results written to {args.output}")
     return 0
