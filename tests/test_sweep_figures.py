@@ -8,6 +8,7 @@ import json
 import pytest
 
 from conftest import FIXTURES, run_cli
+from ctxbench.ui.figures import save
 from ctxbench.sweep import figures as figures_sweep
 from ctxbench.core import model as results
 from ctxbench.sweep import analysis as sweep_analysis
@@ -30,7 +31,8 @@ def test_fixture_has_the_sweep_schema(doc):
 
 
 def test_figures_from_fixture(doc, tmp_path):
-    paths = figures_sweep.all_figures(doc, str(tmp_path), compare_stride=64)
+    paths = [p for name, fig in figures_sweep.all_figures(doc, compare_stride=64)
+             for p in save(fig, str(tmp_path), name)]
     names = sorted(p.rsplit("/", 1)[1] for p in paths)
     for name, _ in figures_sweep._mechanisms(doc):
         for ext in ("png", "svg"):
@@ -62,7 +64,8 @@ def test_counter_figures_when_counters_exist(doc, tmp_path):
                              "single": {"a": dict(party), "b": dict(party, instructions=1)},
                              "switch": {"a": dict(party), "b": dict(party)}}
             sweep_analysis.add_counter_rates(r)
-    paths = figures_sweep.counter_figure(d, name, bid, str(tmp_path))
+    fname, fig = figures_sweep.counter_figure(d, name, bid)
+    paths = save(fig, str(tmp_path), fname)
     assert sorted(p.rsplit(".", 1)[1] for p in paths) == ["png", "svg"]
     assert "per 1000 instructions" in open([p for p in paths if p.endswith(".svg")][0]).read()
 

@@ -22,6 +22,7 @@ class EngineOptions:
     stride: int | None = None
     no_idle: bool = False
     warmup_ms: int | None = None
+    task_scale: float | None = None  # tasks/ and irq/ ids: size of each task
     extra: list[str] = field(default_factory=list)
 
     def args(self) -> list[str]:
@@ -35,6 +36,11 @@ class EngineOptions:
         if self.no_idle:
             a.append("--no-idle")
         return a + list(self.extra)
+
+    def environment(self) -> dict:
+        """Settings the engine reads from its environment (only the task
+        scale: the task families read it when they size their inputs)."""
+        return {"CTXBENCH_TASK_SCALE": repr(float(self.task_scale))} if self.task_scale is not None else {}
 
 
 def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = None,
@@ -70,5 +76,5 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
             progress.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
 
     args = ["run", *ids, *opts.args()] + (["--interleave"] if interleave else [])
-    engine.stream(args, got_header, got_result, got_progress)
+    engine.stream(args, got_header, got_result, got_progress, env=opts.environment())
     return header, out

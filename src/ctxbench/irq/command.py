@@ -3,18 +3,21 @@
 timer signal whose handler only counts; I = R'_task - R_task - k*D."""
 from __future__ import annotations
 
-import datetime
 import math
 
-from ctxbench.core import model as results
-from ctxbench.core import writer
-from ctxbench.irq.analysis import irq_point
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.ui.progress import Progress
+from ctxbench.irq import figures as irq_figures
+from ctxbench.irq.analysis import irq_point
 from ctxbench.run.table import fmt_time
 from ctxbench.tasks import args as task_args
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.progress import Progress
+from ctxbench.ui.warnings import print_warnings
 
 DEFAULT_RATES = "100,1000,4000,10000"
+DEFAULT_REPEAT = 5
+MAX_RATE_HZ = 100000
 
 
 def add_parser(sub):
@@ -23,29 +26,26 @@ def add_parser(sub):
                                    "handler only increments a counter. D = direct cost of servicing one "
                                    "(mean of 100, warm); I = R'_task - R_task - k*D.")
     p.add_argument("--task", metavar="T,...", help="tasks (default: all of sort, deflate, aes, crc)")
-    p.add_argument("--rates", metavar="HZ,...", default=DEFAULT_RATES,
+    p.add_argument("--rates", metavar="HZ,...", default=DEFAULT_RATES, type=options.int_list_type(1, MAX_RATE_HZ),
                    help=f"timer signals per second (default {DEFAULT_RATES})")
-    p.add_argument("--repeat", type=int, default=5, help="runs per point (default 5)")
-    p.add_argument("--scale", type=float, default=1.0, help="task size multiplier (1: about 0.5 s per task here)")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU to run on (default: the highest allowed)")
-    p.add_argument("-o", "--output", metavar="FILE", help="results file (default ctxbench-irq-<time>.json)")
-    p.add_argument("--plot", metavar="DIR", help="write seed 000 Figure 5 (PNG, SVG) to DIR")
+    options.add_repeat(p, DEFAULT_REPEAT)
+    options.add_scale(p)
+    options.add_cpu(p, "CPU to run on")
+    options.add_output(p, "irq")
+    options.add_plot(p, "seed 000 Figure 5")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
-    task_args.check_common(args)
     tasks = task_args.tasks(args.task)
-    rates = task_args.int_list(args.rates, "rates", 1, 100000)
-    out = args.output or task_args.default_output("irq")
-    writer.check_writable(out)
+    rates = args.rates
+    life = Lifecycle("irq", args.output)
 
     plan = [("direct", 1)] + [(t, r) for t in tasks for r in rates]
     prog = Progress(len(plan), label="irq ")
     raw, header = {}, {}
     for k, (task, rate) in enumerate(plan):
-        opts = EngineOptions(cpu=args.cpu, groups=1, n=rate, warmup_ms=None if k == 0 else 0,
+        opts = EngineOptions(cpu=args.cpu, groups=1, n=rate, warmup_ms=None if k == 0 else 0, task_scale=args.scale,
                              iterations=max(args.repeat, 10) if task == "direct" else args.repeat)
         h, res = run_ids([f"irq/{task}"], opts, None)
         header = header or h
@@ -57,14 +57,11 @@ def run(args) -> int:
     by_task = {t: [irq_point(raw[(t, r)], direct) for r in rates] for t in tasks}
     points = [p for pts in by_task.values() for p in pts]
     env = header.get("environment", {})
-    doc = results.document(header.get("tool", {}), env, [dict(direct, id="irq/direct")] + points, extra={"irq": {
-        "tasks": tasks, "rates_hz": rates, "repeat": args.repeat, "scale": args.scale,
-        "D": direct["summary"], "started": started}})
-    figs = []
-    if args.plot:
-        from ctxbench.irq.figures import figure5
-        figs = figure5(by_task, env, direct["summary"], args.plot)
-    writer.write_results(out, doc)
+    doc = life.document(header, [dict(direct, id="irq/direct")] + points, {
+        "tasks": tasks, "rates_hz": rates, "repeat": args.repeat, "scale": args.scale, "D": direct["summary"]})
+    life.write(doc)
+    life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(by_task, env, direct["summary"]))]
+                 if args.plot else [])
 
     d = direct["summary"]
     print(f"D (direct cost of servicing one timer signal, mean of 100, warm) = {fmt_time(d['mean'])} "
@@ -80,11 +77,8 @@ def run(args) -> int:
             print(f"{t:<9}{p['params']['rate_hz']:>5}Hz  {fmt_time(q['R_task']['mean']):>10} {q['R_task']['cv']:>6.2%}  "
                   f"{fmt_time(q['R_prime']['mean']):>10}  {q['interrupts']['mean']:>6.0f}  "
                   f"{fmt_time(q['direct']['mean']):>10}  {fmt_time(q['I']['mean']):>10} {ci:<24}{q['I_pct']['mean']:>7.3f}%")
-    from ctxbench.tasks.command import print_warnings
     print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in seed 000.")
-    print(f"results written to {out}")
-    for f in figs:
-        print(f"figure: {f}")
+    life.finish()
     return 0

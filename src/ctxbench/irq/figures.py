@@ -2,10 +2,13 @@
 task (after Fig. 5 of Liu and Solihin's study, see README References)."""
 from __future__ import annotations
 
-from ctxbench.tasks.figures import MS, _err, _grid, _save, machine_line
+from ctxbench.tasks.figures import MS, _err, _finish, _grid
+from ctxbench.ui.figures import machine_label
+
+NAME = "irq-fig5-overhead"  # file name
 
 
-def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict, outdir: str) -> list[str]:
+def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
     """Indirect interrupt overhead vs rate, one panel per task."""
     fig, axes = _grid(len(by_task))
     for ax, (task, pts) in zip(axes, by_task.items()):
@@ -26,5 +29,5 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict, outdir: 
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
     fig.suptitle(f"Interrupt (timer signal) overhead (seed 000 Fig. 5); 95% CI; D = {d_summary['mean'] / 1e3:.2f} µs"
-                 f"\n{machine_line(env)}", fontsize=8)
-    return _save(fig, outdir, "irq-fig5-overhead")
+                 f"\n{machine_label(env)}", fontsize=8)
+    return _finish(fig)

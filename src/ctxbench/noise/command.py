@@ -3,14 +3,15 @@ section 6): the gaps a tight clock-reading loop sees, with the interrupts
 counted on that CPU over the same windows."""
 from __future__ import annotations
 
-import datetime
-
-from ctxbench.core import model as results
-from ctxbench.core import writer
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.ui.progress import Progress
+from ctxbench.noise import figures as noise_figures
 from ctxbench.run.table import fmt_time
-from ctxbench.tasks import args as task_args
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.progress import Progress
+
+DEFAULT_SECONDS = 10
+MAX_SECONDS = 3600
 
 
 def add_parser(sub):
@@ -19,23 +20,16 @@ def add_parser(sub):
                                    "(20x the loop's own minimum step) is a gap. Reports count, total, "
                                    "longest and a histogram of gap lengths, with the /proc/interrupts "
                                    "deltas of that CPU over the same windows.")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU to watch (default: the highest allowed)")
-    p.add_argument("--seconds", type=int, default=10, help="measured time in 1 s windows (default 10)")
-    p.add_argument("-o", "--output", metavar="FILE", help="results file (default ctxbench-noise-<time>.json)")
-    p.add_argument("--plot", metavar="DIR", help="write the gap histogram (PNG, SVG) to DIR")
+    options.add_cpu(p, "CPU to watch")
+    p.add_argument("--seconds", type=options.count(1, MAX_SECONDS), default=DEFAULT_SECONDS, metavar="S",
+                   help=f"measured time in 1 s windows (default {DEFAULT_SECONDS})")
+    options.add_output(p, "noise")
+    options.add_plot(p, "the gap histogram")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
-    task_args.positive("seconds", args.seconds)
-    if args.seconds > 3600:
-        from ctxbench.core.errors import UserError
-        raise UserError(f"--seconds must be at most 3600, got {args.seconds}")
-    args.repeat, args.scale = 1, 1.0
-    task_args.check_common(args)
-    out = args.output or task_args.default_output("noise")
-    writer.check_writable(out)
+    life = Lifecycle("noise", args.output)
     prog = Progress(1, label="noise ")
     prog.update(f"{args.seconds + 1} s on the pinned CPU (the first window warms up)")
     header, res = run_ids(["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,
@@ -46,13 +40,9 @@ def run(args) -> int:
     env = header.get("environment", {})
     nz = r.get("noise") or {}
     cpu = r["params"].get("noise_cpu")
-    doc = results.document(header.get("tool", {}), env, [r], extra={"noise": {
-        "cpu": cpu, "seconds": args.seconds, "started": started}})
-    figs = []
-    if args.plot:
-        from ctxbench.noise.figures import noise_histogram
-        figs = noise_histogram(nz, env, cpu, args.plot, r.get("summary"))
-    writer.write_results(out, doc)
+    life.write(life.document(header, [r], {"cpu": cpu, "seconds": args.seconds}))
+    life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.get("summary")))]
+                 if args.plot else [])
 
     win = nz.get("window_ns") or 1
     print(f"CPU {cpu}: {nz.get('count', 0)} gaps above {nz.get('threshold_ns')} ns "
@@ -70,7 +60,5 @@ def run(args) -> int:
             print(f"  {x['irq']:>6}: {x['delta']:>9}  {x['desc']}")
     print("\nGaps include preemption by other tasks, not only interrupts: on a shared machine the longest "
           "ones are usually other processes.")
-    print(f"results written to {out}")
-    for f in figs:
-        print(f"figure: {f}")
+    life.finish()
     return 0

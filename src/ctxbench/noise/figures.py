@@ -1,10 +1,13 @@
 """The noise figure: a histogram of the gaps a pinned tight loop sees."""
 from __future__ import annotations
 
-from ctxbench.tasks.figures import MS, _save, machine_line, plt
+from ctxbench.tasks.figures import MS, _finish
+from ctxbench.ui.figures import machine_label, plt
+
+NAME = "noise-gaps"  # file name
 
 
-def noise_histogram(noise: dict, env: dict, cpu, outdir: str, per_window: dict | None = None) -> list[str]:
+def noise_histogram(noise: dict, env: dict, cpu, per_window: dict | None = None):
     hist = noise.get("histogram") or []
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     labels = [_fmt(h["lo_ns"]) for h in hist]
@@ -24,8 +27,8 @@ def noise_histogram(noise: dict, env: dict, cpu, outdir: str, per_window: dict |
                  + (f"time lost per 1 s window: median {per_window['median'] / MS:.1f} ms, 95% CI "
                     f"[{per_window['ci95'][0] / MS:.1f}, {per_window['ci95'][1] / MS:.1f}] ms, CV {per_window['cv']:.1%}\n"
                     if per_window and per_window.get("n") else "") +
-                 f"{machine_line(env)}", fontsize=8)
-    return _save(fig, outdir, "noise-gaps")
+                 f"{machine_label(env)}", fontsize=8)
+    return _finish(fig)
 
 
 def _fmt(ns: float) -> str:

@@ -133,23 +133,16 @@ def _is_sweep(r: dict) -> bool:
     return _id(r).startswith("sweep/") or "indirect" in r or bool(_p(r).get("size"))
 
 
-def _files_as_figures(paths: list[str], caption: str) -> list:
-    import os
-    out = []
-    for p in paths:
-        if p.endswith(".png"):
-            with open(p, "rb") as f:
-                out.append(Figure(os.path.splitext(os.path.basename(p))[0], f.read(), caption))
-    return out
+def _figures(named: list[tuple[str, object]], caption: str) -> list:
+    """(name, matplotlib figure) pairs as the report's PNG figures."""
+    return [Figure(name, png_bytes(fig), caption) for name, fig in named if fig is not None]
 
 
 def render_sweep(rs: list[dict], env: dict) -> list:
     """The sweep's own figures (figures_sweep), then one row per point."""
-    import tempfile
     from ctxbench.sweep import figures as figures_sweep
-    with tempfile.TemporaryDirectory() as d:
-        out: list = _files_as_figures(figures_sweep.all_figures({"results": rs, "environment": env}, d),
-                                      "median per point with its 95% CI; vertical lines: cache and TLB capacities")
+    out: list = _figures(figures_sweep.all_figures({"results": rs, "environment": env}),
+                         "median per point with its 95% CI; vertical lines: cache and TLB capacities")
     rows = []
     for r in sorted(rs, key=lambda r: (_id(r), _p(r).get("stride", 0), _p(r).get("size", 0))):
         ind = r.get("indirect") or {}
@@ -172,7 +165,6 @@ def _part_ci(s: dict | None, scale: float = 1e6, unit: str = "ms") -> str:
 
 def render_tasks(rs: list[dict], env: dict) -> list:
     """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
-    import tempfile
     from ctxbench.tasks import analysis as tasks_analysis
     from ctxbench.tasks import figures as tasks_plots
     pts = [r for r in rs if isinstance(r.get("parts"), dict) and "pair" in _p(r)]
@@ -182,9 +174,9 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     out: list = []
     if by_pair:
         maxcv = tasks_analysis.max_cv(pts)
-        with tempfile.TemporaryDirectory() as d:
-            paths = tasks_plots.figure2(by_pair, env, maxcv, d) + tasks_plots.figure3(by_pair, env, maxcv, d)
-            out += _files_as_figures(paths, "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
+        out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv)),
+                         (tasks_plots.FIG3, tasks_plots.figure3(by_pair, env, maxcv))],
+                        "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
     rows = [[str(_p(r).get("pair")), str(_p(r).get("n")), _part_ci(r["parts"].get("R_prime")),
              _part_ci(r["parts"].get("C"), 1e3, "µs"), _part_ci(r["parts"].get("I")), verified(r)] for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
@@ -197,8 +189,7 @@ def render_tasks(rs: list[dict], env: dict) -> list:
 
 def render_irq(rs: list[dict], env: dict) -> list:
     """Seed 000 Figure 5 and a row per (task, rate)."""
-    import tempfile
-    from ctxbench.irq.figures import figure5
+    from ctxbench.irq.figures import NAME, figure5
     direct = next((r for r in rs if _id(r) == "irq/direct"), None)
     pts = [r for r in rs if isinstance(r.get("parts"), dict) and "task" in _p(r)]
     by_task: dict = {}
@@ -206,9 +197,8 @@ def render_irq(rs: list[dict], env: dict) -> list:
         by_task.setdefault(_p(r)["task"], []).append(r)
     out: list = []
     if by_task and direct:
-        with tempfile.TemporaryDirectory() as d:
-            out += _files_as_figures(figure5(by_task, env, direct.get("summary") or {}, d),
-                                     "I per task and rate; bars: 95% CI (a small difference of large numbers)")
+        out += _figures([(NAME, figure5(by_task, env, direct.get("summary") or {}))],
+                        "I per task and rate; bars: 95% CI (a small difference of large numbers)")
     rows = [[str(_p(r).get("task")), str(_p(r).get("rate_hz")), _part_ci(r["parts"].get("R_task")),
              _part_ci(r["parts"].get("I"))] for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
@@ -218,14 +208,12 @@ def render_irq(rs: list[dict], env: dict) -> list:
 
 
 def render_noise(rs: list[dict], env: dict) -> list:
-    import tempfile
-    from ctxbench.noise.figures import noise_histogram
+    from ctxbench.noise.figures import NAME, noise_histogram
     out: list = []
     for r in rs:
         nz = r.get("noise") or {}
-        with tempfile.TemporaryDirectory() as d:
-            out += _files_as_figures(noise_histogram(nz, env, _p(r).get("noise_cpu"), d, r.get("summary")),
-                                     "gaps seen by a tight timer-reading loop on the pinned CPU")
+        out += _figures([(NAME, noise_histogram(nz, env, _p(r).get("noise_cpu"), r.get("summary")))],
+                        "gaps seen by a tight timer-reading loop on the pinned CPU")
         out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
                          [[str(_p(r).get("noise_cpu")), str(nz.get("count")), table.fmt_time(nz.get("threshold_ns")),
                            table.fmt_time(nz.get("total_ns")), table.fmt_time(nz.get("longest_ns"))]],

@@ -2,18 +2,16 @@
 user-level switches, cross-CPU wake-ups), with a table and a results file."""
 from __future__ import annotations
 
-import datetime
 import os
 import sys
 import textwrap
 
-from ctxbench.core import checks
-from ctxbench.core import engine
-from ctxbench.core import model as results
-from ctxbench.core import writer
-from ctxbench.run import table
+from ctxbench.core import checks, engine, writer
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.run import table
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
 
 PRESETS = {
@@ -33,44 +31,21 @@ def add_parser(sub):
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="a small subset for smoke tests (< 15 s)")
     g.add_argument("--full", action="store_true", help="more groups and longer samples (several minutes)")
-    p.add_argument("-o", "--output", metavar="FILE", help="results file (default: ctxbench-<time>.json)")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU to measure on (default: the highest allowed)")
-    p.add_argument("--cross-cpu", type=int, metavar="M", help="second CPU for cross-CPU wake-ups")
+    options.add_output(p, "run")
+    options.add_cpu(p)
+    p.add_argument("--cross-cpu", type=options.cpu, metavar="M", help="second CPU for cross-CPU wake-ups")
     p.add_argument("--ids", metavar="ID,...", help="measure only these ids (see ctxbench-engine list)")
-    p.add_argument("--groups", type=int, metavar="G", help="groups of samples (each with fresh parties)")
-    p.add_argument("--iterations", type=int, metavar="N", help="samples per group")
+    options.add_samples(p)
     p.add_argument("--no-idle", action="store_true",
                    help="hold /dev/cpu_dma_latency at 0 during the run (keeps CPUs out of deep idle)")
     p.add_argument("--json", action="store_true", help="print the results document on stdout too")
     p.set_defaults(func=run)
 
 
-LIMITS = {"groups": 10000, "iterations": 100000}
-
-
-def check_counts(args) -> None:
-    for name, hi in LIMITS.items():
-        v = getattr(args, name, None)
-        if v is not None and not 1 <= v <= hi:
-            raise UserError(f"--{name}: expected an integer from 1 to {hi}, got {v}")
-
-
-def check_cpus(*cpus_named) -> None:
-    """Each (flag, cpu) must be a CPU this process may run on."""
-    allowed = sorted(os.sched_getaffinity(0))
-    for flag, cpu in cpus_named:
-        if cpu is not None and cpu not in allowed:
-            raise UserError(f"{flag} {cpu}: no such CPU, or not allowed for this process "
-                            f"(allowed: {','.join(map(str, allowed))})")
-
-
 def run(args) -> int:
-    check_counts(args)
-    check_cpus(("--cpu", args.cpu), ("--cross-cpu", args.cross_cpu))
     if args.cpu is not None and args.cpu == args.cross_cpu:
         raise UserError("--cross-cpu must differ from --cpu")
-    out = args.output or f"ctxbench-{datetime.datetime.now():%Y%m%d-%H%M%S}.json"
-    writer.check_writable(out)
+    life = Lifecycle("run", args.output)
 
     preset = "quick" if args.quick else "full" if args.full else "default"
     groups, iterations, min_us = PRESETS[preset]
@@ -96,7 +71,6 @@ def run(args) -> int:
     if not ids:
         raise UserError("nothing to measure" + (" with one CPU allowed" if skipped else ""))
 
-    started = datetime.datetime.now().isoformat(timespec="seconds")
     opts = EngineOptions(cpu=args.cpu, cross_cpu=args.cross_cpu,
                          groups=args.groups or groups, iterations=args.iterations or iterations,
                          min_sample_us=min_us, no_idle=args.no_idle,
@@ -107,12 +81,9 @@ def run(args) -> int:
     prog.close()
 
     env = header.get("environment", {})
-    doc = results.document(header.get("tool", {}), env, res,
-                           extra={"run": {"preset": preset, "engine_args": opts.args(), "ids": ids,
-                                          "order": "interleaved by group",
-                                          "started": started,
-                                          "skipped": [{"id": i, "why": "needs two CPUs, one allowed"}
-                                                      for i in skipped]}})
+    doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
+                                      "order": "interleaved by group",
+                                      "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
     findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} |
                                                             {r["params"].get("cpu_b") for r in res} - {None}))
     for r in res:
@@ -123,14 +94,14 @@ def run(args) -> int:
                                        f"could not be held at 0 ({idle.get('no_idle_error') or 'no reason given'}): "
                                        "CPUs could enter deep idle states", "run as root"))
     doc["checks"] = [f.as_dict() for f in findings]
-    writer.write_results(out, doc)
+    life.write(doc)
 
     print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz")))
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
         print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)
               + (f"\n           hint: {f.hint}" if f.hint else ""))
-    print(f"\nresults written to {out}")
+    life.finish()
     if args.json:
         import json
         json.dump(writer.jsonable(doc), sys.stdout, indent=1)

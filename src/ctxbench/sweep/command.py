@@ -21,12 +21,14 @@ from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions
+from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
 # groups x iterations per point, shortest sample (µs): sized so that the
 # default sweep (3 mechanisms x 16 sizes x 7 strides) stays within ~5 min
 # on a busy 2-CPU machine.
 GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 5, 8, 500, 200
+COMPARE_STRIDE = 64
 CV_TARGET = 0.05
 # Settings that must match for a resumed sweep to add to an existing file.
 SETTINGS = ("groups", "iterations", "min_sample_us", "cpu")
@@ -45,28 +47,17 @@ def add_parser(sub):
     p.add_argument("--strides", metavar="LIST", help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256)")
     p.add_argument("-o", "--output", metavar="FILE", default="sweep.json",
                    help="results file; if it exists, its missing points are measured (default sweep.json)")
-    p.add_argument("--plot", metavar="DIR", help="figures directory (default: <output>-figures)")
+    p.add_argument("--plot", metavar="DIR", type=options.plot_dir, help="figures directory (default: <output>-figures)")
     p.add_argument("--no-plot", action="store_true", help="no figures")
-    p.add_argument("--compare-stride", type=int, default=64, metavar="D",
-                   help="stride of the figure comparing mechanisms (default 64)")
-    p.add_argument("--groups", type=int, default=GROUPS, metavar="G", help=f"groups per point (default {GROUPS})")
-    p.add_argument("--iterations", type=int, default=ITERATIONS, metavar="N",
-                   help=f"samples per group (default {ITERATIONS})")
-    p.add_argument("--min-sample-us", type=int, default=MIN_SAMPLE_US, metavar="US",
+    p.add_argument("--compare-stride", type=options.count(0, 1 << 30), metavar="D",
+                   help=f"stride of the figure comparing mechanisms, one of --strides "
+                        f"(default {COMPARE_STRIDE}, or the middle stride when {COMPARE_STRIDE} is not measured)")
+    options.add_samples(p, GROUPS, ITERATIONS)
+    p.add_argument("--min-sample-us", type=options.count(1, 10_000_000), default=MIN_SAMPLE_US, metavar="US",
                    help=f"shortest sample (default {MIN_SAMPLE_US})")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU to measure on (default: the highest allowed)")
+    options.add_cpu(p)
     p.add_argument("--no-counters", action="store_true", help="do not ask for hardware counters")
     p.set_defaults(func=run)
-
-
-def _check_args(args):
-    for name in ("groups", "iterations", "min_sample_us"):
-        if getattr(args, name) <= 0:
-            raise UserError(f"--{name.replace('_', '-')} must be a positive integer, got {getattr(args, name)}")
-    if args.cpu is not None and args.cpu < 0:
-        raise UserError(f"--cpu must be a CPU number, got {args.cpu}")
-    if args.compare_stride < 0:
-        raise UserError(f"--compare-stride must be >= 0, got {args.compare_stride}")
 
 
 def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
@@ -86,13 +77,16 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
 
 
 def run(args) -> int:
-    _check_args(args)
     t_start = time.monotonic()
     out = args.output
     writer.check_writable(out)
+    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
     strides = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
+    if args.compare_stride is not None and args.compare_stride not in strides:
+        raise UserError(f"--compare-stride {args.compare_stride} is not one of the strides measured "
+                        f"({','.join(map(str, strides))})")
     settings = {"groups": args.groups, "iterations": args.iterations, "min_sample_us": args.min_sample_us,
                 "cpu": args.cpu}
     have, old_doc = _existing(out, settings)
@@ -125,7 +119,7 @@ def run(args) -> int:
             "indirect_method": "total - direct; direct = pooled stride-0 samples at this size and its "
                                "neighbouring sizes (for a stride-0 point: up to two sizes each side, "
                                "not itself); CI: independent bootstrap of the difference of medians",
-            "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
+            "started": started, "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
         doc = results.document(state["tool"], state["env"], state["results"], extra=extra)
         writer.write_results(out, doc)
         return doc
@@ -192,8 +186,15 @@ def run(args) -> int:
     figs = []
     if not args.no_plot:
         from ctxbench.sweep import figures as figures_sweep
+        from ctxbench.ui.figures import save
         plot_dir = args.plot or (os.path.splitext(out)[0] + "-figures")
-        figs = figures_sweep.all_figures(doc, plot_dir, compare_stride=args.compare_stride)
+        try:
+            figs = [p for name, fig in figures_sweep.all_figures(
+                doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride)
+                    for p in save(fig, plot_dir, name)]
+        except OSError as e:
+            raise UserError(f"results written to {out}, but the figures could not be written to "
+                            f"'{plot_dir}': {e.strerror or e}", code=1)
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
 
     print(sweep_analysis.text_summary(state["results"], state["env"], mechs, wall, CV_TARGET))

@@ -14,30 +14,14 @@ milliseconds and can be negative (it is never clipped).
 from __future__ import annotations
 
 import math
-import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ctxbench.sweep.analysis import MISS_EVENTS, series  # noqa: E402
-from ctxbench.sweep.plan import boundaries, fmt_size, key  # noqa: E402
-
-FORMATS = ("png", "svg")
+from ctxbench.sweep.analysis import MISS_EVENTS, series
+from ctxbench.sweep.plan import boundaries, fmt_size, key
+from ctxbench.ui.figures import machine_label, plt
 
 
 def slug(s: str) -> str:
     return s.replace("/", "-").strip("-")
-
-
-def machine_line(env: dict) -> str:
-    cpu = (env.get("cpu") or {}).get("model") or "unknown CPU"
-    kern = (env.get("kernel") or {}).get("release") or ""
-    virt = env.get("virtualization") or {}
-    v = f", virtual machine ({virt.get('hypervisor_vendor') or 'guest'})" if virt.get("is_vm") else ""
-    n = (env.get("cpu") or {}).get("online")
-    return f"{cpu}{v}, {n} CPUs, Linux {kern}" if n else f"{cpu}{v}, Linux {kern}"
 
 
 def _xaxis(ax, sizes):
@@ -77,16 +61,6 @@ def _yaxis(ax, what):
     ax.grid(True, which="major", alpha=0.3)
 
 
-def _save(fig, out_dir, name) -> list[str]:
-    paths = []
-    for ext in FORMATS:
-        p = os.path.join(out_dir, f"{name}.{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        paths.append(p)
-    plt.close(fig)
-    return paths
-
-
 def _mechanisms(doc: dict) -> list[tuple[str, str]]:
     m = (doc.get("sweep") or {}).get("mechanisms")
     if m:
@@ -99,7 +73,7 @@ def _mechanisms(doc: dict) -> list[tuple[str, str]]:
     return [(i, i) for i in ids]
 
 
-def mechanism_figure(doc: dict, name: str, bid: str, out_dir: str) -> list[str]:
+def mechanism_figure(doc: dict, name: str, bid: str):
     env = doc.get("environment") or {}
     res = doc.get("results") or []
     strides = sorted({key(r)[2] for r in res if key(r) and key(r)[0] == bid})
@@ -120,14 +94,14 @@ def mechanism_figure(doc: dict, name: str, bid: str, out_dir: str) -> list[str]:
         _yaxis(ax, what)
         _boundaries(ax, env, sizes)
         ax.legend(fontsize=7, ncol=2)
-    top.set_title(f"Indirect cost = total - direct (stride 0), {name}\n{machine_line(env)}", fontsize=9)
+    top.set_title(f"Indirect cost = total - direct (stride 0), {name}\n{machine_label(env)}", fontsize=9)
     bot.set_title("Total cost per switch, both parties traversing their own array between messages "
                   "(bands: 95% CI of the median)", fontsize=8)
     _xaxis(bot, sizes or [1024])
-    return _save(fig, out_dir, f"sweep-{slug(name)}")
+    return f"sweep-{slug(name)}", fig
 
 
-def compare_figure(doc: dict, stride: int, out_dir: str) -> list[str]:
+def compare_figure(doc: dict, stride: int):
     env = doc.get("environment") or {}
     res = doc.get("results") or []
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -142,16 +116,16 @@ def compare_figure(doc: dict, stride: int, out_dir: str) -> list[str]:
     _xaxis(ax, sizes or [1024])
     ax.legend(fontsize=8)
     ax.set_title(f"Indirect cost per switch at stride {stride} B: kernel processes, kernel threads, user level\n"
-                 f"{machine_line(env)} (bands: 95% CI)", fontsize=9)
-    return _save(fig, out_dir, f"sweep-compare-stride{stride}")
+                 f"{machine_label(env)} (bands: 95% CI)", fontsize=9)
+    return f"sweep-compare-stride{stride}", fig
 
 
-def counter_figure(doc: dict, name: str, bid: str, out_dir: str, strides=(8, 64)) -> list[str]:
+def counter_figure(doc: dict, name: str, bid: str, strides=(8, 64)):
     env = doc.get("environment") or {}
     res = [r for r in doc.get("results") or [] if key(r) and key(r)[0] == bid
            and ((r.get("counters") or {}).get("per_kilo_instructions"))]
     if not res:
-        return []
+        return None
     fig, axes = plt.subplots(len(MISS_EVENTS), 1, figsize=(8, 10), sharex=True)
     sizes = []
     for ax, ev in zip(axes, MISS_EVENTS):
@@ -174,21 +148,18 @@ def counter_figure(doc: dict, name: str, bid: str, out_dir: str, strides=(8, 64)
         _boundaries(ax, env, sizes)
         ax.legend(fontsize=7)
     axes[0].set_title(f"Hardware counters, {name}: single run (party A) vs switching run (both parties)\n"
-                      f"{machine_line(env)}", fontsize=9)
+                      f"{machine_label(env)}", fontsize=9)
     _xaxis(axes[-1], sizes or [1024])
-    return _save(fig, out_dir, f"sweep-counters-{slug(name)}")
+    return f"sweep-counters-{slug(name)}", fig
 
 
-def all_figures(doc: dict, out_dir: str, compare_stride: int = 64) -> list[str]:
-    os.makedirs(out_dir, exist_ok=True)
-    paths = []
-    mechs = _mechanisms(doc)
-    for name, bid in mechs:
-        paths += mechanism_figure(doc, name, bid, out_dir)
+def all_figures(doc: dict, compare_stride: int = 64) -> list[tuple[str, object]]:
+    """Every sweep figure as (file name, figure). The comparison is drawn
+    at `compare_stride`; the command refuses a stride the sweep lacks."""
+    out = [mechanism_figure(doc, name, bid) for name, bid in _mechanisms(doc)]
     strides = sorted({key(r)[2] for r in doc.get("results") or [] if key(r) and key(r)[2]})
     if strides:
         d = compare_stride if compare_stride in strides else strides[len(strides) // 2]
-        paths += compare_figure(doc, d, out_dir)
-    for name, bid in mechs:
-        paths += counter_figure(doc, name, bid, out_dir)
-    return paths
+        out.append(compare_figure(doc, d))
+    out += [c for name, bid in _mechanisms(doc) if (c := counter_figure(doc, name, bid))]
+    return out

@@ -9,9 +9,9 @@ side.
 """
 from __future__ import annotations
 
-import re
 
 from ctxbench.core.errors import UserError
+from ctxbench.ui import options
 
 # Mechanism name -> engine id (same CPU: a switch cost, not a wake-up).
 MECHANISMS = {
@@ -29,18 +29,12 @@ MIN_SIZE = 1024
 FALLBACK_MAX = 4 << 20
 ELEM = 8  # bytes per element (double), the traversal's unit
 
-_SUFFIX = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
-           "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
-
-
 def parse_size(text: str, what: str = "size") -> int:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).upper() not in _SUFFIX:
-        raise UserError(f"--{what}: expected a size like 4096, 64K or 2M, got '{text}'")
-    v = float(m.group(1)) * _SUFFIX[m.group(2).upper()]
-    if v != int(v):
-        raise UserError(f"--{what}: not a whole number of bytes: '{text}'")
-    return int(v)
+    """One size grammar for every command (ui.options.size), named by flag."""
+    try:
+        return options.size(text)
+    except options.Bad as e:
+        raise UserError(f"--{what}: {e}")
 
 
 def fmt_size(n: int) -> str:

@@ -2,19 +2,21 @@
 section 5): R_total, R'_total, C, I and I's breakdown per task."""
 from __future__ import annotations
 
-import datetime
 import math
 
-from ctxbench.core import model as results
-from ctxbench.core import writer
-from ctxbench.tasks import analysis as tasks_analysis
-from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.ui.progress import Progress
 from ctxbench.run.table import fmt_time
+from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.tasks import args as task_args
+from ctxbench.tasks import figures as tasks_figures
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.progress import Progress
+from ctxbench.ui.warnings import print_warnings
 
 DEFAULT_SWITCHES = "1,25,50,75,99"
+DEFAULT_REPEAT = 5  # runs per point, as seed 000
+MAX_SWITCHES = 100000
 
 
 def add_parser(sub):
@@ -24,28 +26,25 @@ def add_parser(sub):
                                    "cost I = R'_total - (R_total - C) - n*C, broken down per task.")
     p.add_argument("--pair", metavar="A+B,...",
                    help=f"task pairs (default {','.join(task_args.DEFAULT_PAIRS)}; 'all': seed 000's six)")
-    p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES,
+    p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
                    help=f"values of n, e.g. 1..99 or 1,25,50 (default {DEFAULT_SWITCHES}; 1 is always added)")
-    p.add_argument("--repeat", type=int, default=5, help="runs per point (default 5, as seed 000)")
+    options.add_repeat(p, DEFAULT_REPEAT, ", as seed 000")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--cold", dest="cold", action="store_true", default=True,
                    help="start each run with caches and TLB emptied as far as user space can (default)")
     g.add_argument("--warm", dest="cold", action="store_false", help="skip the cache flush")
-    p.add_argument("--scale", type=float, default=1.0, help="task size multiplier (1: about 0.5 s per task here)")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU for the pair (default: the highest allowed)")
-    p.add_argument("-o", "--output", metavar="FILE", help="results file (default ctxbench-tasks-<time>.json)")
-    p.add_argument("--plot", metavar="DIR", help="write seed 000 Figures 2 and 3 (PNG, SVG) to DIR")
+    options.add_scale(p)
+    options.add_cpu(p, "CPU for the pair")
+    options.add_output(p, "tasks")
+    options.add_plot(p, "seed 000 Figures 2 and 3")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
-    task_args.check_common(args)
     pairs = task_args.pairs(args.pair)
-    ns = sorted(set(task_args.int_list(args.switches, "switches", 1, 100000)) | {1})
+    ns = sorted(set(args.switches) | {1})
     n_big = max(99, max(ns))
-    out = args.output or task_args.default_output("tasks")
-    writer.check_writable(out)
+    life = Lifecycle("tasks", args.output)
     suffix = "" if args.cold else "/warm"
 
     plan = [("empty+empty", 1), ("empty+empty", n_big)] + [(p, n) for p in pairs for n in ns]
@@ -53,7 +52,7 @@ def run(args) -> int:
     raw: dict[tuple[str, int], dict] = {}
     header: dict = {}
     for k, (pair, n) in enumerate(plan):
-        opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.repeat, n=n,
+        opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.repeat, n=n, task_scale=args.scale,
                              warmup_ms=None if k == 0 else 0)
         h, res = run_ids([f"tasks/{pair}{suffix}"], opts, None)
         header = header or h
@@ -71,22 +70,16 @@ def run(args) -> int:
     c_results = [dict(raw[("empty+empty", 1)], id="tasks/empty+empty/n=1"),
                  dict(raw[("empty+empty", n_big)], id=f"tasks/empty+empty/n={n_big}")]
     env = header.get("environment", {})
-    doc = results.document(header.get("tool", {}), env, points + c_results, extra={"tasks": {
+    doc = life.document(header, points + c_results, {
         "pairs": pairs, "switches": ns, "repeat": args.repeat, "cold": args.cold, "scale": args.scale,
-        "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv,
-        "started": started}})
-    figs = []
-    if args.plot:
-        from ctxbench.tasks import figures as tasks_plots
-        figs += tasks_plots.figure2(by_pair, env, maxcv, args.plot)
-        figs += tasks_plots.figure3(by_pair, env, maxcv, args.plot)
-    writer.write_results(out, doc)
+        "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv})
+    life.write(doc)
+    life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv)),
+                             (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv))] if args.plot else [])
 
     print(render(by_pair, maxcv))
     print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
-    print(f"\nresults written to {out}")
-    for f in figs:
-        print(f"figure: {f}")
+    life.finish()
     return 0
 
 
@@ -116,14 +109,3 @@ def render(by_pair: dict, maxcv: float) -> str:
         lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "
                      f"combined running time (seed 000: 0.10%-0.18% at 99)")
     return "\n".join(lines)
-
-
-def print_warnings(items: list[tuple[str, list[str]]]) -> None:
-    """Each distinct warning once, with the points it concerns."""
-    seen: dict[str, list[str]] = {}
-    for where, warns in items:
-        for w in warns:
-            seen.setdefault(str(w).replace("ctxbench: ", "", 1), []).append(where)
-    for w, where in seen.items():
-        at = ", ".join(where) if len(where) <= 4 else f"{len(where)} points ({where[0]}, ..., {where[-1]})"
-        print(f"  warning: {w} [{at}]")

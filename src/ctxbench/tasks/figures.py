@@ -3,34 +3,16 @@ noise gap histogram): PNG and SVG, with the 95% intervals and the machine."""
 from __future__ import annotations
 
 import math
-import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from ctxbench.ui.figures import machine_label, plt
 
 MS = 1e6  # ns per ms
+FIG2, FIG3 = "tasks-fig2-overheads", "tasks-fig3-breakdown"  # file names
 
 
-def machine_line(env: dict) -> str:
-    cpu = (env.get("cpu") or {}).get("model") or "?"
-    k = (env.get("kernel") or {}).get("release") or "?"
-    virt = env.get("virtualization")
-    v = virt.get("hypervisor") if isinstance(virt, dict) else virt
-    return f"{env.get('hostname', '?')}: {cpu}, Linux {k}" + (f", {v}" if v else "")
-
-
-def _save(fig, outdir: str, name: str) -> list[str]:
-    os.makedirs(outdir, exist_ok=True)
+def _finish(fig):
     fig.tight_layout(rect=(0, 0, 1, 0.88))  # room for the two-line title
-    paths = []
-    for ext in ("png", "svg"):
-        p = os.path.join(outdir, f"{name}.{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        paths.append(p)
-    plt.close(fig)
-    return paths
+    return fig
 
 
 def _err(s: dict, scale: float):
@@ -61,7 +43,7 @@ def _grid(k: int):
     return fig, list(axes.flat)
 
 
-def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, outdir: str) -> list[str]:
+def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
     """Direct (n*C) and indirect (I) overhead vs n, one panel per pair."""
     fig, axes = _grid(len(by_pair))
     for ax, (pair, pts) in zip(axes, by_pair.items()):
@@ -74,11 +56,11 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, outdir: str
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
     fig.suptitle(f"Context switch overheads, direct and indirect (seed 000 Fig. 2); mean of runs, 95% CI; "
-                 f"Max CV {maxcv:.2%}\n{machine_line(env)}", fontsize=8)
-    return _save(fig, outdir, "tasks-fig2-overheads")
+                 f"Max CV {maxcv:.2%}\n{machine_label(env)}", fontsize=8)
+    return _finish(fig)
 
 
-def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float, outdir: str) -> list[str]:
+def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
     """The indirect overhead broken down: each task's own segments and the
     switches' own inflation."""
     fig, axes = _grid(len(by_pair))
@@ -94,5 +76,5 @@ def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float, outdir: str
         ax.set_ylabel("indirect overhead (ms)")
         ax.legend(fontsize=7)
     fig.suptitle(f"Indirect context switch overhead breakdown (seed 000 Fig. 3); 95% CI; Max CV {maxcv:.2%}\n"
-                 f"{machine_line(env)}", fontsize=8)
-    return _save(fig, outdir, "tasks-fig3-breakdown")
+                 f"{machine_label(env)}", fontsize=8)
+    return _finish(fig)

@@ -3,6 +3,7 @@ the ways a figure leaves the program (PNG bytes, a file)."""
 from __future__ import annotations
 
 import io
+import os
 import math
 
 import matplotlib
@@ -13,10 +14,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def machine_label(env: dict) -> str:
     """Hostname, CPU, kernel and VM-ness, for the corner of a figure."""
-    cpu = (env.get("cpu") or {}).get("model") or "unknown CPU"
+    cpu = env.get("cpu") or {}
     kern = (env.get("kernel") or {}).get("release") or "?"
-    vm = " (VM)" if (env.get("virtualization") or {}).get("is_vm") else ""
-    return f"{env.get('hostname') or '?'}: {cpu}, Linux {kern}{vm}"
+    virt = env.get("virtualization") or {}
+    vm = f", virtual machine ({virt.get('hypervisor_vendor') or 'guest'})" if virt.get("is_vm") else ""
+    n = f", {cpu['online']} CPUs" if cpu.get("online") else ""
+    return f"{env.get('hostname') or '?'}: {cpu.get('model') or 'unknown CPU'}{vm}{n}, Linux {kern}"
 
 
 def ci_of(result: dict) -> tuple[float, float, float]:
@@ -40,3 +43,18 @@ def size_label(b: int) -> str:
         if b >= k and b % k == 0:
             return f"{b // k}{unit}"
     return f"{b}"
+
+
+FORMATS = ("png", "svg")
+
+
+def save(fig, directory: str, name: str, formats: tuple[str, ...] = FORMATS, dpi: int = 110) -> list[str]:
+    """The one place figures become files: <directory>/<name>.<format>."""
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for ext in formats:
+        p = os.path.join(directory, f"{name}.{ext}")
+        fig.savefig(p, dpi=dpi, bbox_inches="tight")
+        paths.append(p)
+    plt.close(fig)
+    return paths

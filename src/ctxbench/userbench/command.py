@@ -13,10 +13,9 @@ from pathlib import Path
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
-from ctxbench.core import writer
-from ctxbench.run import table
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
 from ctxbench.core.errors import UserError
-from ctxbench.run.command import check_counts, check_cpus
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.progress import Progress
 from ctxbench.run.usergap import median_of, ratio
@@ -30,10 +29,9 @@ def add_parser(sub):
     p = sub.add_parser("userbench", help="user-level switches side by side (ns and cycles per switch)",
                        description="Measure every user-level switch in one run and compare them.")
     p.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
-    p.add_argument("--cpu", type=int, metavar="N", help="CPU to measure on (default: the highest allowed)")
-    p.add_argument("--groups", type=int, metavar="G", help="groups of samples")
-    p.add_argument("--iterations", type=int, metavar="N", help="samples per group")
-    p.add_argument("-o", "--output", metavar="FILE", help="also write a results file")
+    options.add_cpu(p)
+    options.add_samples(p)
+    p.add_argument("-o", "--output", metavar="FILE", help="also write a results file (default: none)")
     p.set_defaults(func=run)
 
 
@@ -103,10 +101,7 @@ def render(res: list[dict], hz: float | None) -> str:
 
 
 def run(args) -> int:
-    check_counts(args)
-    check_cpus(("--cpu", args.cpu))
-    if args.output:
-        writer.check_writable(args.output)
+    life = Lifecycle("userbench", args.output) if args.output else None
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
     g, it = (3, 5) if args.quick else (10, 10)
@@ -133,8 +128,7 @@ def run(args) -> int:
     print(render(res, hz))
     if note:
         print(note)
-    if args.output:
-        doc = results.document(header.get("tool", {}), env, res, extra={"userbench": {"engine_args": opts.args()}})
-        writer.write_results(args.output, doc)
-        print(f"results written to {args.output}")
+    if life:
+        life.write(life.document(header, res, {"engine_args": opts.args()}))
+        life.finish()
     return 0

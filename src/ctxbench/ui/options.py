@@ -1,0 +1,182 @@
+"""The options every command shares, checked once, with one message each.
+
+argparse calls these as `type=`; a bad value raises ArgumentTypeError,
+which the CLI's parser turns into one line `ctxbench: <command>: argument
+--flag: ...` and exit 2, before anything is measured. Each `add_*` helper
+documents its option and default in one place (as nanoBench does).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+
+Bad = argparse.ArgumentTypeError
+
+# One size grammar for every command (ring --footprint, sweep --sizes):
+# bytes, with binary K/M/G suffixes, optionally followed by B or iB; a
+# fraction is allowed where it gives whole bytes (1.5M).
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
+_SHIFT = {"": 0, "k": 10, "m": 20, "g": 30}
+
+
+def size(text: str) -> int:
+    """'4096', '16K', '1.5M', '64KiB', '2GB' -> bytes (binary multiples)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise Bad(f"'{text}' is not a size (bytes, or with K/M/G: 0, 4096, 16K, 1M)")
+    num, mult = m.group(1), 1 << _SHIFT[m.group(2).lower()]
+    if "." not in num:
+        return int(num) * mult
+    whole, frac = num.split(".")
+    v = int(whole) * mult + int(frac) * mult // 10 ** len(frac)
+    if int(frac) * mult % 10 ** len(frac):
+        raise Bad(f"'{text}' is not a whole number of bytes")
+    return v
+
+
+def allowed_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def cpu(text: str) -> int:
+    """A CPU this process may run on."""
+    allowed = allowed_cpus()
+    try:
+        c = int(text)
+    except ValueError:
+        raise Bad(f"'{text}' is not a CPU number")
+    if c not in allowed:
+        raise Bad(f"{c}: no such CPU, or not allowed for this process (allowed: {','.join(map(str, allowed))})")
+    return c
+
+
+def count(lo: int, hi: int):
+    """An integer type bounded to [lo, hi] (the flag is named by argparse)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise Bad(f"expected an integer from {lo} to {hi}, got '{text}'")
+        if not lo <= v <= hi:
+            raise Bad(f"expected an integer from {lo} to {hi}, got {v}")
+        return v
+    parse.__name__ = "integer"
+    return parse
+
+
+def real(lo: float, hi: float):
+    """A number bounded to [lo, hi]."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise Bad(f"expected a number from {lo:g} to {hi:g}, got '{text}'")
+        if not lo <= v <= hi:  # also refuses nan
+            raise Bad(f"expected a number from {lo:g} to {hi:g}, got {text}")
+        return v
+    parse.__name__ = "number"
+    return parse
+
+
+def int_list(spec: str, lo: int, hi: int) -> list[int]:
+    """'1..99', '1,25,50', '1..10,50' -> sorted unique ints in [lo, hi]."""
+    out: set[int] = set()
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        try:
+            if ".." in part:
+                a, b = (int(x) for x in part.split("..", 1))
+                if a > b or b - a > 1_000_000:
+                    raise ValueError
+                out.update(range(a, b + 1))
+            else:
+                out.add(int(part))
+        except ValueError:
+            raise Bad(f"expected numbers or ranges like 1..99, got '{part}'")
+    if not out:
+        raise Bad("nothing given")
+    bad = [x for x in out if not lo <= x <= hi]
+    if bad:
+        raise Bad(f"{min(bad)} is outside {lo}..{hi}")
+    return sorted(out)
+
+
+def int_list_type(lo: int, hi: int):
+    def parse(text: str) -> list[int]:
+        return int_list(text, lo, hi)
+    parse.__name__ = "list"
+    return parse
+
+
+def choice_list(choices: tuple[str, ...]):
+    """'a,b' -> ['a', 'b'], each one of `choices`, in order, without repeats."""
+    def parse(text: str) -> list[str]:
+        out = []
+        for x in (t.strip() for t in text.split(",")):
+            if not x:
+                continue
+            if x not in choices:
+                raise Bad(f"'{x}' is not one of {', '.join(choices)}")
+            if x not in out:
+                out.append(x)
+        if not out:
+            raise Bad("empty list")
+        return out
+    parse.__name__ = "list"
+    return parse
+
+
+def plot_dir(text: str) -> str:
+    """A directory for figures: created later, but not over a file."""
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise Bad(f"'{text}' exists and is not a directory")
+    return text
+
+
+# ---- the shared options, each documented with its default here -------------
+
+# Bounds: far beyond any useful run, small enough that nothing overflows.
+MAX_GROUPS = 10_000
+MAX_ITERATIONS = 100_000
+MAX_REPEAT = 10_000
+
+
+def add_output(p, kind: str) -> None:
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help=f"results file (default: {default_output_name(kind)})")
+
+
+def default_output_name(kind: str, now: datetime.datetime | None = None) -> str:
+    """ctxbench-<kind>-<time>.json ('run' has no kind in the name)."""
+    stamp = f"{(now or datetime.datetime.now()):%Y%m%d-%H%M%S}"
+    return f"ctxbench-{stamp}.json" if kind == "run" else f"ctxbench-{kind}-{stamp}.json"
+
+
+def add_cpu(p, what: str = "CPU to measure on") -> None:
+    p.add_argument("--cpu", type=cpu, metavar="N", help=f"{what} (default: the highest allowed)")
+
+
+def add_plot(p, what: str) -> None:
+    p.add_argument("--plot", type=plot_dir, metavar="DIR", help=f"write {what} (PNG, SVG) to DIR")
+
+
+def add_samples(p, groups: int | None = None, iterations: int | None = None) -> None:
+    """--groups and --iterations; None: the preset's value."""
+    p.add_argument("--groups", type=count(1, MAX_GROUPS), default=groups, metavar="G",
+                   help="groups of samples, each with fresh parties"
+                        + (f" (default {groups})" if groups else " (default: the preset's)"))
+    p.add_argument("--iterations", type=count(1, MAX_ITERATIONS), default=iterations, metavar="N",
+                   help="samples per group" + (f" (default {iterations})" if iterations else " (default: the preset's)"))
+
+
+def add_repeat(p, default: int, why: str = "") -> None:
+    p.add_argument("--repeat", type=count(1, MAX_REPEAT), default=default, metavar="R",
+                   help=f"runs per point (default {default}{why})")
+
+
+def add_scale(p) -> None:
+    p.add_argument("--scale", type=real(0.001, 1000), default=1.0, metavar="X",
+                   help="task size multiplier (default 1: about 0.5 s per task on a current x86-64 core)")
