@@ -3,8 +3,9 @@
 # engine and the Python front end, then run.
 #
 # Feature-specific rules (cross builds, extra tests) live in mk/*.mk; each
-# may add Debian packages to APT_PKGS, targets to TEST_PREREQS, compiler
-# defines to EXTRA_DEFS and libraries to EXTRA_LIBS (native build).
+# may add Debian packages to RUN_PKGS (needed to build and run) or
+# TEST_PKGS (needed only by tests or by an optional target), targets to
+# TEST_PREREQS, compiler defines to EXTRA_DEFS and libraries to EXTRA_LIBS.
 
 SHELL := /bin/bash
 ROOT := $(abspath .)
@@ -15,18 +16,21 @@ VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml)
 
 CC ?= cc
 CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer -D_GNU_SOURCE
+# header dependencies tracked by the compiler (.d files beside the objects)
+DEPFLAGS := -MMD -MP
 
 # Engine sources: every .c in engine/src, plus the assembly of the target
 # architecture (engine/arch/<arch>/*.S). main.c only goes into the binary,
 # the rest also into the unit tests (engine/tests/test_*.c).
 ENGINE_SRC := $(sort $(wildcard engine/src/*.c))
 ENGINE_LIB_SRC := $(filter-out engine/src/main.c,$(ENGINE_SRC))
-ENGINE_HDR := $(wildcard engine/src/*.h)
 ARCH_NATIVE := $(shell uname -m)
 ENGINE_ASM_NATIVE := $(sort $(wildcard engine/arch/$(ARCH_NATIVE)/*.S))
 
-# Native build: hwloc when pkg-config finds it.
-APT_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev python3-venv python3-dev
+# What building and running needs (hwloc is used when pkg-config finds it).
+RUN_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev python3-venv python3-dev
+# What only the tests or optional targets need: mk/*.mk add to it.
+TEST_PKGS :=
 TEST_PREREQS :=
 -include $(sort $(wildcard mk/*.mk))
 
@@ -41,33 +45,43 @@ LIB_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_LIB_SRC)) \
            $(patsubst engine/arch/$(ARCH_NATIVE)/%.S,$(OBJ)/arch_%.o,$(ENGINE_ASM_NATIVE))
 UNIT_TESTS = $(patsubst engine/tests/%.c,$(BUILD)/native/tests/%,$(sort $(wildcard engine/tests/test_*.c)))
 
-.PHONY: all deps engine unit-tests venv run test clean
+.PHONY: all deps test-deps engine unit-tests venv test-venv run test check clean
 
 all: engine venv
 
 # ---- dependencies ---------------------------------------------------------
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(sort $(APT_PKGS)) | md5sum | cut -c1-12)
+DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(sort $(RUN_PKGS)) | md5sum | cut -c1-12)
+TEST_DEPS_STAMP := $(BUILD)/.test-deps-$(shell echo $(sort $(TEST_PKGS)) | md5sum | cut -c1-12)
 
-deps: $(DEPS_STAMP)
-$(DEPS_STAMP):
-	@missing=$$(for p in $(APT_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+# $(1): the packages; installs only those missing
+define APT_INSTALL
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@mkdir -p $(BUILD) && touch $@
+endef
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	$(call APT_INSTALL,$(RUN_PKGS))
+test-deps: $(TEST_DEPS_STAMP)
+$(TEST_DEPS_STAMP): | $(DEPS_STAMP)
+	$(call APT_INSTALL,$(TEST_PKGS))
 
 # ---- engine -----------------------------------------------------------------
 engine: $(ENGINE)
-$(OBJ)/%.o: engine/src/%.c $(ENGINE_HDR) Makefile | $(DEPS_STAMP)
+$(OBJ)/%.o: engine/src/%.c Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(NATIVE_DEFS) -Iengine/src -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(NATIVE_DEFS) -Iengine/src -c -o $@ $<
 $(OBJ)/arch_%.o: engine/arch/$(ARCH_NATIVE)/%.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iengine/src -c -o $@ $<
 $(ENGINE): $(LIB_OBJS) $(OBJ)/main.o
 	$(CC) $(CFLAGS) -o $@ $^ $(NATIVE_LIBS)
+-include $(wildcard $(OBJ)/*.d)
 
 # Unit tests: one binary per engine/tests/test_*.c, linked with the engine.
 unit-tests: $(UNIT_TESTS)
@@ -77,8 +91,13 @@ $(BUILD)/native/tests/%: engine/tests/%.c $(LIB_OBJS) $(wildcard engine/tests/*.
 
 # ---- python front end -----------------------------------------------------
 venv: $(VENV)/.ok
+# `make run` installs what running needs; the test extras come with `make test`.
 $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 	@[ -x $(VENV)/bin/python ] || $(PY) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e .
+	@touch $@
+test-venv: $(VENV)/.test-ok
+$(VENV)/.test-ok: $(VENV)/.ok pyproject.toml
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 	@touch $@
 $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
@@ -89,8 +108,15 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 	@mkdir -p results
 	$(VENV)/bin/ctxbench run -o results/run-$$(date +%Y%m%d-%H%M%S).json
 
-test: $(ENGINE) $(VENV)/bin/ctxbench-engine unit-tests $(TEST_PREREQS)
+# Everything: the test-only packages (cross toolchains, qemu-user, chromium,
+# Boost.Context) are installed first.
+test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS)
 	$(VENV)/bin/python -m pytest -q tests
+
+# Everyday: the fast, deterministic tests only (no measuring, no cross
+# builds, no browser): under a minute.
+check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok
+	$(VENV)/bin/python -m pytest -q -m "not machine and not cross and not browser" tests
 
 clean:
 	rm -rf $(BUILD) $(VENV)

@@ -5,7 +5,7 @@
 # fetched (mk/arm-sysroot.sh), else they are left out and the binary's
 # tool/build/libraries record says so. hwloc is left out (sysfs fallback).
 
-APT_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user
+TEST_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user
 TEST_PREREQS += engine-aarch64 engine-armv7 arm-unit-tests
 
 ARM_ARCHES := aarch64 armv7
@@ -37,18 +37,19 @@ ARM_DEFS_$(1) = $$(ARM_MFLAGS_$(1)) -DCTXBENCH_VERSION='"$$(VERSION)"' -DCTXBENC
     -DCTXBENCH_LIBS_NOTE="\"$$$$(cat $$(ARM_SYS_$(1))/note)\"" $$$$(cat $$(ARM_SYS_$(1))/cflags)
 ARM_LIBS_$(1) = $$$$(cat $$(ARM_SYS_$(1))/libs) -lpthread -lm
 
-$$(ARM_SYS_$(1))/note: mk/arm-sysroot.sh | $$(DEPS_STAMP)
+$$(ARM_SYS_$(1))/note: mk/arm-sysroot.sh | $$(TEST_DEPS_STAMP)
 	@sh mk/arm-sysroot.sh $$(ARM_DEB_$(1)) $$(ARM_TRIPLET_$(1)) $$(ARM_SYS_$(1))
 
-$$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c $$(ENGINE_HDR) mk/arm.mk $$(ARM_SYS_$(1))/note
+$$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c $mk/arm.mk $$(ARM_SYS_$(1))/note
 	@mkdir -p $$(dir $$@)
-	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_DEFS_$(1)) -Iengine/src -c -o $$@ $$<
-$$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(DEPS_STAMP)
+	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(DEPFLAGS) $$(ARM_DEFS_$(1)) -Iengine/src -c -o $$@ $$<
+$$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(TEST_DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -Wa,--noexecstack -Iengine/src -c -o $$@ $$<
 $$(ARM_DIR_$(1))/ctxbench-engine: $$(ARM_OBJS_$(1)) $$(ARM_DIR_$(1))/obj/main.o
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -static -o $$@ $$^ $$(ARM_LIBS_$(1))
 engine-$(1): $$(ARM_DIR_$(1))/ctxbench-engine
+-include $$(wildcard $$(ARM_DIR_$(1))/obj/*.d)
 
 # engine unit tests, cross-built; tests/test_arm_cross.py runs them under qemu
 ARM_UNITS_$(1) = $$(patsubst engine/tests/%.c,$$(ARM_DIR_$(1))/tests/%,$$(sort $$(wildcard engine/tests/test_*.c)))

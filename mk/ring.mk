@@ -1,2 +1,2 @@
 # ring / report / compare: chromium renders the report headless in the tests.
-APT_PKGS += chromium
+TEST_PKGS += chromium

@@ -5,7 +5,7 @@
 
 # libboost-context-dev: Boost.Context's fiber, measured side by side with
 # the assembly switch by `ctxbench userbench` (the issue's performance target).
-APT_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++ libboost-context-dev
+TEST_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++ libboost-context-dev
 
 USER_CROSS := $(BUILD)/cross-user
 USER_CROSS_TESTS := test_user_regs test_user_volume test_user_green
@@ -16,11 +16,11 @@ USER_CROSS_HDR := engine/src/uctx.h engine/src/green.h engine/src/green_internal
                   engine/tests/check.h engine/tests/user_probe.h
 
 # aarch64 with branch protection, so the BTI landing pads are assembled in.
-$(USER_CROSS)/aarch64/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/aarch64/switch_aapcs64.S $(USER_CROSS_HDR) | $(DEPS_STAMP)
+$(USER_CROSS)/aarch64/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/aarch64/switch_aapcs64.S $(USER_CROSS_HDR) | $(TEST_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc $(USER_CROSS_CFLAGS) -mbranch-protection=standard -o $@ $< $(USER_CROSS_SRC) engine/arch/aarch64/switch_aapcs64.S
 
-$(USER_CROSS)/armv7/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/armv7/switch_aapcs_vfp.S $(USER_CROSS_HDR) | $(DEPS_STAMP)
+$(USER_CROSS)/armv7/%: engine/tests/%.c $(USER_CROSS_SRC) engine/arch/armv7/switch_aapcs_vfp.S $(USER_CROSS_HDR) | $(TEST_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	arm-linux-gnueabihf-gcc $(USER_CROSS_CFLAGS) -o $@ $< $(USER_CROSS_SRC) engine/arch/armv7/switch_aapcs_vfp.S
 
@@ -30,7 +30,7 @@ user-cross-tests: $(foreach a,aarch64 armv7,$(addprefix $(USER_CROSS)/$(a)/,$(US
 # Boost.Context fiber, for the side-by-side comparison (not a test).
 BOOST_FIBER := $(BUILD)/native/ctxbench-boost-fiber
 .PHONY: boost-fiber
-boost-fiber: | $(DEPS_STAMP)
+boost-fiber: | $(TEST_DEPS_STAMP)
 	@if [ -f /usr/include/boost/context/fiber.hpp ] && [ -f "$$($(CXX) -print-file-name=libboost_context.so)" ]; then \
 	  $(MAKE) --no-print-directory $(BOOST_FIBER); \
 	else echo "Boost.Context not installed (libboost-context-dev): userbench will skip it"; fi

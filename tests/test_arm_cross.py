@@ -12,6 +12,8 @@ from conftest import ROOT, run_cli, run_engine
 from ctxbench.core import checks
 from ctxbench.core import model as results
 
+pytestmark = pytest.mark.cross
+
 # Front-end commands run on each board's results file, as a user runs them
 # on the laptop ({file}: this arch's file, {other}: the other arch's).
 # Add a command here as one line, e.g. ["report", "{file}"] or

@@ -11,6 +11,8 @@ from conftest import run_cli, run_engine
 
 from ctxbench.core import model as results
 
+pytestmark = pytest.mark.cross
+
 IDS = ["timer/clock_monotonic_raw", "kernel/thread/pipe/same-cpu"]
 SHORT = ["--groups", "2", "--iterations", "3"]
 TOP = {"schema": str, "tool": dict, "environment": dict, "results": list}

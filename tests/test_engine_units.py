@@ -5,6 +5,8 @@ import pytest
 
 from conftest import BUILD, ROOT
 
+pytestmark = pytest.mark.machine
+
 UNITS = sorted(p.stem for p in (ROOT / "engine" / "tests").glob("test_*.c"))
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import ENGINE, ctxbench_cmd
 
+pytestmark = pytest.mark.machine
+
 
 def descendants(root: int) -> set[int]:
     children: dict[int, list[int]] = {}

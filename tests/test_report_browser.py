@@ -8,6 +8,8 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -1,6 +1,10 @@
+
 """ctxbench ring end to end on a tiny grid: results file, params, figure."""
+import pytest
 import json
 
+
+pytestmark = pytest.mark.machine
 from conftest import run_cli
 
 

@@ -8,8 +8,9 @@ import pytest
 from conftest import run_engine
 
 from ctxbench.core import model as results
-from ctxbench.stats import summary as stats
 from ctxbench.core.verification import SLACK
+
+pytestmark = pytest.mark.machine
 
 
 def _run(*args):
@@ -48,10 +49,16 @@ def test_bad_ring_options_one_line():
 @pytest.mark.parametrize("kind,mech", [("thread", "pipe"), ("process", "futex")])
 def test_two_party_ring_agrees_with_direct_cost(kind, mech):
     """N = 2: (t_ring - t_single)/(2n) is the ping-pong's (t_switch/2 -
-    t_single)/n. The machine is shared and load comes in bursts that can
-    cover a whole id: both ids are measured in 7 alternating rounds, each
-    round gives one median per id, and the 95% CIs (bootstrap of the median
-    over the rounds; a burst spoils a round, not the answer) must overlap."""
+    t_single)/n: per hand-off the same system calls, the same wake-up and
+    the same switch; the ring only adds its lap bookkeeping (a counter and
+    a token index: a few ns against a switch of 0.5-5 µs). Two different
+    code paths measured at different moments cannot agree to their CIs
+    (a 2% real difference fails that on some machines), so they must agree
+    within 20%: what separates "the same switch" from "a different
+    quantity" (a cross-CPU wake-up or a missed switch would be 2x off)
+    while leaving room for a shared host's drift between rounds. Both ids
+    are measured in 7 alternating rounds; the median of the round medians
+    is compared (a burst of load spoils a round, not the answer)."""
     ring, direct = [], []
     for _ in range(7):
         rs = _run(f"ring/{kind}/{mech}", f"kernel/{kind}/{mech}/same-cpu", "--parties", "2",
@@ -59,8 +66,6 @@ def test_two_party_ring_agrees_with_direct_cost(kind, mech):
         for r in rs:
             assert r["summary"]["n"] >= 4
             (ring if r["id"].startswith("ring/") else direct).append(r["summary"]["median"])
-    a, b = stats.summarize(ring), stats.summarize(direct)
-    lo = max(a["ci95"][0], b["ci95"][0])
-    hi = min(a["ci95"][1], b["ci95"][1])
-    assert lo <= hi, f"ring {a['median']:.0f} {a['ci95']} vs direct {b['median']:.0f} {b['ci95']} ns"
-    assert np.isfinite(a["median"]) and np.isfinite(b["median"])
+    a, b = np.median(ring), np.median(direct)
+    assert b > 0 and abs(a / b - 1) <= 0.20, f"ring {a:.0f} ns vs direct {b:.0f} ns per switch (N = 2)"
+    assert np.isfinite(a) and np.isfinite(b)

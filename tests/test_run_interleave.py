@@ -1,8 +1,12 @@
+
 """Interleaved runs (ctxbench run's order): group g of every id, then g+1.
 Each id still gets all its groups and the known answer; the engine's
 progress lines show the order; the summary's CI resamples groups."""
+import pytest
 import json
 
+
+pytestmark = pytest.mark.machine
 from conftest import run_cli, run_engine
 
 IDS = ["test/busywait/200", "test/busywait/2000", "test/busywait/20000"]
@@ -53,7 +57,8 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
     assert doc["run"]["order"] == "interleaved by group"
     for r, d in zip(doc["results"], (200, 2000, 20000)):
         s = r["summary"]
-        assert abs(s["median"] - d) <= 0.05 * d, f"{r['id']}: injected {d} ns, measured {s['median']} ns"
+        # 5% + one clock read (see test_run_known_answer)
+        assert abs(s["median"] - d) <= 0.05 * d + 20, f"{r['id']}: injected {d} ns, measured {s['median']} ns"
         assert s["groups"] == 6 and s["ci95_resampled"] == "groups"
         assert s["ci95"][0] <= s["median"] <= s["ci95"][1]
 

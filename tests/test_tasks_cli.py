@@ -8,6 +8,8 @@ import pytest
 
 from conftest import ENGINE, run_cli
 
+pytestmark = pytest.mark.machine
+
 
 @pytest.mark.parametrize("args,needle", [
     (["tasks", "--pair", "sort+foo"], "--pair"),

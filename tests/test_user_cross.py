@@ -7,6 +7,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.cross
+
 CROSS = ROOT / "build" / "cross-user"
 QEMU = {"aarch64": "qemu-aarch64", "armv7": "qemu-arm"}
 TESTS = ["test_user_regs", "test_user_volume", "test_user_green"]

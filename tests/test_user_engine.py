@@ -6,6 +6,8 @@ import pytest
 
 from conftest import run_engine
 
+pytestmark = pytest.mark.machine
+
 IDS = ["user/asm/same-thread", "user/ucontext/same-thread", "user/green/yield", "user/green/channel",
        "user/asm-minimal/same-thread"]
 

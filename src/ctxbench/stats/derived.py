@@ -13,6 +13,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ctxbench.stats import resample
 from ctxbench.stats.summary import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
 
@@ -27,11 +28,8 @@ def derived_summary(fn: Callable[[Mapping[str, np.ndarray]], float],
         return {"n": 0, "mean": nan, "median": nan, "stdev": nan, "cv": nan, "ci95": [nan, nan],
                 "ci95_of": "mean", "method": "bootstrap of independent sets"}
     point = float(fn({k: a.mean(axis=0) for k, a in arrs.items()}))
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    idx = {k: rng.integers(0, a.shape[0], size=(resamples, a.shape[0])) for k, a in arrs.items()}
-    means = {k: a[idx[k]].mean(axis=1) for k, a in arrs.items()}  # resamples x columns
-    vals = np.array([fn({k: means[k][i] for k in arrs}) for i in range(resamples)], dtype=float)
-    lo, hi = np.percentile(vals, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
+    vals = resample.of_sets(fn, arrs, resample.generator(BOOTSTRAP_SEED), resamples)
+    lo, hi = resample.interval(vals, level)
     sd = float(np.std(vals, ddof=1))
     return {"n": int(min(a.shape[0] for a in arrs.values())), "mean": point, "median": point,
             "stdev": sd, "cv": sd / abs(point) if point else math.nan,

@@ -16,41 +16,28 @@ from typing import Iterable
 
 import numpy as np
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 20071
+from ctxbench.stats import resample
+
+BOOTSTRAP_RESAMPLES = resample.RESAMPLES
+BOOTSTRAP_SEED = resample.SEED
 
 
-def bootstrap_ci(x: np.ndarray, stat=np.median, level: float = 0.95,
-                 resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of `stat` over the samples `x`."""
+def bootstrap_ci(x: np.ndarray, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median of the samples `x`."""
     if x.size == 0:
         return (math.nan, math.nan)
     if x.size == 1:
         return (float(x[0]), float(x[0]))
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, x.size, size=(resamples, x.size))
-    stats = stat(x[idx], axis=1)
-    lo, hi = np.percentile(stats, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return (float(lo), float(hi))
+    return resample.interval(resample.medians(x, resample.generator(seed), resamples), level)
 
 
 def cluster_bootstrap_ci(x: np.ndarray, groups: np.ndarray, level: float = 0.95,
                          resamples: int = BOOTSTRAP_RESAMPLES,
                          seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
     """Percentile bootstrap of the median of the pooled samples of groups
-    drawn with replacement (a cluster bootstrap)."""
-    labels, inv = np.unique(groups, return_inverse=True)
-    # one row per group, padded with nan; a resample takes whole rows
-    sizes = np.bincount(inv)
-    table = np.full((labels.size, int(sizes.max())), np.nan)
-    order = np.argsort(inv, kind="stable")
-    col = np.arange(x.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    table[inv[order], col] = x[order]
-    rng = np.random.default_rng(seed)
-    pick = rng.integers(0, labels.size, size=(resamples, labels.size))
-    medians = np.nanmedian(table[pick].reshape(resamples, -1), axis=1)
-    lo, hi = np.percentile(medians, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return (float(lo), float(hi))
+    drawn with replacement (a cluster bootstrap), in bounded memory."""
+    return resample.interval(resample.cluster_medians(x, groups, resample.generator(seed), resamples), level)
 
 
 OUTLIER_MADS = 10.0

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from ctxbench.stats import resample
 from ctxbench.stats import summary as stats
 from ctxbench.sweep.plan import boundaries, fmt_size, key
 
@@ -53,14 +54,11 @@ def diff_of_medians_ci(total: np.ndarray, direct: np.ndarray, offsets: np.ndarra
                        seed: int = stats.BOOTSTRAP_SEED) -> tuple[float, float]:
     if total.size == 0 or direct.size == 0:
         return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    mt = np.median(total[rng.integers(0, total.size, size=(resamples, total.size))], axis=1)
-    md = np.median(direct[rng.integers(0, direct.size, size=(resamples, direct.size))], axis=1)
-    d = mt - md
+    rng = resample.generator(seed)
+    d = resample.medians(total, rng, resamples) - resample.medians(direct, rng, resamples)
     if offsets is not None and offsets.size:
         d = d + offsets[rng.integers(0, offsets.size, resamples)] - offsets[rng.integers(0, offsets.size, resamples)]
-    lo, hi = np.percentile(d, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return (float(lo), float(hi))
+    return resample.interval(d, level)
 
 
 MIN_REPLICATES = 3
