@@ -225,3 +225,14 @@ def test_ring_footprint_that_cannot_be_mapped_names_the_cause(tmp_path):
     assert p.returncode != 0, p.stdout
     assert "cannot map" in p.stderr and "Traceback" not in p.stderr
     assert "FAILED" not in p.stdout
+
+
+def test_report_under_a_memory_limit(tmp_path):
+    # ~1.2 GB of address space: enough for Python, numpy and matplotlib,
+    # not for a BLAS thread pool reserving memory per CPU
+    cmd = " ".join(ctxbench_cmd()) + f" report {FIXTURES / 'irq-small.json'} -o {tmp_path / 'r.html'}"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    p = subprocess.run(["bash", "-c", f"ulimit -v 1200000; exec {cmd}"], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "r.html").exists()

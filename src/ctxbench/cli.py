@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# Before numpy is imported anywhere: one BLAS thread. Each thread reserves
+# its own memory at start-up, and under `ulimit -v` that alone made a small
+# report fail with an OpenBLAS allocation error; nothing here needs BLAS
+# threads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 from ctxbench import __version__
 from ctxbench.core.errors import UserError
