@@ -10,6 +10,7 @@ from ctxbench.core import checks
 from ctxbench.report import kinds as report_kinds
 from ctxbench.ui.figures import machine_label
 from ctxbench.report.model import Report, Section
+from ctxbench.ui.warnings import group
 
 
 def env_key(env: dict) -> str:
@@ -62,9 +63,9 @@ def build(docs: list[tuple[str, dict]]) -> Report:
     order = [k.name for k in report_kinds.KINDS] + [report_kinds.GENERIC.name]
     for (key, name), (kind, rs) in sorted(groups.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
         s = Section(kind.title + (f" ({key})" if multi else ""))
-        for f in (x for r in rs for x in checks.result_findings(r)):
-            s.items.append((f.level, f.what))
-        s.items += [("warning", w) for w in report_kinds.warnings_of(rs)]
+        for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
+            s.notes.append((f.level, f.what))
+        s.notes += [("warning", w) for w in group([(str(r.get("id")), r.get("warnings") or []) for r in rs])]
         for part in report_kinds.render(kind, rs, env=machines[key][0]):
             (s.figures if hasattr(part, "png") else s.tables).append(part)
         rep.sections.append(s)

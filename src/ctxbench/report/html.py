@@ -42,6 +42,10 @@ def render(rep: Report) -> str:
             for row in t.rows:
                 out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
             out.append("</table>")
+        if s.notes:
+            out.append("<h3>Warnings</h3><ul>")
+            out += [f'<li class="{_e(level)}">{_e(level)}: {_e(text)}</li>' for level, text in s.notes]
+            out.append("</ul>")
         out.append("</section>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

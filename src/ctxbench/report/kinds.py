@@ -70,10 +70,6 @@ def verified(r: dict) -> str:
     return f"FAILED ({v.get('dropped')} disturbed)"
 
 
-def warnings_of(rs: list[dict]) -> list[str]:
-    return [f"{_id(r)}: {w}" for r in rs for w in (r.get("warnings") or [])]
-
-
 # ---- run: the direct-cost table and figure ----------------------------------
 
 RUN_PREFIXES = ("timer/", "baseline/", "kernel/", "user/")

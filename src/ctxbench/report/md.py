@@ -40,4 +40,8 @@ def render(rep: Report, fig_dir: str, fig_link: str) -> tuple[str, list[tuple[st
             out.append("|" + "---|" * len(t.headers))
             out += ["| " + " | ".join(_e(c) for c in row) + " |" for row in t.rows]
             out.append("")
+        if s.notes:
+            out += ["### Warnings", ""]
+            out += [f"- **{_e(level)}:** {_e(text)}" for level, text in s.notes]
+            out.append("")
     return "\n".join(out) + "\n", files

@@ -27,6 +27,9 @@ class Section:
     items: list[tuple[str, str]] = field(default_factory=list)   # (level, text) findings
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    # warnings about the results, one line per kind: after the figures and
+    # tables, so the report opens with what was measured
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
