@@ -128,7 +128,7 @@ static void irq_params(bench_run_t *r, json_t *j)
 
 #define IRQ(var, name, ord)                                                                            \
     static const bench_t var = {.id = "irq/" name, .quantity = "overhead", .unit = "ns",              \
-                                .doc = "R'_task - R_task with a timer signal at --n Hz (seed 000)",   \
+                                .doc = "R'_task - R_task with a timer signal at --n Hz (David et al. 2007)",   \
                                 .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = ord,                   \
                                 .raw_names = irq_raw, .setup = irq_setup, .sample = irq_sample,       \
                                 .teardown = irq_teardown, .params = irq_params, .arg = name,          \

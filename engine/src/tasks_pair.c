@@ -283,7 +283,7 @@ static void pair_params(bench_run_t *r, json_t *j)
 #define PAIR(var, A, B, cold, idstr, ord)                                                               \
     static const pair_cfg_t var##_cfg = {A, B, cold};                                                  \
     static const bench_t var = {.id = idstr, .quantity = "run", .unit = "ns",                          \
-                                .doc = "R'_total of two tasks with n cooperative switches (seed 000)",  \
+                                .doc = "R'_total of two tasks with n cooperative switches (David et al. 2007)",  \
                                 .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = ord,                    \
                                 .raw_names = pair_raw, .setup = pair_setup, .sample = pair_sample,     \
                                 .teardown = pair_teardown, .params = pair_params, .arg = &var##_cfg,   \

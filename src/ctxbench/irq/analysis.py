@@ -34,7 +34,7 @@ def irq_point(r: dict, direct: dict) -> dict:
     warns = [w for w in (r.get("warnings") or []) if "negative derived cost" not in str(w)]
     if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0:
         warns.append("ctxbench: negative indirect cost I (printed as measured): the run-to-run spread is "
-                     "larger than the effect (seed 000 saw the same: high CV of a small difference)")
+                     "larger than the effect (David et al. 2007 saw the same: high CV of a small difference)")
     ci = parts["I"]["ci95"]
     if all(math.isfinite(x) for x in ci) and ci[0] < 0 < ci[1]:
         warns.append("I's 95% interval includes 0: only the trend over rates should be read")
@@ -47,7 +47,7 @@ def irq_point(r: dict, direct: dict) -> dict:
     return {
         "id": f"irq/{params.get('task')}/rate={params.get('rate_hz')}",
         "quantity": "overhead", "unit": "ns",
-        "doc": "R'_task - R_task with a timer signal at the rate, and seed 000's I",
+        "doc": "R'_task - R_task with a timer signal at the rate, and I as in David et al. 2007",
         "params": params,
         "samples": r.get("samples"),
         "raw": raw,

@@ -21,7 +21,7 @@ MAX_RATE_HZ = 100000
 
 
 def add_parser(sub):
-    p = sub.add_parser("irq", help="indirect cost of timer interrupts (signals) at controlled rates (seed 000)",
+    p = sub.add_parser("irq", help="indirect cost of timer interrupts (signals) at controlled rates (David et al. 2007)",
                        description="Each task runs without and with a POSIX timer signal at each rate; the "
                                    "handler only increments a counter. D = direct cost of servicing one "
                                    "(mean of 100, warm); I = R'_task - R_task - k*D.")
@@ -32,7 +32,7 @@ def add_parser(sub):
     options.add_scale(p)
     options.add_cpu(p, "CPU to run on")
     options.add_output(p, "irq")
-    options.add_plot(p, "seed 000 Figure 5")
+    options.add_plot(p, "Figure 5 of David et al. 2007")
     p.set_defaults(func=run)
 
 
@@ -79,6 +79,6 @@ def run(args) -> int:
                   f"{fmt_time(q['direct']['mean']):>10}  {fmt_time(q['I']['mean']):>10} {ci:<24}{q['I_pct']['mean']:>7.3f}%")
     print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
-          "the kernel's signal delivery and return), not a raw interrupt as in seed 000.")
+          "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
     return 0

@@ -28,6 +28,6 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
         ax.set_xlabel("timer signals per second")
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Interrupt (timer signal) overhead (seed 000 Fig. 5); 95% CI; D = {d_summary['mean'] / 1e3:.2f} µs"
+    fig.suptitle(f"Interrupt (timer signal) overhead (after David et al., ExpCS 2007, Fig. 5); 95% CI; D = {d_summary['mean'] / 1e3:.2f} µs"
                  f"\n{machine_label(env)}", fontsize=8)
     return _finish(fig)

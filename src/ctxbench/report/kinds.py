@@ -176,7 +176,7 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     rows = [[str(_p(r).get("pair")), str(_p(r).get("n")), _part_ci(r["parts"].get("R_prime")),
              _part_ci(r["parts"].get("C"), 1e3, "µs"), _part_ci(r["parts"].get("I")), verified(r)] for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
-                     "Task pairs: indirect cost of n switches (seed 000)"))
+                     "Task pairs: indirect cost of n switches (David et al. 2007)"))
     other = [r for r in rs if r not in pts]
     if other:
         out += render_generic(other, env)
@@ -198,7 +198,7 @@ def render_irq(rs: list[dict], env: dict) -> list:
     rows = [[str(_p(r).get("task")), str(_p(r).get("rate_hz")), _part_ci(r["parts"].get("R_task")),
              _part_ci(r["parts"].get("I"))] for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
-                     "Interrupts: indirect cost of n timer signals (seed 000)"
+                     "Interrupts: indirect cost of n timer signals (David et al. 2007)"
                      + (f"; D = {median_ci(direct)}" if direct else "")))
     return out
 

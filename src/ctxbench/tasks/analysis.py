@@ -112,7 +112,7 @@ def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]
         out.append({
             "id": f"tasks/{params['pair']}/n={n}",
             "quantity": "run", "unit": "ns",
-            "doc": "R'_total of the pair with n switches, and seed 000's I, C and breakdown",
+            "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
             "params": params,
             "samples": r.get("samples"),
             "raw": r.get("raw"),

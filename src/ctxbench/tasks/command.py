@@ -20,15 +20,15 @@ MAX_SWITCHES = 100000
 
 
 def add_parser(sub):
-    p = sub.add_parser("tasks", help="indirect cost of n switches between two real tasks (seed 000)",
+    p = sub.add_parser("tasks", help="indirect cost of n switches between two real tasks (David et al. 2007)",
                        description="Two tasks (sort, deflate, aes, crc) in two processes on one CPU, "
                                    "switching cooperatively exactly n times: direct cost n*C and indirect "
                                    "cost I = R'_total - (R_total - C) - n*C, broken down per task.")
     p.add_argument("--pair", metavar="A+B,...",
-                   help=f"task pairs (default {','.join(task_args.DEFAULT_PAIRS)}; 'all': seed 000's six)")
+                   help=f"task pairs (default {','.join(task_args.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
     p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
                    help=f"values of n, e.g. 1..99 or 1,25,50 (default {DEFAULT_SWITCHES}; 1 is always added)")
-    options.add_repeat(p, DEFAULT_REPEAT, ", as seed 000")
+    options.add_repeat(p, DEFAULT_REPEAT, ", as David et al. 2007")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--cold", dest="cold", action="store_true", default=True,
                    help="start each run with caches and TLB emptied as far as user space can (default)")
@@ -36,7 +36,7 @@ def add_parser(sub):
     options.add_scale(p)
     options.add_cpu(p, "CPU for the pair")
     options.add_output(p, "tasks")
-    options.add_plot(p, "seed 000 Figures 2 and 3")
+    options.add_plot(p, "Figures 2 and 3 of David et al. 2007")
     p.set_defaults(func=run)
 
 
@@ -107,5 +107,5 @@ def render(by_pair: dict, maxcv: float) -> str:
     for pair, pts in by_pair.items():
         last = pts[-1]
         lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "
-                     f"combined running time (seed 000: 0.10%-0.18% at 99)")
+                     f"combined running time (David et al. 2007: 0.10%-0.18% at 99)")
     return "\n".join(lines)

@@ -55,7 +55,7 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
         ax.set_xlabel("context switches n")
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Context switch overheads, direct and indirect (seed 000 Fig. 2); mean of runs, 95% CI; "
+    fig.suptitle(f"Context switch overheads, direct and indirect (after David et al., ExpCS 2007, Fig. 2); mean of runs, 95% CI; "
                  f"Max CV {maxcv:.2%}\n{machine_label(env)}", fontsize=8)
     return _finish(fig)
 
@@ -75,6 +75,6 @@ def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
         ax.set_xlabel("context switches n")
         ax.set_ylabel("indirect overhead (ms)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Indirect context switch overhead breakdown (seed 000 Fig. 3); 95% CI; Max CV {maxcv:.2%}\n"
+    fig.suptitle(f"Indirect context switch overhead breakdown (after David et al., ExpCS 2007, Fig. 3); 95% CI; Max CV {maxcv:.2%}\n"
                  f"{machine_label(env)}", fontsize=8)
     return _finish(fig)
