@@ -30,7 +30,7 @@ ENGINE_ASM_NATIVE := $(sort $(wildcard engine/arch/$(ARCH_NATIVE)/*.S))
 # What building and running needs (hwloc is used when pkg-config finds it).
 RUN_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev python3-venv python3-dev
 # What only the tests or optional targets need: mk/*.mk add to it.
-TEST_PKGS :=
+TEST_PKGS := clang-format
 TEST_PREREQS :=
 -include $(sort $(wildcard mk/*.mk))
 
@@ -45,7 +45,7 @@ LIB_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_LIB_SRC)) \
            $(patsubst engine/arch/$(ARCH_NATIVE)/%.S,$(OBJ)/arch_%.o,$(ENGINE_ASM_NATIVE))
 UNIT_TESTS = $(patsubst engine/tests/%.c,$(BUILD)/native/tests/%,$(sort $(wildcard engine/tests/test_*.c)))
 
-.PHONY: all deps test-deps engine unit-tests venv test-venv run test check clean
+.PHONY: all deps test-deps engine unit-tests venv test-venv run test check lint clean
 
 all: engine venv
 
@@ -110,13 +110,21 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 
 # Everything: the test-only packages (cross toolchains, qemu-user, chromium,
 # Boost.Context) are installed first.
-test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS)
+test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
 	$(VENV)/bin/python -m pytest -q tests
 
 # Everyday: the fast, deterministic tests only (no measuring, no cross
 # builds, no browser): under a minute.
-check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok
+check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok lint
 	$(VENV)/bin/python -m pytest -q -m "not machine and not cross and not browser" tests
+
+# ruff (pyproject.toml) and clang-format (.clang-format); clang-format is
+# skipped with a note where it is not installed (make test installs it).
+C_FORMATTED = $(wildcard engine/src/*.c engine/src/*.h engine/tests/*.c engine/tests/*.h engine/bench/*.cpp)
+lint: $(VENV)/.test-ok
+	$(VENV)/bin/ruff check src tests
+	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_FORMATTED) && echo "clang-format: ok"; \
+	else echo "clang-format not installed: C formatting not checked"; fi
 
 clean:
 	rm -rf $(BUILD) $(VENV)

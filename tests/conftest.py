@@ -1,6 +1,5 @@
 """Shared fixtures: where the engine and the test fixtures are."""
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -2,7 +2,6 @@
 static cross-built engines, their unit tests, a --quick suite written by the
 engine alone, and the laptop's front end reading those files."""
 import struct
-import subprocess
 
 import pytest
 

@@ -69,7 +69,7 @@ def test_markdown_structure(tmp_path):
     assert len(figs) >= 2
     for f in figs:
         assert (tmp_path / f).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table_rows = [l for l in md.splitlines() if l.startswith("| ")]
+    assert [l for l in md.splitlines() if l.startswith("| ")], "no table rows"
     assert "|---|" in md
 
 

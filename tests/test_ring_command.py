@@ -1,11 +1,11 @@
 
 """ctxbench ring end to end on a tiny grid: results file, params, figure."""
-import pytest
 import json
 
+import pytest
+from conftest import run_cli
 
 pytestmark = pytest.mark.machine
-from conftest import run_cli
 
 
 def test_ring_command_small_grid(tmp_path):

@@ -2,12 +2,12 @@
 """Interleaved runs (ctxbench run's order): group g of every id, then g+1.
 Each id still gets all its groups and the known answer; the engine's
 progress lines show the order; the summary's CI resamples groups."""
-import pytest
 import json
 
+import pytest
+from conftest import run_cli, run_engine
 
 pytestmark = pytest.mark.machine
-from conftest import run_cli, run_engine
 
 IDS = ["test/busywait/200", "test/busywait/2000", "test/busywait/20000"]
 

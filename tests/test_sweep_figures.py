@@ -3,11 +3,10 @@ structure, not golden numbers): the files exist, are PNG/SVG, and say what
 the quantity is and on what machine. Counter figures appear when counters
 exist (added synthetically here: this machine refuses hardware counters)."""
 import copy
-import json
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES
 from ctxbench.ui.figures import save
 from ctxbench.sweep import figures as figures_sweep
 from ctxbench.core import model as results

@@ -3,12 +3,12 @@
 evicts L lines of party A's array at every switch, so the measured indirect
 cost must rise with L by at least what memory bandwidth allows; without a
 polluter, at stride 0, the indirect cost is 0 within its CI."""
-import pytest
 import json
 
+import pytest
+from conftest import run_cli
 
 pytestmark = pytest.mark.machine
-from conftest import run_cli
 
 LINES = [0, 64, 256, 1024]
 

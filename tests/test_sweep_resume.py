@@ -1,16 +1,16 @@
 
 """Resume (issue 4): a sweep killed halfway keeps what it measured, and the
 same command measures only the missing points."""
-import pytest
 import json
 import os
 import signal
 import subprocess
 import time
 
+import pytest
+from conftest import ENGINE, ctxbench_cmd, run_cli
 
 pytestmark = pytest.mark.machine
-from conftest import ENGINE, ctxbench_cmd, run_cli
 
 ARGS = ["sweep", "--mechanism", "kernel/thread/futex", "--sizes", "1K..64K", "--strides", "0,8",
         "--groups", "3", "--iterations", "5", "--min-sample-us", "3000", "--no-plot", "--no-counters"]

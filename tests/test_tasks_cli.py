@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import ENGINE, run_cli
+from conftest import run_cli
 
 pytestmark = pytest.mark.machine
 

@@ -31,7 +31,8 @@ static long proc_field(const char *key)
     std::string line;
     size_t kl = std::strlen(key);
     while (std::getline(f, line))
-        if (line.compare(0, kl, key) == 0 && line.size() > kl && line[kl] == ':') return std::atol(line.c_str() + kl + 1);
+        if (line.compare(0, kl, key) == 0 && line.size() > kl && line[kl] == ':')
+            return std::atol(line.c_str() + kl + 1);
     return -1;
 }
 
@@ -40,16 +41,25 @@ int main(int argc, char **argv)
     long samples = 30, n = 20000, cpu = -1; // n: a sample of ~1 ms, short enough to dodge preemption
     for (int i = 1; i + 1 < argc; i += 2) {
         long v = std::strtol(argv[i + 1], nullptr, 10);
-        if (!std::strcmp(argv[i], "--samples") && v > 0 && v <= 100000) samples = v;
-        else if (!std::strcmp(argv[i], "--n") && v > 0 && v <= 1000000000) n = v;
-        else if (!std::strcmp(argv[i], "--cpu") && v >= 0) cpu = v;
-        else { std::fprintf(stderr, "ctxbench-boost-fiber: bad argument %s %s\n", argv[i], argv[i + 1]); return 2; }
+        if (!std::strcmp(argv[i], "--samples") && v > 0 && v <= 100000)
+            samples = v;
+        else if (!std::strcmp(argv[i], "--n") && v > 0 && v <= 1000000000)
+            n = v;
+        else if (!std::strcmp(argv[i], "--cpu") && v >= 0)
+            cpu = v;
+        else {
+            std::fprintf(stderr, "ctxbench-boost-fiber: bad argument %s %s\n", argv[i], argv[i + 1]);
+            return 2;
+        }
     }
     if (cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(int(cpu), &set);
-        if (sched_setaffinity(0, sizeof set, &set)) { std::perror("ctxbench-boost-fiber: sched_setaffinity"); return 1; }
+        if (sched_setaffinity(0, sizeof set, &set)) {
+            std::perror("ctxbench-boost-fiber: sched_setaffinity");
+            return 1;
+        }
     }
     volatile uintptr_t msg = 0;
     uint64_t answered = 0;
@@ -79,7 +89,10 @@ int main(int argc, char **argv)
         }
         uint64_t t3 = now_ns();
         long v1 = proc_field("voluntary_ctxt_switches"), i1 = proc_field("nonvoluntary_ctxt_switches");
-        if (bad || answered - before != uint64_t(n)) { std::fprintf(stderr, "ctxbench-boost-fiber: lost messages\n"); return 1; }
+        if (bad || answered - before != uint64_t(n)) {
+            std::fprintf(stderr, "ctxbench-boost-fiber: lost messages\n");
+            return 1;
+        }
         if (s < 0) continue;
         double ts = double(t1 - t0), tw = double(t3 - t2);
         std::printf("{\"t_single_ns\": %.0f, \"t_switch_ns\": %.0f, \"n\": %ld, \"value\": %.6f, "

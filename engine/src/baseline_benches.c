@@ -11,30 +11,42 @@
 
 #define EVENTS 1000
 
-static const char *const raw_names[] = {"mean_raw_ns", "min_raw_ns", "min_ns", "timer_mean_ns", "timer_min_ns",
-                                        "batch_ns", NULL};
+static const char *const raw_names[] = {"mean_raw_ns",  "min_raw_ns", "min_ns", "timer_mean_ns",
+                                        "timer_min_ns", "batch_ns",   NULL};
 
-__attribute__((noinline)) static void empty_fn(void) { __asm__ __volatile__(""); }
+__attribute__((noinline)) static void empty_fn(void)
+{
+    __asm__ __volatile__("");
+}
 static void (*volatile empty_ptr)(void) = empty_fn; /* volatile: the call cannot be inlined away */
-static void ev_call(void) { empty_ptr(); }
-static void ev_syscall(void) { syscall(SYS_getpid); } /* never libc's cached getpid */
+static void ev_call(void)
+{
+    empty_ptr();
+}
+static void ev_syscall(void)
+{
+    syscall(SYS_getpid);
+} /* never libc's cached getpid */
 
 /* The event is expanded inline between the two timer reads, so the NOP is
  * one instruction there, not a call. */
-#define TIME_EVENTS(EV)                                                                         \
-    for (int i = 0; i < EVENTS; i++) {                                                          \
-        uint64_t a = t->read();                                                                 \
-        uint64_t b = t->read();                                                                 \
-        uint64_t c = t->read();                                                                 \
-        EV;                                                                                     \
-        uint64_t d = t->read();                                                                 \
-        uint64_t e = b - a, x = d - c;                                                          \
-        te += e; tx += x;                                                                       \
-        if (e < emin) emin = e;                                                                 \
-        if (x < xmin) xmin = x;                                                                 \
-    }                                                                                           \
-    uint64_t b0 = t->read();                                                                    \
-    for (int i = 0; i < EVENTS; i++) { EV; }                                                    \
+#define TIME_EVENTS(EV)                                                                                      \
+    for (int i = 0; i < EVENTS; i++) {                                                                       \
+        uint64_t a = t->read();                                                                              \
+        uint64_t b = t->read();                                                                              \
+        uint64_t c = t->read();                                                                              \
+        EV;                                                                                                  \
+        uint64_t d = t->read();                                                                              \
+        uint64_t e = b - a, x = d - c;                                                                       \
+        te += e;                                                                                             \
+        tx += x;                                                                                             \
+        if (e < emin) emin = e;                                                                              \
+        if (x < xmin) xmin = x;                                                                              \
+    }                                                                                                        \
+    uint64_t b0 = t->read();                                                                                 \
+    for (int i = 0; i < EVENTS; i++) {                                                                       \
+        EV;                                                                                                  \
+    }                                                                                                        \
     uint64_t b1 = t->read();
 
 static int sample_common(bench_run_t *r, sample_t *out, int which)
@@ -64,9 +76,21 @@ static int sample_common(bench_run_t *r, sample_t *out, int which)
     return 0;
 }
 
-static int s_nop(bench_run_t *r, uint64_t n, sample_t *o) { (void)n; return sample_common(r, o, 0); }
-static int s_call(bench_run_t *r, uint64_t n, sample_t *o) { (void)n; return sample_common(r, o, 1); }
-static int s_sys(bench_run_t *r, uint64_t n, sample_t *o) { (void)n; return sample_common(r, o, 2); }
+static int s_nop(bench_run_t *r, uint64_t n, sample_t *o)
+{
+    (void)n;
+    return sample_common(r, o, 0);
+}
+static int s_call(bench_run_t *r, uint64_t n, sample_t *o)
+{
+    (void)n;
+    return sample_common(r, o, 1);
+}
+static int s_sys(bench_run_t *r, uint64_t n, sample_t *o)
+{
+    (void)n;
+    return sample_common(r, o, 2);
+}
 
 static void params(bench_run_t *r, json_t *j)
 {
@@ -76,10 +100,17 @@ static void params(bench_run_t *r, json_t *j)
     json_kstr(j, "value", "mean per event, timer overhead subtracted (raw.mean_raw_ns without)");
 }
 
-#define BASE_BENCH(var, idstr, fn, ord, docstr)                                                          \
-    static const bench_t var = {.id = idstr, .quantity = "cost", .unit = "ns", .doc = docstr,            \
-                                .flags = BENCH_DEFAULT | BENCH_QUICK | BENCH_FIXED_N, .order = ord,     \
-                                .raw_names = raw_names, .sample = fn, .params = params, .n0 = EVENTS}; \
+#define BASE_BENCH(var, idstr, fn, ord, docstr)                                                              \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "cost",                                                          \
+                                .unit = "ns",                                                                \
+                                .doc = docstr,                                                               \
+                                .flags = BENCH_DEFAULT | BENCH_QUICK | BENCH_FIXED_N,                        \
+                                .order = ord,                                                                \
+                                .raw_names = raw_names,                                                      \
+                                .sample = fn,                                                                \
+                                .params = params,                                                            \
+                                .n0 = EVENTS};                                                               \
     BENCH_REGISTER(var)
 
 BASE_BENCH(b_nop, "baseline/nop", s_nop, 200, "one NOP instruction");

@@ -5,19 +5,37 @@
 #include <setjmp.h>
 #include <signal.h>
 
-static uint64_t read_mono(void) { return clock_ns_id(CLOCK_MONOTONIC); }
-static uint64_t read_mono_raw(void) { return clock_ns_id(CLOCK_MONOTONIC_RAW); }
+static uint64_t read_mono(void)
+{
+    return clock_ns_id(CLOCK_MONOTONIC);
+}
+static uint64_t read_mono_raw(void)
+{
+    return clock_ns_id(CLOCK_MONOTONIC_RAW);
+}
 
 #ifdef CTXBENCH_HAVE_TSC
-static uint64_t read_rdtsc(void) { return rdtsc_plain(); }
-static uint64_t read_rdtscp(void) { return rdtscp_(); }
-static uint64_t read_rdtsc_lfence(void) { return rdtsc_fenced(); }
+static uint64_t read_rdtsc(void)
+{
+    return rdtsc_plain();
+}
+static uint64_t read_rdtscp(void)
+{
+    return rdtscp_();
+}
+static uint64_t read_rdtsc_lfence(void)
+{
+    return rdtsc_fenced();
+}
 const timer_source_t timer_src_rdtsc = {"rdtsc", read_rdtsc, 1, NULL};
 const timer_source_t timer_src_rdtscp = {"rdtscp", read_rdtscp, 1, NULL};
 const timer_source_t timer_src_rdtsc_lfence = {"rdtsc_lfence", read_rdtsc_lfence, 1, NULL};
 #endif
 #ifdef CTXBENCH_HAVE_CNTVCT
-static uint64_t read_cntvct(void) { return cntvct(); }
+static uint64_t read_cntvct(void)
+{
+    return cntvct();
+}
 const timer_source_t timer_src_cntvct = {"cntvct", read_cntvct, 1, NULL};
 #endif
 #ifdef CTXBENCH_HAVE_PMCCNTR
@@ -30,14 +48,21 @@ uint64_t pmccntr(void)
     pmc_last = v;
     return pmc_high | v;
 }
-static int pmc_usable(void) { return pmccntr_usable(NULL); }
+static int pmc_usable(void)
+{
+    return pmccntr_usable(NULL);
+}
 const timer_source_t timer_src_pmccntr = {"pmccntr", pmccntr, 1, pmc_usable};
 
 /* The probe: read the counter twice under a SIGILL handler. Reading it with
  * PMUSERENR.EN clear is an undefined instruction (SIGILL), which the handler
  * turns into "not usable"; equal reads mean the counter is not enabled. */
 static sigjmp_buf probe_env;
-static void probe_sigill(int sig) { (void)sig; siglongjmp(probe_env, 1); }
+static void probe_sigill(int sig)
+{
+    (void)sig;
+    siglongjmp(probe_env, 1);
+}
 #endif
 
 int pmccntr_usable(const char **why)
@@ -53,10 +78,12 @@ int pmccntr_usable(const char **why)
         sigaction(SIGILL, &sa, &old_ill);
         if (sigsetjmp(probe_env, 1) == 0) {
             uint32_t a = pmccntr32();
-            for (volatile int i = 0; i < 10000; i++) {}
+            for (volatile int i = 0; i < 10000; i++) {
+            }
             uint32_t b = pmccntr32();
             state = a != b;
-            reason = state ? "readable from user space and counting" : "readable but not counting (PMCNTENSET.C clear)";
+            reason = state ? "readable from user space and counting"
+                           : "readable but not counting (PMCNTENSET.C clear)";
         } else {
             state = 0;
             reason = "SIGILL: user access disabled by the kernel (PMUSERENR.EN = 0)";
@@ -76,7 +103,9 @@ const timer_source_t timer_src_clock_monotonic_raw = {"clock_monotonic_raw", rea
 
 static const timer_source_t *const all_sources[] = {
 #ifdef CTXBENCH_HAVE_TSC
-    &timer_src_rdtsc, &timer_src_rdtscp, &timer_src_rdtsc_lfence,
+    &timer_src_rdtsc,
+    &timer_src_rdtscp,
+    &timer_src_rdtsc_lfence,
 #endif
 #ifdef CTXBENCH_HAVE_CNTVCT
     &timer_src_cntvct,
@@ -84,9 +113,14 @@ static const timer_source_t *const all_sources[] = {
 #ifdef CTXBENCH_HAVE_PMCCNTR
     &timer_src_pmccntr,
 #endif
-    &timer_src_clock_monotonic, &timer_src_clock_monotonic_raw, NULL};
+    &timer_src_clock_monotonic,
+    &timer_src_clock_monotonic_raw,
+    NULL};
 
-int timer_source_usable(const timer_source_t *t) { return !t->usable || t->usable(); }
+int timer_source_usable(const timer_source_t *t)
+{
+    return !t->usable || t->usable();
+}
 
 const timer_source_t *const *timer_sources(void)
 {
@@ -145,12 +179,18 @@ static double calibrate(double *spread)
     for (int k = 0; k < 5; k++) {
         uint64_t c0a, c0b, t0, c1a, c1b, t1;
         for (int tries = 0;; tries++) {
-            c0a = cyc(); t0 = clock_ns(); c0b = cyc();
+            c0a = cyc();
+            t0 = clock_ns();
+            c0b = cyc();
             if (c0b - c0a < 20000 || tries > 50) break;
         }
-        do { t1 = clock_ns(); } while (t1 - t0 < 20000000ull);
+        do {
+            t1 = clock_ns();
+        } while (t1 - t0 < 20000000ull);
         for (int tries = 0;; tries++) {
-            c1a = cyc(); t1 = clock_ns(); c1b = cyc();
+            c1a = cyc();
+            t1 = clock_ns();
+            c1b = cyc();
             if (c1b - c1a < 20000 || tries > 50) break;
         }
         double dc = (double)((c1a + c1b) / 2 - (c0a + c0b) / 2);
@@ -158,7 +198,11 @@ static double calibrate(double *spread)
     }
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
-            if (r[j] < r[i]) { double t = r[i]; r[i] = r[j]; r[j] = t; }
+            if (r[j] < r[i]) {
+                double t = r[i];
+                r[i] = r[j];
+                r[j] = t;
+            }
     *spread = (r[4] - r[0]) / r[2];
     return r[2];
 }
@@ -183,7 +227,11 @@ double cycle_hz(void)
     return g_hz;
 }
 
-double cycle_hz_spread(void) { cycle_hz(); return g_spread; }
+double cycle_hz_spread(void)
+{
+    cycle_hz();
+    return g_spread;
+}
 
 const timer_source_t *event_timer(void)
 {

@@ -13,7 +13,10 @@ static inline uint64_t clock_ns_id(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t clock_ns(void) { return clock_ns_id(CLOCK_MONOTONIC_RAW); }
+static inline uint64_t clock_ns(void)
+{
+    return clock_ns_id(CLOCK_MONOTONIC_RAW);
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CTXBENCH_HAVE_TSC 1
@@ -26,14 +29,14 @@ static inline uint64_t rdtsc_plain(void)
 static inline uint64_t rdtscp_(void)
 {
     uint32_t lo, hi, aux;
-    __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+    __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
     return ((uint64_t)hi << 32) | lo;
 }
 /* lfence orders rdtsc after every earlier instruction has completed. */
 static inline uint64_t rdtsc_fenced(void)
 {
     uint32_t lo, hi;
-    __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
     return ((uint64_t)hi << 32) | lo;
 }
 #endif
@@ -43,7 +46,7 @@ static inline uint64_t rdtsc_fenced(void)
 static inline uint64_t cntvct(void)
 {
     uint64_t v;
-    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
     return v;
 }
 static inline uint64_t cntfrq(void)
@@ -63,7 +66,7 @@ static inline uint64_t cntfrq(void)
 static inline uint32_t pmccntr32(void)
 {
     uint32_t v;
-    __asm__ __volatile__("isb\n\tmrc p15, 0, %0, c9, c13, 0" : "=r"(v) :: "memory");
+    __asm__ __volatile__("isb\n\tmrc p15, 0, %0, c9, c13, 0" : "=r"(v)::"memory");
     return v;
 }
 uint64_t pmccntr(void);
@@ -74,10 +77,10 @@ int pmccntr_usable(const char **why);
 
 /* A timer source as the timer/<source> benchmarks and the env record see it. */
 typedef struct timer_source {
-    const char *name;          /* id suffix: rdtsc, rdtscp, rdtsc_lfence, ... */
+    const char *name; /* id suffix: rdtsc, rdtscp, rdtsc_lfence, ... */
     uint64_t (*read)(void);
-    int ticks;                 /* 1: counts ticks of cycle_hz(); 0: counts ns */
-    int (*usable)(void);       /* NULL: always; else probed at run time */
+    int ticks;           /* 1: counts ticks of cycle_hz(); 0: counts ns */
+    int (*usable)(void); /* NULL: always; else probed at run time */
 } timer_source_t;
 
 /* The sources this build has (cycle counters only on their architecture). */
@@ -92,7 +95,7 @@ const timer_source_t *timer_source_find(const char *name);
 /* Tick rate of the cycle counter (TSC, cntvct), calibrated against
  * CLOCK_MONOTONIC_RAW once per process; 0 when there is none. */
 double cycle_hz(void);
-double cycle_hz_spread(void); /* relative spread of the calibration rounds */
+double cycle_hz_spread(void);         /* relative spread of the calibration rounds */
 const char *cycle_counter_name(void); /* "tsc", "cntvct", "pmccntr", or NULL */
 
 /* Best source for timing one short event: fenced TSC on x86, cntvct on

@@ -31,7 +31,10 @@ int emulation_detect(char *ev, size_t len)
     ssize_t n = readlink("/proc/thread-self/exe", buf, sizeof buf - 1);
     if (n > 0) {
         buf[n] = 0;
-        if (starts_qemu(buf)) { snprintf(msg, sizeof msg, "/proc/thread-self/exe is %s", buf); add(ev, len, msg); }
+        if (starts_qemu(buf)) {
+            snprintf(msg, sizeof msg, "/proc/thread-self/exe is %s", buf);
+            add(ev, len, msg);
+        }
     }
     if (read_keyed("/proc/self/status", "Name", buf, sizeof buf) == 0 && starts_qemu(buf)) {
         snprintf(msg, sizeof msg, "task name is %s", buf);

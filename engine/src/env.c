@@ -35,8 +35,10 @@
 static void kfile(json_t *j, const char *key, const char *path)
 {
     char buf[4096];
-    if (read_file_str(path, buf, sizeof buf) == 0) json_kstr(j, key, buf);
-    else json_kstr(j, key, NULL);
+    if (read_file_str(path, buf, sizeof buf) == 0)
+        json_kstr(j, key, buf);
+    else
+        json_kstr(j, key, NULL);
 }
 
 void tool_write(json_t *j)
@@ -85,7 +87,11 @@ static void per_cpu_parts(json_t *j)
         p++;
         while (*p == ' ' || *p == '\t') p++;
         p[strcspn(p, "\n")] = 0;
-        if (!any) { json_key(j, "parts"); json_arr_begin(j); any = 1; }
+        if (!any) {
+            json_key(j, "parts");
+            json_arr_begin(j);
+            any = 1;
+        }
         json_str(j, p);
     }
     if (any) json_arr_end(j);
@@ -97,11 +103,15 @@ static void cpu_section(json_t *j)
     char buf[256];
     json_key(j, "cpu");
     json_obj_begin(j);
-    if (read_keyed("/proc/cpuinfo", "model name", buf, sizeof buf) == 0) json_kstr(j, "model", buf);
-    else if (read_keyed("/proc/cpuinfo", "Hardware", buf, sizeof buf) == 0) json_kstr(j, "model", buf);
-    else json_kstr(j, "model", NULL);
+    if (read_keyed("/proc/cpuinfo", "model name", buf, sizeof buf) == 0)
+        json_kstr(j, "model", buf);
+    else if (read_keyed("/proc/cpuinfo", "Hardware", buf, sizeof buf) == 0)
+        json_kstr(j, "model", buf);
+    else
+        json_kstr(j, "model", NULL);
     if (read_keyed("/proc/cpuinfo", "vendor_id", buf, sizeof buf) == 0) json_kstr(j, "vendor", buf);
-    if (read_keyed("/proc/cpuinfo", "CPU implementer", buf, sizeof buf) == 0) json_kstr(j, "implementer", buf);
+    if (read_keyed("/proc/cpuinfo", "CPU implementer", buf, sizeof buf) == 0)
+        json_kstr(j, "implementer", buf);
     if (read_keyed("/proc/cpuinfo", "CPU part", buf, sizeof buf) == 0) json_kstr(j, "part", buf);
     if (read_keyed("/proc/cpuinfo", "CPU variant", buf, sizeof buf) == 0) json_kstr(j, "variant", buf);
     if (read_keyed("/proc/cpuinfo", "CPU revision", buf, sizeof buf) == 0) json_kstr(j, "revision", buf);
@@ -112,7 +122,7 @@ static void cpu_section(json_t *j)
     char flags[8192];
     if (read_keyed("/proc/cpuinfo", "flags", flags, sizeof flags) == 0) {
         static const char *keep[] = {"constant_tsc", "nonstop_tsc", "tsc_known_freq", "hypervisor", "pcid",
-                                     "invpcid", "ibt", "shstk", "rdtscp", NULL};
+                                     "invpcid",      "ibt",         "shstk",          "rdtscp",     NULL};
         json_key(j, "flags_of_interest");
         json_arr_begin(j);
         for (int i = 0; keep[i]; i++) {
@@ -124,7 +134,8 @@ static void cpu_section(json_t *j)
         }
         json_arr_end(j);
     }
-    if (read_keyed("/proc/cpuinfo", "CPU architecture", buf, sizeof buf) == 0) json_kstr(j, "architecture", buf);
+    if (read_keyed("/proc/cpuinfo", "CPU architecture", buf, sizeof buf) == 0)
+        json_kstr(j, "architecture", buf);
     per_cpu_parts(j);
     json_kint(j, "online", cpu_online_count());
     kfile(j, "online_list", "/sys/devices/system/cpu/online");
@@ -163,15 +174,18 @@ static void topology_section(json_t *j)
         for (hwloc_obj_type_t ty = HWLOC_OBJ_L1CACHE; ty <= HWLOC_OBJ_L3CACHE; ty++) {
             for (int pass = 0; pass < 3; pass++) {
                 hwloc_obj_type_t tt = ty;
-                if (ty == HWLOC_OBJ_L1CACHE && pass == 1) tt = HWLOC_OBJ_L1ICACHE;
-                else if (pass) continue;
+                if (ty == HWLOC_OBJ_L1CACHE && pass == 1)
+                    tt = HWLOC_OBJ_L1ICACHE;
+                else if (pass)
+                    continue;
                 hwloc_obj_t o = hwloc_get_obj_by_type(t, tt, 0);
                 if (!o) continue;
                 json_obj_begin(j);
                 json_kint(j, "level", o->attr->cache.depth);
-                json_kstr(j, "type", o->attr->cache.type == HWLOC_OBJ_CACHE_DATA ? "data"
-                                     : o->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction"
-                                                                                           : "unified");
+                json_kstr(j, "type",
+                          o->attr->cache.type == HWLOC_OBJ_CACHE_DATA          ? "data"
+                          : o->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction"
+                                                                               : "unified");
                 json_kint(j, "size", (int64_t)o->attr->cache.size);
                 json_kint(j, "line", o->attr->cache.linesize);
                 json_kint(j, "ways", o->attr->cache.associativity);
@@ -211,7 +225,10 @@ static void topology_section(json_t *j)
         if (read_file_str(p, shared, sizeof shared)) shared[0] = 0;
         json_obj_begin(j);
         json_kint(j, "level", atoi(lvl));
-        json_kstr(j, "type", !strcmp(type, "Data") ? "data" : !strcmp(type, "Instruction") ? "instruction" : "unified");
+        json_kstr(j, "type",
+                  !strcmp(type, "Data")          ? "data"
+                  : !strcmp(type, "Instruction") ? "instruction"
+                                                 : "unified");
         json_kint(j, "size", (int64_t)sz);
         json_kint(j, "line", atoi(line));
         json_kint(j, "ways", atoi(ways));
@@ -233,11 +250,15 @@ static void kernel_section(json_t *j)
     json_kstr(j, "machine", u.machine);
     /* preemption model: the debugfs knob when mounted, else the uname banner */
     char buf[256];
-    if (read_file_str("/sys/kernel/debug/sched/preempt", buf, sizeof buf) == 0) json_kstr(j, "preempt", buf);
-    else json_kstr(j, "preempt", NULL);
-    json_kstr(j, "preempt_banner", strstr(u.version, "PREEMPT_RT") ? "PREEMPT_RT"
-                                   : strstr(u.version, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC"
-                                   : strstr(u.version, "PREEMPT") ? "PREEMPT" : "none");
+    if (read_file_str("/sys/kernel/debug/sched/preempt", buf, sizeof buf) == 0)
+        json_kstr(j, "preempt", buf);
+    else
+        json_kstr(j, "preempt", NULL);
+    json_kstr(j, "preempt_banner",
+              strstr(u.version, "PREEMPT_RT")        ? "PREEMPT_RT"
+              : strstr(u.version, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC"
+              : strstr(u.version, "PREEMPT")         ? "PREEMPT"
+                                                     : "none");
     kfile(j, "cmdline", "/proc/cmdline");
     kfile(j, "isolated", "/sys/devices/system/cpu/isolated");
     kfile(j, "nohz_full", "/sys/devices/system/cpu/nohz_full");
@@ -262,8 +283,10 @@ static void freq_section(json_t *j)
         char p[128], buf[64], k[16];
         snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
         snprintf(k, sizeof k, "%d", c);
-        if (read_file_str(p, buf, sizeof buf) == 0) json_kstr(j, k, buf);
-        else json_kstr(j, k, NULL); /* not readable: no cpufreq (VM) or no permission */
+        if (read_file_str(p, buf, sizeof buf) == 0)
+            json_kstr(j, k, buf);
+        else
+            json_kstr(j, k, NULL); /* not readable: no cpufreq (VM) or no permission */
     }
     json_obj_end(j);
     kfile(j, "driver", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
@@ -312,9 +335,15 @@ static void mitigations_section(json_t *j)
         closedir(d);
         for (int a = 0; a < n; a++)
             for (int b = a + 1; b < n; b++)
-                if (strcmp(names[b], names[a]) < 0) { char t[256]; memcpy(t, names[a], 256); memcpy(names[a], names[b], 256); memcpy(names[b], t, 256); }
+                if (strcmp(names[b], names[a]) < 0) {
+                    char t[256];
+                    memcpy(t, names[a], 256);
+                    memcpy(names[a], names[b], 256);
+                    memcpy(names[b], t, 256);
+                }
         for (int i = 0; i < n; i++) {
-            char p[300]; if (strlen(names[i]) > 200) continue;
+            char p[300];
+            if (strlen(names[i]) > 200) continue;
             snprintf(p, sizeof p, "/sys/devices/system/cpu/vulnerabilities/%s", names[i]);
             kfile(j, names[i], p);
         }
@@ -333,7 +362,9 @@ static void virt_section(json_t *j)
     if (__get_cpuid(1, &a, &b, &c, &d)) hv = (c >> 31) & 1;
     if (hv) {
         __cpuid(0x40000000, a, b, c, d);
-        memcpy(vendor, &b, 4); memcpy(vendor + 4, &c, 4); memcpy(vendor + 8, &d, 4);
+        memcpy(vendor, &b, 4);
+        memcpy(vendor + 4, &c, 4);
+        memcpy(vendor + 8, &d, 4);
         vendor[12] = 0;
     }
     json_kbool(j, "cpuid_hypervisor_bit", hv);
@@ -349,7 +380,8 @@ static void virt_section(json_t *j)
     read_file_str("/sys/class/dmi/id/sys_vendor", sysv, sizeof sysv);
     int dmi_vm = strstr(prod, "KVM") || strstr(prod, "VirtualBox") || strstr(prod, "VMware") ||
                  strstr(sysv, "QEMU") || strstr(sysv, "Xen") || strstr(sysv, "Microsoft") ||
-                 strstr(prod, "Virtual Machine") || strstr(sysv, "Amazon EC2") || strstr(prod, "Google Compute");
+                 strstr(prod, "Virtual Machine") || strstr(sysv, "Amazon EC2") ||
+                 strstr(prod, "Google Compute");
     json_kbool(j, "is_vm", hv || dt_hv || dmi_vm);
     char ev[1024];
     int emu = emulation_detect(ev, sizeof ev);
@@ -394,7 +426,8 @@ static void process_section(json_t *j, const env_run_t *run)
     json_obj_begin(j);
     json_kbool(j, "root", geteuid() == 0);
     struct rlimit rl;
-    if (getrlimit(RLIMIT_RTPRIO, &rl) == 0) json_kint(j, "rlimit_rtprio", rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur);
+    if (getrlimit(RLIMIT_RTPRIO, &rl) == 0)
+        json_kint(j, "rlimit_rtprio", rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur);
     /* Can this process get SCHED_FIFO? Try and restore. */
     char err[200] = "";
     int fifo = set_policy_self(POLICY_FIFO, 1, err, sizeof err) == 0;

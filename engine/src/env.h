@@ -6,10 +6,10 @@
 #include "json.h"
 
 typedef struct env_run {
-    int mlocked;              /* mlockall obtained */
+    int mlocked; /* mlockall obtained */
     char mlock_error[120];
-    int no_idle_requested;    /* --no-idle */
-    int no_idle_held;         /* /dev/cpu_dma_latency held at 0 */
+    int no_idle_requested; /* --no-idle */
+    int no_idle_held;      /* /dev/cpu_dma_latency held at 0 */
     char no_idle_error[120];
 } env_run_t;
 

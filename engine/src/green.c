@@ -10,8 +10,11 @@ static green_queue_t runq;
 static size_t nrunnable;
 static int next_id = 1;
 
-
-void green_ready(green_t *t) { q_push(&runq, t); nrunnable++; }
+void green_ready(green_t *t)
+{
+    q_push(&runq, t);
+    nrunnable++;
+}
 
 static green_t *take_next(void)
 {
@@ -51,10 +54,19 @@ int green_init(void)
     return 0;
 }
 
-void green_fini(void) { current = NULL; }
+void green_fini(void)
+{
+    current = NULL;
+}
 
-green_t *green_self(void) { return current; }
-size_t green_runnable(void) { return nrunnable; }
+green_t *green_self(void)
+{
+    return current;
+}
+size_t green_runnable(void)
+{
+    return nrunnable;
+}
 
 static void entry(void *data, void *first)
 {
@@ -68,11 +80,18 @@ green_t *green_create(green_fn_t fn, void *arg, size_t stack_size)
 {
     green_t *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    if (uctx_stack_alloc(&t->stack, stack_size ? stack_size : 64 * 1024)) { free(t); return NULL; }
+    if (uctx_stack_alloc(&t->stack, stack_size ? stack_size : 64 * 1024)) {
+        free(t);
+        return NULL;
+    }
     t->fn = fn;
     t->arg = arg;
     t->id = next_id++;
-    if (uctx_make(&t->ctx, &t->stack, entry, t)) { uctx_stack_free(&t->stack); free(t); return NULL; }
+    if (uctx_make(&t->ctx, &t->stack, entry, t)) {
+        uctx_stack_free(&t->stack);
+        free(t);
+        return NULL;
+    }
     green_ready(t);
     return t;
 }

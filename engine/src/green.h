@@ -14,11 +14,13 @@
 typedef struct green green_t;
 typedef void (*green_fn_t)(void *arg);
 
-typedef struct green_queue { green_t *head, *tail; } green_queue_t;
+typedef struct green_queue {
+    green_t *head, *tail;
+} green_queue_t;
 
 struct green {
     uctx_t ctx;
-    uctx_stack_t stack;    /* none for the main thread */
+    uctx_stack_t stack; /* none for the main thread */
     green_fn_t fn;
     void *arg;
     green_t *next;         /* run queue or wait queue link */
@@ -45,7 +47,10 @@ void green_discard(green_t *t);
 green_t *green_self(void);
 size_t green_runnable(void); /* length of the run queue (excluding self) */
 
-typedef struct green_mutex { green_t *owner; green_queue_t waiters; } green_mutex_t;
+typedef struct green_mutex {
+    green_t *owner;
+    green_queue_t waiters;
+} green_mutex_t;
 void green_mutex_init(green_mutex_t *m);
 void green_mutex_lock(green_mutex_t *m);
 void green_mutex_unlock(green_mutex_t *m);

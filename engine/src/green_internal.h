@@ -7,8 +7,10 @@
 static inline void q_push(green_queue_t *q, green_t *t)
 {
     t->next = NULL;
-    if (q->tail) q->tail->next = t;
-    else q->head = t;
+    if (q->tail)
+        q->tail->next = t;
+    else
+        q->head = t;
     q->tail = t;
 }
 
@@ -23,6 +25,6 @@ static inline green_t *q_pop(green_queue_t *q)
     return t;
 }
 
-void green_ready(green_t *t);  /* append to the run queue */
-void green_block(void);        /* caller is parked elsewhere: run the next */
+void green_ready(green_t *t); /* append to the run queue */
+void green_block(void);       /* caller is parked elsewhere: run the next */
 #endif

@@ -4,14 +4,19 @@
 #include "green_internal.h"
 #include <stdlib.h>
 
-
-
-void green_mutex_init(green_mutex_t *m) { m->owner = NULL; m->waiters.head = m->waiters.tail = NULL; }
+void green_mutex_init(green_mutex_t *m)
+{
+    m->owner = NULL;
+    m->waiters.head = m->waiters.tail = NULL;
+}
 
 void green_mutex_lock(green_mutex_t *m)
 {
     green_t *me = green_self();
-    if (!m->owner) { m->owner = me; return; }
+    if (!m->owner) {
+        m->owner = me;
+        return;
+    }
     q_push(&m->waiters, me);
     green_block(); /* resumed as the owner: unlock hands the mutex over */
 }
@@ -36,7 +41,11 @@ int green_chan_init(green_chan_t *c, size_t capacity)
     return 0;
 }
 
-void green_chan_fini(green_chan_t *c) { free(c->buf); c->buf = NULL; }
+void green_chan_fini(green_chan_t *c)
+{
+    free(c->buf);
+    c->buf = NULL;
+}
 
 /* Wait on `q` with the mutex released; retake it when woken. */
 static void wait_on(green_chan_t *c, green_queue_t *q)

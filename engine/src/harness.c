@@ -32,12 +32,15 @@ void bench_error(const char *fmt, ...)
     va_end(ap);
 }
 
-const char *bench_last_error(void) { return last_error[0] ? last_error : "unknown error"; }
+const char *bench_last_error(void)
+{
+    return last_error[0] ? last_error : "unknown error";
+}
 
 void run_opts_default(run_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->groups = 20;       /* seed 001: 20 groups x 10 iterations */
+    o->groups = 20; /* seed 001: 20 groups x 10 iterations */
     o->iterations = 10;
     o->min_sample_ns = 1000000; /* 1 ms: >= 1000x the resolution of every timer here */
     o->cpu = -1;
@@ -66,8 +69,14 @@ static int push(samples_t *v, const sample_t *s, int g)
         size_t cap = v->cap ? v->cap * 2 : 256;
         sample_t *ns = realloc(v->s, cap * sizeof *ns);
         int *ng = realloc(v->group, cap * sizeof *ng);
-        if (!ns || !ng) { free(ns); free(ng); return -1; }
-        v->s = ns; v->group = ng; v->cap = cap;
+        if (!ns || !ng) {
+            free(ns);
+            free(ng);
+            return -1;
+        }
+        v->s = ns;
+        v->group = ng;
+        v->cap = cap;
     }
     v->s[v->n] = *s;
     v->group[v->n] = g;
@@ -89,7 +98,10 @@ static void short_summary(json_t *j, const samples_t *v)
     double *x = malloc((v->n ? v->n : 1) * sizeof *x);
     if (!x) return;
     double sum = 0;
-    for (size_t i = 0; i < v->n; i++) { x[i] = v->s[i].value; sum += x[i]; }
+    for (size_t i = 0; i < v->n; i++) {
+        x[i] = v->s[i].value;
+        sum += x[i];
+    }
     qsort(x, v->n, sizeof *x, cmpd);
     json_key(j, "engine_summary");
     json_obj_begin(j);
@@ -103,8 +115,9 @@ static void short_summary(json_t *j, const samples_t *v)
 
 static void verify_arrays(json_t *j, const samples_t *v)
 {
-    static const char *names[] = {"expected_voluntary", "voluntary", "involuntary", "migrations",
-                                  "single_voluntary", "single_involuntary", "single_migrations"};
+    static const char *names[] = {"expected_voluntary", "voluntary",        "involuntary",
+                                  "migrations",         "single_voluntary", "single_involuntary",
+                                  "single_migrations"};
     json_key(j, "verify");
     json_obj_begin(j);
     json_kstr(j, "source", verify_source());
@@ -113,10 +126,13 @@ static void verify_arrays(json_t *j, const samples_t *v)
         json_arr_begin(j);
         for (size_t i = 0; i < v->n; i++) {
             const verify_counts_t *c = &v->s[i].v;
-            const int64_t f[] = {c->expected_voluntary, c->voluntary, c->involuntary, c->migrations,
-                                 c->single_voluntary, c->single_involuntary, c->single_migrations};
-            if (f[k] < 0) json_null(j);
-            else json_int(j, f[k]);
+            const int64_t f[] = {c->expected_voluntary, c->voluntary,        c->involuntary,
+                                 c->migrations,         c->single_voluntary, c->single_involuntary,
+                                 c->single_migrations};
+            if (f[k] < 0)
+                json_null(j);
+            else
+                json_int(j, f[k]);
         }
         json_arr_end(j);
     }

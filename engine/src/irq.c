@@ -15,16 +15,30 @@ static volatile uint64_t handled, overruns;
 /* The handler does what seed 000's interrupt handler does: count. */
 static void on_timer(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig; (void)uc;
+    (void)sig;
+    (void)uc;
     handled++;
     overruns += (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
 }
 
-int irq_signal(void) { return SIGRTMIN + 2; } /* SIGALRM belongs to the watchdog */
+int irq_signal(void)
+{
+    return SIGRTMIN + 2;
+} /* SIGALRM belongs to the watchdog */
 
-void irq_counts_reset(void) { handled = 0; overruns = 0; }
-uint64_t irq_handled(void) { return handled; }
-uint64_t irq_overruns(void) { return overruns; }
+void irq_counts_reset(void)
+{
+    handled = 0;
+    overruns = 0;
+}
+uint64_t irq_handled(void)
+{
+    return handled;
+}
+uint64_t irq_overruns(void)
+{
+    return overruns;
+}
 
 int irq_timer_create(irq_timer_t *t)
 {
@@ -34,16 +48,26 @@ int irq_timer_create(irq_timer_t *t)
     sa.sa_sigaction = on_timer;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(irq_signal(), &sa, NULL)) { bench_error("sigaction: %s", strerror(errno)); return -1; }
+    if (sigaction(irq_signal(), &sa, NULL)) {
+        bench_error("sigaction: %s", strerror(errno));
+        return -1;
+    }
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID; /* to this thread, the one running the task */
     ev.sigev_signo = irq_signal();
     ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     timer_t tm;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &tm)) { bench_error("timer_create: %s", strerror(errno)); return -1; }
+    if (timer_create(CLOCK_MONOTONIC, &ev, &tm)) {
+        bench_error("timer_create: %s", strerror(errno));
+        return -1;
+    }
     t->timer = malloc(sizeof tm);
-    if (!t->timer) { timer_delete(tm); bench_error("out of memory"); return -1; }
+    if (!t->timer) {
+        timer_delete(tm);
+        bench_error("out of memory");
+        return -1;
+    }
     memcpy(t->timer, &tm, sizeof tm);
     return 0;
 }
@@ -76,7 +100,8 @@ uint64_t irq_fire(uint64_t period_ns, uint64_t count, uint64_t *out_handled, uin
     uint64_t start = clock_ns_id(CLOCK_MONOTONIC);
     irq_timer_arm(&t, period_ns);
     uint64_t end = start + count * period_ns + period_ns / 2;
-    while (clock_ns_id(CLOCK_MONOTONIC) < end) {}
+    while (clock_ns_id(CLOCK_MONOTONIC) < end) {
+    }
     irq_timer_arm(&t, 0);
     uint64_t stop = clock_ns_id(CLOCK_MONOTONIC);
     /* an expiry already queued is still delivered: let it arrive */
@@ -103,7 +128,8 @@ uint64_t irq_fire_each(uint64_t period_ns, uint64_t count)
         its.it_value.tv_nsec = (long)(at % 1000000000ull);
         timer_settime(tm, TIMER_ABSTIME, &its, NULL);
         uint64_t limit = clock_ns_id(CLOCK_MONOTONIC) + period_ns + 1000000000ull; /* bounded */
-        while (handled <= i && clock_ns_id(CLOCK_MONOTONIC) < limit) {}
+        while (handled <= i && clock_ns_id(CLOCK_MONOTONIC) < limit) {
+        }
     }
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
@@ -121,9 +147,15 @@ int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out)
 {
     memset(out, 0, sizeof *out);
     double *gap = calloc(count ? count : 1, sizeof *gap);
-    if (!gap) { bench_error("out of memory"); return -1; }
+    if (!gap) {
+        bench_error("out of memory");
+        return -1;
+    }
     irq_timer_t t;
-    if (irq_timer_create(&t)) { free(gap); return -1; }
+    if (irq_timer_create(&t)) {
+        free(gap);
+        return -1;
+    }
     irq_counts_reset();
     /* warm: one signal before the measured ones (seed 000 raises one too) */
     uint64_t min_step = UINT64_MAX, k = 0, seen = 0;
@@ -143,7 +175,10 @@ int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out)
             gap[k++] = first > (double)step ? first : (double)step;
             pending = 0;
         } else if (h != seen) {
-            if (seen) { pending = 1; first = (double)step; } /* the first signal only warms */
+            if (seen) {
+                pending = 1;
+                first = (double)step;
+            } /* the first signal only warms */
             seen = h;
         } else if (step < min_step) {
             min_step = step;
@@ -152,7 +187,11 @@ int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out)
         if (now > limit) break;
     }
     irq_timer_delete(&t);
-    if (!k) { free(gap); bench_error("no timer signal arrived within 2 s"); return -1; }
+    if (!k) {
+        free(gap);
+        bench_error("no timer signal arrived within 2 s");
+        return -1;
+    }
     qsort(gap, k, sizeof *gap, cmpd);
     /* A gap 20 times the median is the loop being preempted by another
      * task while the signal was pending (a shared machine), not the signal:
@@ -160,7 +199,10 @@ int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out)
     double med = gap[k / 2], sum = 0;
     uint64_t used = 0;
     for (uint64_t i = 0; i < k; i++)
-        if (gap[i] <= 20 * med) { sum += gap[i]; used++; }
+        if (gap[i] <= 20 * med) {
+            sum += gap[i];
+            used++;
+        }
     out->n = k;
     out->dropped = k - used;
     out->min_step_ns = (double)min_step;

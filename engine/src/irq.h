@@ -6,17 +6,17 @@
 #include <stdint.h>
 
 typedef struct irq_timer {
-    void *timer;       /* timer_t */
+    void *timer; /* timer_t */
     int armed;
 } irq_timer_t;
 
-int irq_timer_create(irq_timer_t *t);                 /* 0 ok, else bench_error */
-void irq_timer_arm(irq_timer_t *t, uint64_t period_ns);  /* periodic; 0 disarms */
+int irq_timer_create(irq_timer_t *t);                   /* 0 ok, else bench_error */
+void irq_timer_arm(irq_timer_t *t, uint64_t period_ns); /* periodic; 0 disarms */
 void irq_timer_delete(irq_timer_t *t);
 void irq_counts_reset(void);
-uint64_t irq_handled(void);    /* handler invocations since reset */
-uint64_t irq_overruns(void);   /* expirations merged into a pending signal */
-int irq_signal(void);          /* the signal number used */
+uint64_t irq_handled(void);  /* handler invocations since reset */
+uint64_t irq_overruns(void); /* expirations merged into a pending signal */
+int irq_signal(void);        /* the signal number used */
 
 /* Arm a periodic timer, spin until `count` expirations are due plus half a
  * period, disarm; returns handled + overruns, and in *due the expirations
@@ -31,6 +31,9 @@ uint64_t irq_fire_each(uint64_t period_ns, uint64_t count);
  * the clock: mean gap at a signal minus the loop's minimum step, over
  * `count` signals (gaps over 20x the median, preemptions, left out and
  * counted in `dropped`). Returns 0 ok. */
-typedef struct { double d_ns, median_gap_ns, min_step_ns; uint64_t n, dropped; } irq_direct_t;
+typedef struct {
+    double d_ns, median_gap_ns, min_step_ns;
+    uint64_t n, dropped;
+} irq_direct_t;
 int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out);
 #endif

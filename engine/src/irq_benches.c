@@ -16,16 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { task_t task; uint64_t ref; irq_timer_t timer; int cpu; uint64_t k; } irq_state_t;
+typedef struct {
+    task_t task;
+    uint64_t ref;
+    irq_timer_t timer;
+    int cpu;
+    uint64_t k;
+} irq_state_t;
 
-static const char *const irq_raw[] = {"r_task_ns", "r_prime_ns", "interrupts", "overruns", "expirations", NULL};
-static const char *const direct_raw[] = {"d_ns", "median_gap_ns", "min_step_ns", "interrupts", "dropped", NULL};
+static const char *const irq_raw[] = {"r_task_ns", "r_prime_ns",  "interrupts",
+                                      "overruns",  "expirations", NULL};
+static const char *const direct_raw[] = {"d_ns",       "median_gap_ns", "min_step_ns",
+                                         "interrupts", "dropped",       NULL};
 
 static int irq_setup(bench_run_t *r)
 {
     /* reused over groups; the small struct outlives teardown for params */
     irq_state_t *st = r->state ? r->state : calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     r->state = st;
     st->cpu = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();
     char err[200] = "";
@@ -76,12 +87,14 @@ static int irq_sample(bench_run_t *r, uint64_t rate, sample_t *out)
     int forced_first = (int)(st->k++ & 1);
     if (forced_first) {
         if (timed_run(st, period, &forced, &e1)) return -1;
-        h = irq_handled(); o = irq_overruns();
+        h = irq_handled();
+        o = irq_overruns();
         if (timed_run(st, 0, &plain, &e0)) return -1;
     } else {
         if (timed_run(st, 0, &plain, &e0)) return -1;
         if (timed_run(st, period, &forced, &e1)) return -1;
-        h = irq_handled(); o = irq_overruns();
+        h = irq_handled();
+        o = irq_overruns();
     }
     out->value = (double)forced - (double)plain;
     out->raw[0] = (double)plain;
@@ -95,7 +108,8 @@ static int irq_sample(bench_run_t *r, uint64_t rate, sample_t *out)
 
 static int direct_sample(bench_run_t *r, uint64_t n, sample_t *out)
 {
-    (void)r; (void)n;
+    (void)r;
+    (void)n;
     irq_direct_t d;
     if (irq_direct(100, 100000, &d)) return -1; /* 100 signals, 10 kHz */
     out->value = d.d_ns;
@@ -121,28 +135,45 @@ static void irq_params(bench_run_t *r, json_t *j)
         json_kint(j, "rate_hz", 10000);
     }
     json_kint(j, "irq_cpu", st ? st->cpu : -1);
-    json_kstr(j, "interrupt", "POSIX timer (CLOCK_MONOTONIC) -> real-time signal to this thread; "
-                              "the handler increments a counter");
+    json_kstr(j, "interrupt",
+              "POSIX timer (CLOCK_MONOTONIC) -> real-time signal to this thread; "
+              "the handler increments a counter");
     json_kint(j, "signal", irq_signal());
 }
 
-#define IRQ(var, name, ord)                                                                            \
-    static const bench_t var = {.id = "irq/" name, .quantity = "overhead", .unit = "ns",              \
-                                .doc = "R'_task - R_task with a timer signal at --n Hz (David et al. 2007)",   \
-                                .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = ord,                   \
-                                .raw_names = irq_raw, .setup = irq_setup, .sample = irq_sample,       \
-                                .teardown = irq_teardown, .params = irq_params, .arg = name,          \
-                                .n0 = 1000, .policy = POLICY_OTHER};                                   \
+#define IRQ(var, name, ord)                                                                                  \
+    static const bench_t var = {.id = "irq/" name,                                                           \
+                                .quantity = "overhead",                                                      \
+                                .unit = "ns",                                                                \
+                                .doc = "R'_task - R_task with a timer signal at --n Hz (David et al. 2007)", \
+                                .flags = BENCH_HIDDEN | BENCH_FIXED_N,                                       \
+                                .order = ord,                                                                \
+                                .raw_names = irq_raw,                                                        \
+                                .setup = irq_setup,                                                          \
+                                .sample = irq_sample,                                                        \
+                                .teardown = irq_teardown,                                                    \
+                                .params = irq_params,                                                        \
+                                .arg = name,                                                                 \
+                                .n0 = 1000,                                                                  \
+                                .policy = POLICY_OTHER};                                                     \
     BENCH_REGISTER(var)
 IRQ(irq_sort, "sort", 950);
 IRQ(irq_deflate, "deflate", 951);
 IRQ(irq_aes, "aes", 952);
 IRQ(irq_crc, "crc", 953);
 
-static const bench_t irq_direct_b = {.id = "irq/direct", .quantity = "cost", .unit = "ns",
+static const bench_t irq_direct_b = {.id = "irq/direct",
+                                     .quantity = "cost",
+                                     .unit = "ns",
                                      .doc = "D: direct cost of servicing one timer signal, mean of 100, warm",
-                                     .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = 949,
-                                     .raw_names = direct_raw, .setup = irq_setup, .sample = direct_sample,
-                                     .teardown = irq_teardown, .params = irq_params, .arg = NULL,
-                                     .n0 = 1, .policy = POLICY_OTHER};
+                                     .flags = BENCH_HIDDEN | BENCH_FIXED_N,
+                                     .order = 949,
+                                     .raw_names = direct_raw,
+                                     .setup = irq_setup,
+                                     .sample = direct_sample,
+                                     .teardown = irq_teardown,
+                                     .params = irq_params,
+                                     .arg = NULL,
+                                     .n0 = 1,
+                                     .policy = POLICY_OTHER};
 BENCH_REGISTER(irq_direct_b);

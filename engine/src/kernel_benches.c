@@ -3,25 +3,43 @@
  * same-CPU pipe and futex again under SCHED_FIFO (/fifo). */
 #include "pingpong.h"
 
-#define PP_CFG(var, m, proc_, cross_) static const pp_cfg_t var = {.mech = &m, .process = proc_, .cross = cross_}
-#define PP_BENCH(var, idstr, qty, cfgv, flg, ord, pol, docstr)                                        \
-    static const bench_t var = {.id = idstr, .quantity = qty, .unit = "ns", .doc = docstr,            \
-                                .flags = flg, .order = ord, .raw_names = pp_raw_names,                \
-                                .setup = pp_setup, .sample = pp_sample, .teardown = pp_teardown,      \
-                                .params = pp_params, .extra = pp_extra, .arg = &cfgv, .n0 = 64, .policy = pol};          \
+#define PP_CFG(var, m, proc_, cross_)                                                                        \
+    static const pp_cfg_t var = {.mech = &m, .process = proc_, .cross = cross_}
+#define PP_BENCH(var, idstr, qty, cfgv, flg, ord, pol, docstr)                                               \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = qty,                                                             \
+                                .unit = "ns",                                                                \
+                                .doc = docstr,                                                               \
+                                .flags = flg,                                                                \
+                                .order = ord,                                                                \
+                                .raw_names = pp_raw_names,                                                   \
+                                .setup = pp_setup,                                                           \
+                                .sample = pp_sample,                                                         \
+                                .teardown = pp_teardown,                                                     \
+                                .params = pp_params,                                                         \
+                                .extra = pp_extra,                                                           \
+                                .arg = &cfgv,                                                                \
+                                .n0 = 64,                                                                    \
+                                .policy = pol};                                                              \
     BENCH_REGISTER(var)
 
 #define SW "direct cost of one switch, both parties on one CPU"
 #define WK "wake-up latency of one hand-off between two CPUs (not a switch cost)"
-#define D BENCH_DEFAULT
-#define Q (BENCH_DEFAULT | BENCH_QUICK)
+#define D  BENCH_DEFAULT
+#define Q  (BENCH_DEFAULT | BENCH_QUICK)
 
-PP_CFG(c_tp, mech_pipe, 0, 0);    PP_CFG(c_pp, mech_pipe, 1, 0);
-PP_CFG(c_tf, mech_futex, 0, 0);   PP_CFG(c_pf, mech_futex, 1, 0);
-PP_CFG(c_te, mech_eventfd, 0, 0); PP_CFG(c_pe, mech_eventfd, 1, 0);
-PP_CFG(c_ts, mech_sem, 0, 0);     PP_CFG(c_ps, mech_sem, 1, 0);
-PP_CFG(x_tp, mech_pipe, 0, 1);    PP_CFG(x_pp, mech_pipe, 1, 1);
-PP_CFG(x_tf, mech_futex, 0, 1);   PP_CFG(x_pf, mech_futex, 1, 1);
+PP_CFG(c_tp, mech_pipe, 0, 0);
+PP_CFG(c_pp, mech_pipe, 1, 0);
+PP_CFG(c_tf, mech_futex, 0, 0);
+PP_CFG(c_pf, mech_futex, 1, 0);
+PP_CFG(c_te, mech_eventfd, 0, 0);
+PP_CFG(c_pe, mech_eventfd, 1, 0);
+PP_CFG(c_ts, mech_sem, 0, 0);
+PP_CFG(c_ps, mech_sem, 1, 0);
+PP_CFG(x_tp, mech_pipe, 0, 1);
+PP_CFG(x_pp, mech_pipe, 1, 1);
+PP_CFG(x_tf, mech_futex, 0, 1);
+PP_CFG(x_pf, mech_futex, 1, 1);
 
 PP_BENCH(b_tp, "kernel/thread/pipe/same-cpu", "switch", c_tp, Q, 300, POLICY_OTHER, SW);
 PP_BENCH(b_tf, "kernel/thread/futex/same-cpu", "switch", c_tf, Q, 301, POLICY_OTHER, SW);

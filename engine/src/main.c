@@ -25,79 +25,124 @@
 #define SCHEMA "ctxbench/1"
 /* run-suite's counts unless given: src/ctxbench/commands/run.py PRESETS
  * (tests/test_run_interleave.py checks they agree, through the help text) */
-#define SUITE_GROUPS 48
-#define SUITE_ITERATIONS 8
+#define SUITE_GROUPS        48
+#define SUITE_ITERATIONS    8
 #define SUITE_MIN_SAMPLE_US 1500
-#define QUICK_GROUPS 5
-#define QUICK_ITERATIONS 6
+#define QUICK_GROUPS        5
+#define QUICK_ITERATIONS    6
 #define QUICK_MIN_SAMPLE_US 500
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR_(x)             #x
+#define STR(x)              STR_(x)
 
 static void usage(FILE *f)
 {
-    fputs("usage: ctxbench-engine list [--all] [--json]\n"
-          "       ctxbench-engine run ID [ID...] [options]\n"
-          "       ctxbench-engine run-suite [--quick] [options]\n"
-          "       ctxbench-engine env [--json]\n"
-          "       ctxbench-engine version\n"
-          "options:\n"
-          "  --iterations N    samples per group (default 10)\n"
-          "  --groups G        groups of samples, each with fresh parties (default 20)\n"
-          "  --n N             operations per sample (default: adapted to --min-sample-us)\n"
-          "  --min-sample-us U shortest sample when adapting n (default 1000)\n"
-          "  --cpu C           CPU for the measuring party (default: highest allowed)\n"
-          "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
-          "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
-          "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
-          "  --points S:D,...  (run) measure each id at each size:stride point, one result\n"
-          "                    per point, in one process (the sweep)\n"
-          "  --counters        record perf event counts (kernel ping-pong ids)\n"
-          "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
-          "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
-          "  --parties N       ring/ ids: parties in the ring (default 2)\n"
-          "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
-          "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
-          "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
-          "                    id's samples span the whole run (default for run-suite)\n"
-          "  --sequential      all groups of one id, then the next (default for run)\n"
-          "  --quick           (run-suite) the quick subset\n"
-          "                    run-suite's counts, unless given: " STR(SUITE_GROUPS) " groups x " STR(SUITE_ITERATIONS)
-          " samples of\n                    >= " STR(SUITE_MIN_SAMPLE_US) " us (--quick: " STR(QUICK_GROUPS) " x "
-          STR(QUICK_ITERATIONS) " of >= " STR(QUICK_MIN_SAMPLE_US) " us), as 'ctxbench run'\n"
-          "  --json            one results document (schema " SCHEMA ")\n"
-          "  --jsonl           header line, then one result per line, as they finish\n"
-          "  -o FILE           write to FILE atomically instead of stdout\n",
-          f);
+    fputs(
+        "usage: ctxbench-engine list [--all] [--json]\n"
+        "       ctxbench-engine run ID [ID...] [options]\n"
+        "       ctxbench-engine run-suite [--quick] [options]\n"
+        "       ctxbench-engine env [--json]\n"
+        "       ctxbench-engine version\n"
+        "options:\n"
+        "  --iterations N    samples per group (default 10)\n"
+        "  --groups G        groups of samples, each with fresh parties (default 20)\n"
+        "  --n N             operations per sample (default: adapted to --min-sample-us)\n"
+        "  --min-sample-us U shortest sample when adapting n (default 1000)\n"
+        "  --cpu C           CPU for the measuring party (default: highest allowed)\n"
+        "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
+        "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
+        "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
+        "  --points S:D,...  (run) measure each id at each size:stride point, one result\n"
+        "                    per point, in one process (the sweep)\n"
+        "  --counters        record perf event counts (kernel ping-pong ids)\n"
+        "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
+        "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
+        "  --parties N       ring/ ids: parties in the ring (default 2)\n"
+        "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
+        "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
+        "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
+        "                    id's samples span the whole run (default for run-suite)\n"
+        "  --sequential      all groups of one id, then the next (default for run)\n"
+        "  --quick           (run-suite) the quick subset\n"
+        "                    run-suite's counts, unless given: " STR(SUITE_GROUPS) " groups x " STR(SUITE_ITERATIONS) " samples of\n                    >= " STR(SUITE_MIN_SAMPLE_US) " us (--quick: " STR(
+            QUICK_GROUPS) " x " STR(QUICK_ITERATIONS) " of >= " STR(QUICK_MIN_SAMPLE_US) " us), as 'ctxbench "
+                                                                                         "run'\n"
+                                                                                         "  --json           "
+                                                                                         " one results "
+                                                                                         "document "
+                                                                                         "(schema " SCHEMA
+                                                                                         ")\n"
+                                                                                         "  --jsonl          "
+                                                                                         " header line, then "
+                                                                                         "one result per "
+                                                                                         "line, as they "
+                                                                                         "finish\n"
+                                                                                         "  -o FILE          "
+                                                                                         " write to FILE "
+                                                                                         "atomically instead "
+                                                                                         "of stdout\n",
+        f);
 }
 
-enum { OPT_ITER = 256, OPT_GROUPS, OPT_N, OPT_MINS, OPT_CPU, OPT_CROSS, OPT_SIZE, OPT_STRIDE, OPT_WARM,
-       OPT_PRIO, OPT_PARTIES, OPT_FOOT, OPT_NOIDLE, OPT_QUICK, OPT_JSON, OPT_JSONL, OPT_ALL, OPT_HELP,
-       OPT_POINTS, OPT_COUNTERS, OPT_INTERLEAVE, OPT_SEQUENTIAL };
+enum {
+    OPT_ITER = 256,
+    OPT_GROUPS,
+    OPT_N,
+    OPT_MINS,
+    OPT_CPU,
+    OPT_CROSS,
+    OPT_SIZE,
+    OPT_STRIDE,
+    OPT_WARM,
+    OPT_PRIO,
+    OPT_PARTIES,
+    OPT_FOOT,
+    OPT_NOIDLE,
+    OPT_QUICK,
+    OPT_JSON,
+    OPT_JSONL,
+    OPT_ALL,
+    OPT_HELP,
+    OPT_POINTS,
+    OPT_COUNTERS,
+    OPT_INTERLEAVE,
+    OPT_SEQUENTIAL
+};
 
-static const struct option longopts[] = {
-    {"iterations", required_argument, 0, OPT_ITER}, {"groups", required_argument, 0, OPT_GROUPS},
-    {"n", required_argument, 0, OPT_N},             {"min-sample-us", required_argument, 0, OPT_MINS},
-    {"cpu", required_argument, 0, OPT_CPU},         {"cross-cpu", required_argument, 0, OPT_CROSS},
-    {"size", required_argument, 0, OPT_SIZE},       {"stride", required_argument, 0, OPT_STRIDE},
-    {"warmup-ms", required_argument, 0, OPT_WARM},  {"fifo-prio", required_argument, 0, OPT_PRIO},
-    {"parties", required_argument, 0, OPT_PARTIES}, {"footprint", required_argument, 0, OPT_FOOT},
-    {"no-idle", no_argument, 0, OPT_NOIDLE},        {"quick", no_argument, 0, OPT_QUICK},
-    {"json", no_argument, 0, OPT_JSON},             {"jsonl", no_argument, 0, OPT_JSONL},
-    {"all", no_argument, 0, OPT_ALL},               {"help", no_argument, 0, OPT_HELP},
-    {"points", required_argument, 0, OPT_POINTS},   {"counters", no_argument, 0, OPT_COUNTERS},
-    {"interleave", no_argument, 0, OPT_INTERLEAVE}, {"sequential", no_argument, 0, OPT_SEQUENTIAL},
-    {0, 0, 0, 0}};
+static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
+                                         {"groups", required_argument, 0, OPT_GROUPS},
+                                         {"n", required_argument, 0, OPT_N},
+                                         {"min-sample-us", required_argument, 0, OPT_MINS},
+                                         {"cpu", required_argument, 0, OPT_CPU},
+                                         {"cross-cpu", required_argument, 0, OPT_CROSS},
+                                         {"size", required_argument, 0, OPT_SIZE},
+                                         {"stride", required_argument, 0, OPT_STRIDE},
+                                         {"warmup-ms", required_argument, 0, OPT_WARM},
+                                         {"fifo-prio", required_argument, 0, OPT_PRIO},
+                                         {"parties", required_argument, 0, OPT_PARTIES},
+                                         {"footprint", required_argument, 0, OPT_FOOT},
+                                         {"no-idle", no_argument, 0, OPT_NOIDLE},
+                                         {"quick", no_argument, 0, OPT_QUICK},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"jsonl", no_argument, 0, OPT_JSONL},
+                                         {"all", no_argument, 0, OPT_ALL},
+                                         {"help", no_argument, 0, OPT_HELP},
+                                         {"points", required_argument, 0, OPT_POINTS},
+                                         {"counters", no_argument, 0, OPT_COUNTERS},
+                                         {"interleave", no_argument, 0, OPT_INTERLEAVE},
+                                         {"sequential", no_argument, 0, OPT_SEQUENTIAL},
+                                         {0, 0, 0, 0}};
 
 #define MAX_POINTS 4096
-typedef struct point { size_t size, stride; } point_t;
+typedef struct point {
+    size_t size, stride;
+} point_t;
 
 typedef struct cli {
     run_opts_t o;
-    point_t *points;   /* --points, or NULL */
+    point_t *points; /* --points, or NULL */
     size_t npoints;
     int json, jsonl, all, no_idle;
-    int interleave;    /* --interleave / --sequential; run-suite interleaves by default */
+    int interleave; /* --interleave / --sequential; run-suite interleaves by default */
     int set_groups, set_iterations, set_min_sample; /* given on the command line */
     const char *out;
 } cli_t;
@@ -132,7 +177,8 @@ static void parse_points(cli_t *c, const char *arg)
         if (!colon) die(2, "--points: expected SIZE:STRIDE, got '%s'", tok);
         *colon = 0;
         if (parse_size(tok, &s) || parse_size(colon + 1, &d) || s > (1ull << 34) || d > (1ull << 20))
-            die(2, "--points: expected SIZE:STRIDE (sizes up to 16G, strides up to 1M), got '%s:%s'", tok, colon + 1);
+            die(2, "--points: expected SIZE:STRIDE (sizes up to 16G, strides up to 1M), got '%s:%s'", tok,
+                colon + 1);
         if (c->npoints == MAX_POINTS) die(2, "--points: more than %d points", MAX_POINTS);
         check_point((size_t)s, (size_t)d, "--points");
         c->points[c->npoints++] = (point_t){(size_t)s, (size_t)d};
@@ -148,34 +194,83 @@ static int parse(int argc, char **argv, cli_t *c)
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case OPT_ITER: c->o.iterations = (int)num_arg("iterations", optarg, 1, 100000, 0); c->set_iterations = 1; break;
-        case OPT_GROUPS: c->o.groups = (int)num_arg("groups", optarg, 1, 10000, 0); c->set_groups = 1; break;
-        case OPT_N: c->o.n = num_arg("n", optarg, 1, 1ull << 32, 0); break;
+        case OPT_ITER:
+            c->o.iterations = (int)num_arg("iterations", optarg, 1, 100000, 0);
+            c->set_iterations = 1;
+            break;
+        case OPT_GROUPS:
+            c->o.groups = (int)num_arg("groups", optarg, 1, 10000, 0);
+            c->set_groups = 1;
+            break;
+        case OPT_N:
+            c->o.n = num_arg("n", optarg, 1, 1ull << 32, 0);
+            break;
         case OPT_MINS:
             c->o.min_sample_ns = num_arg("min-sample-us", optarg, 1, 10000000, 0) * 1000;
             c->set_min_sample = 1;
             break;
-        case OPT_CPU: c->o.cpu = (int)num_arg("cpu", optarg, 0, 4095, 0); break;
-        case OPT_CROSS: c->o.cpu2 = (int)num_arg("cross-cpu", optarg, 0, 4095, 0); break;
-        case OPT_SIZE: c->o.size = (size_t)num_arg("size", optarg, 0, 1ull << 34, 1); break;
-        case OPT_STRIDE: c->o.stride = (size_t)num_arg("stride", optarg, 0, 1ull << 20, 1); break;
-        case OPT_WARM: c->o.warmup_ms = (int)num_arg("warmup-ms", optarg, 0, 60000, 0); break;
-        case OPT_PRIO: c->o.fifo_prio = (int)num_arg("fifo-prio", optarg, 1, 98, 0); break;
-        case OPT_PARTIES: c->o.parties = (int)num_arg("parties", optarg, 2, 1024, 0); break;
-        case OPT_FOOT: c->o.footprint = (size_t)num_arg("footprint", optarg, 0, 1ull << 30, 1); break;
-        case OPT_NOIDLE: c->no_idle = 1; break;
-        case OPT_QUICK: c->o.quick = 1; break;
-        case OPT_JSON: c->json = 1; break;
-        case OPT_JSONL: c->jsonl = 1; break;
-        case OPT_ALL: c->all = 1; break;
-        case OPT_POINTS: parse_points(c, optarg); break;
-        case OPT_COUNTERS: c->o.counters = 1; break;
-        case OPT_INTERLEAVE: c->interleave = 1; break;
-        case OPT_SEQUENTIAL: c->interleave = -1; break;
-        case 'o': c->out = optarg; break;
-        case OPT_HELP: case 'h': usage(stdout); exit(0);
-        case ':': die(2, "option '%s' needs a value", argv[optind - 1]);
-        default: die(2, "unknown option '%s' (see --help)", argv[optind - 1]);
+        case OPT_CPU:
+            c->o.cpu = (int)num_arg("cpu", optarg, 0, 4095, 0);
+            break;
+        case OPT_CROSS:
+            c->o.cpu2 = (int)num_arg("cross-cpu", optarg, 0, 4095, 0);
+            break;
+        case OPT_SIZE:
+            c->o.size = (size_t)num_arg("size", optarg, 0, 1ull << 34, 1);
+            break;
+        case OPT_STRIDE:
+            c->o.stride = (size_t)num_arg("stride", optarg, 0, 1ull << 20, 1);
+            break;
+        case OPT_WARM:
+            c->o.warmup_ms = (int)num_arg("warmup-ms", optarg, 0, 60000, 0);
+            break;
+        case OPT_PRIO:
+            c->o.fifo_prio = (int)num_arg("fifo-prio", optarg, 1, 98, 0);
+            break;
+        case OPT_PARTIES:
+            c->o.parties = (int)num_arg("parties", optarg, 2, 1024, 0);
+            break;
+        case OPT_FOOT:
+            c->o.footprint = (size_t)num_arg("footprint", optarg, 0, 1ull << 30, 1);
+            break;
+        case OPT_NOIDLE:
+            c->no_idle = 1;
+            break;
+        case OPT_QUICK:
+            c->o.quick = 1;
+            break;
+        case OPT_JSON:
+            c->json = 1;
+            break;
+        case OPT_JSONL:
+            c->jsonl = 1;
+            break;
+        case OPT_ALL:
+            c->all = 1;
+            break;
+        case OPT_POINTS:
+            parse_points(c, optarg);
+            break;
+        case OPT_COUNTERS:
+            c->o.counters = 1;
+            break;
+        case OPT_INTERLEAVE:
+            c->interleave = 1;
+            break;
+        case OPT_SEQUENTIAL:
+            c->interleave = -1;
+            break;
+        case 'o':
+            c->out = optarg;
+            break;
+        case OPT_HELP:
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case ':':
+            die(2, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            die(2, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (c->o.stride && c->o.stride % sizeof(double))
@@ -183,7 +278,8 @@ static int parse(int argc, char **argv, cli_t *c)
     if (c->o.stride && !c->o.size) die(2, "--stride needs --size");
     if (c->points && (c->o.size || c->o.stride)) die(2, "--points excludes --size and --stride");
     if (c->o.cpu >= 0 && !cpu_allowed(c->o.cpu))
-        die(2, "--cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu, cpu_online_count());
+        die(2, "--cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu,
+            cpu_online_count());
     if (c->o.cpu2 >= 0 && !cpu_allowed(c->o.cpu2))
         die(2, "--cross-cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu2,
             cpu_online_count());
@@ -206,22 +302,34 @@ static FILE *open_out(const char *out)
 
 static void close_out(FILE *f, const char *out, int ok)
 {
-    if (!out) { fflush(f); return; }
+    if (!out) {
+        fflush(f);
+        return;
+    }
     if (fflush(f) || fsync(fileno(f)) || fclose(f) || !ok) {
         unlink(tmp_path);
         if (ok) die(1, "cannot write '%s': %s", out, strerror(errno));
         return;
     }
-    if (rename(tmp_path, out)) { unlink(tmp_path); die(1, "cannot write '%s': %s", out, strerror(errno)); }
+    if (rename(tmp_path, out)) {
+        unlink(tmp_path);
+        die(1, "cannot write '%s': %s", out, strerror(errno));
+    }
     tmp_path[0] = 0;
 }
 
-static void cleanup_tmp(void) { if (tmp_path[0]) unlink(tmp_path); }
+static void cleanup_tmp(void)
+{
+    if (tmp_path[0]) unlink(tmp_path);
+}
 
 static int cmd_list(cli_t *c)
 {
     json_t j;
-    if (c->json) { json_init(&j, stdout); json_arr_begin(&j); }
+    if (c->json) {
+        json_init(&j, stdout);
+        json_arr_begin(&j);
+    }
     for (size_t i = 0; i < bench_count(); i++) {
         const bench_t *b = bench_at(i);
         if ((b->flags & BENCH_HIDDEN) && !c->all) continue;
@@ -236,10 +344,14 @@ static int cmd_list(cli_t *c)
             json_kbool(&j, "hidden", (b->flags & BENCH_HIDDEN) != 0);
             json_obj_end(&j);
         } else {
-            printf("%-40s %-10s %s%s\n", b->id, b->quantity, b->doc, (b->flags & BENCH_QUICK) ? " [quick]" : "");
+            printf("%-40s %-10s %s%s\n", b->id, b->quantity, b->doc,
+                   (b->flags & BENCH_QUICK) ? " [quick]" : "");
         }
     }
-    if (c->json) { json_arr_end(&j); putchar('\n'); }
+    if (c->json) {
+        json_arr_end(&j);
+        putchar('\n');
+    }
     return 0;
 }
 
@@ -248,16 +360,21 @@ static int dma_fd = -1;
 
 static void prepare_run(cli_t *c)
 {
-    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) g_env.mlocked = 1;
-    else snprintf(g_env.mlock_error, sizeof g_env.mlock_error, "mlockall refused: %s", strerror(errno));
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+        g_env.mlocked = 1;
+    else
+        snprintf(g_env.mlock_error, sizeof g_env.mlock_error, "mlockall refused: %s", strerror(errno));
     g_env.no_idle_requested = c->no_idle;
     if (c->no_idle) {
         /* As cyclictest does: while this fd is open with 0, idle states with
          * exit latency > 0 are not entered. Closed (by the kernel) at exit. */
         dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
         int32_t zero = 0;
-        if (dma_fd >= 0 && write(dma_fd, &zero, sizeof zero) == sizeof zero) g_env.no_idle_held = 1;
-        else snprintf(g_env.no_idle_error, sizeof g_env.no_idle_error, "/dev/cpu_dma_latency: %s", strerror(errno));
+        if (dma_fd >= 0 && write(dma_fd, &zero, sizeof zero) == sizeof zero)
+            g_env.no_idle_held = 1;
+        else
+            snprintf(g_env.no_idle_error, sizeof g_env.no_idle_error, "/dev/cpu_dma_latency: %s",
+                     strerror(errno));
     }
     rt_cpu_limit(2000); /* a SCHED_FIFO party that spins 2 s without blocking is stopped */
     cycle_hz();         /* calibrate once, before any measurement */
@@ -299,8 +416,8 @@ static int write_result(cli_t *c, FILE *f, json_t *j, harness_job_t *h, const be
                 if (w) med = strtod(w + 9, NULL);
             }
             if (c->points)
-                fprintf(f, "%-40s %9zu:%-4zu median %10.1f ns   min %10.1f ns\n", b->id, c->o.size, c->o.stride,
-                        med, mn);
+                fprintf(f, "%-40s %9zu:%-4zu median %10.1f ns   min %10.1f ns\n", b->id, c->o.size,
+                        c->o.stride, med, mn);
             else
                 fprintf(f, "%-40s %-9s median %10.1f ns   min %10.1f ns\n", b->id, b->quantity, med, mn);
             fflush(f);
@@ -328,8 +445,8 @@ static int write_result(cli_t *c, FILE *f, json_t *j, harness_job_t *h, const be
 static void progress(cli_t *c, FILE *f, size_t done, size_t total, const char *id, int group)
 {
     if (!c->jsonl) return;
-    fprintf(f, "{\"type\":\"progress\",\"done\":%zu,\"total\":%zu,\"id\":\"%s\",\"group\":%d}\n", done,
-            total, id, group);
+    fprintf(f, "{\"type\":\"progress\",\"done\":%zu,\"total\":%zu,\"id\":\"%s\",\"group\":%d}\n", done, total,
+            id, group);
     fflush(f);
 }
 
@@ -342,7 +459,9 @@ static void round_order(size_t *order, size_t n, int g)
     uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(g + 1);
     for (size_t i = 0; i < n; i++) order[i] = i;
     for (size_t i = n; i > 1; i--) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
         size_t k = (size_t)(x % i), t = order[i - 1];
         order[i - 1] = order[k];
         order[k] = t;
@@ -424,9 +543,15 @@ static int run_ids(cli_t *c, const bench_t **list, size_t n)
 int main(int argc, char **argv)
 {
     setvbuf(stderr, NULL, _IONBF, 0);
-    if (argc < 2) { usage(stderr); return 2; }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return 0; }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         json_t j;
         json_init(&j, stdout);

@@ -10,8 +10,8 @@ enum { CH_AB = 0, CH_BA = 1, CH_SELF = 2, CH_COUNT = 3 };
 #define MECH_STATE_MAX 256
 
 typedef struct mech {
-    const char *name;      /* pipe | futex | eventfd | sem */
-    const char *note;      /* what t_single contains for this mechanism */
+    const char *name; /* pipe | futex | eventfd | sem */
+    const char *note; /* what t_single contains for this mechanism */
     /* state lives in shared memory (MECH_STATE_MAX bytes) so that forked
      * parties see it; pshared: parties are separate processes */
     int (*init)(void *st, int pshared);

@@ -6,14 +6,19 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-typedef struct { int fd[CH_COUNT]; } efd_state;
+typedef struct {
+    int fd[CH_COUNT];
+} efd_state;
 
 static int init(void *p, int pshared)
 {
     (void)pshared;
     efd_state *s = p;
     for (int c = 0; c < CH_COUNT; c++)
-        if ((s->fd[c] = eventfd(0, EFD_CLOEXEC)) < 0) { bench_error("eventfd: %s", strerror(errno)); return -1; }
+        if ((s->fd[c] = eventfd(0, EFD_CLOEXEC)) < 0) {
+            bench_error("eventfd: %s", strerror(errno));
+            return -1;
+        }
     return 0;
 }
 
@@ -25,14 +30,17 @@ static void fini(void *p)
 static void send_(void *p, int ch)
 {
     uint64_t one = 1;
-    while (write(((efd_state *)p)->fd[ch], &one, 8) != 8 && errno == EINTR) {}
+    while (write(((efd_state *)p)->fd[ch], &one, 8) != 8 && errno == EINTR) {
+    }
 }
 
 static void recv_(void *p, int ch)
 {
     uint64_t v;
-    while (read(((efd_state *)p)->fd[ch], &v, 8) != 8 && errno == EINTR) {}
+    while (read(((efd_state *)p)->fd[ch], &v, 8) != 8 && errno == EINTR) {
+    }
 }
 
-const mech_t mech_eventfd = {"eventfd", "t_single: write() and read() of an eventfd counter, without blocking",
-                             init, fini, send_, recv_};
+const mech_t mech_eventfd = {
+    "eventfd", "t_single: write() and read() of an eventfd counter, without blocking", init, fini, send_,
+    recv_};

@@ -15,7 +15,10 @@ int futex_wake_u32(uint32_t *addr, int count, int pshared)
     return (int)syscall(SYS_futex, addr, pshared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
 
-typedef struct { uint32_t w[CH_COUNT]; int pshared; } futex_state;
+typedef struct {
+    uint32_t w[CH_COUNT];
+    int pshared;
+} futex_state;
 
 static int init(void *p, int pshared)
 {
@@ -25,7 +28,10 @@ static int init(void *p, int pshared)
     return 0;
 }
 
-static void fini(void *p) { (void)p; }
+static void fini(void *p)
+{
+    (void)p;
+}
 
 /* Always one FUTEX_WAKE per message and at least one FUTEX_WAIT per receive
  * (it returns EAGAIN at once when the word is already set), so that the
@@ -47,6 +53,7 @@ static void recv_(void *p, int ch)
     }
 }
 
-const mech_t mech_futex = {"futex",
-                           "t_single: FUTEX_WAKE with no waiter and FUTEX_WAIT returning EAGAIN (same two system calls)",
-                           init, fini, send_, recv_};
+const mech_t mech_futex = {
+    "futex", "t_single: FUTEX_WAKE with no waiter and FUTEX_WAIT returning EAGAIN (same two system calls)",
+    init,    fini,
+    send_,   recv_};

@@ -20,7 +20,10 @@ uint64_t noise_min_step(unsigned ms)
 static int bin_of(uint64_t ns)
 {
     int k = 0;
-    while (ns > 1 && k < NOISE_BINS - 1) { ns >>= 1; k++; }
+    while (ns > 1 && k < NOISE_BINS - 1) {
+        ns >>= 1;
+        k++;
+    }
     return k;
 }
 
@@ -68,7 +71,10 @@ int irq_snap_read(int cpu, irq_snap_t *s)
             ncols++;
         }
     }
-    if (col < 0) { fclose(f); return -1; }
+    if (col < 0) {
+        fclose(f);
+        return -1;
+    }
     while (fgets(line, sizeof line, f) && s->n < IRQ_MAX_LINES) {
         char *colon = strchr(line, ':');
         if (!colon) continue;
@@ -83,7 +89,10 @@ int irq_snap_read(int cpu, irq_snap_t *s)
             if (!isdigit((unsigned char)*p)) break;
             char *e;
             uint64_t x = strtoull(p, &e, 10);
-            if (c == col) { v = x; got = 1; }
+            if (c == col) {
+                v = x;
+                got = 1;
+            }
             p = e;
         }
         if (!got) continue; /* ERR:, MIS: have one total only */

@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NOISE_BINS 40        /* bin k: gaps of [2^k, 2^(k+1)) ns */
+#define NOISE_BINS     40    /* bin k: gaps of [2^k, 2^(k+1)) ns */
 #define NOISE_MAX_GAPS 65536 /* gaps kept with their times (counts stay exact) */
-#define IRQ_MAX_LINES 160
+#define IRQ_MAX_LINES  160
 
-typedef struct { uint64_t at_ns, len_ns; } noise_gap_t; /* at: from the window start */
+typedef struct {
+    uint64_t at_ns, len_ns;
+} noise_gap_t; /* at: from the window start */
 
 typedef struct {
     uint64_t window_ns, threshold_ns, min_step_ns;
@@ -34,5 +36,5 @@ typedef struct {
     char desc[IRQ_MAX_LINES][64];
     uint64_t count[IRQ_MAX_LINES];
 } irq_snap_t;
-int irq_snap_read(int cpu, irq_snap_t *s);  /* 0 ok; -1 unreadable */
+int irq_snap_read(int cpu, irq_snap_t *s); /* 0 ok; -1 unreadable */
 #endif

@@ -11,22 +11,26 @@
 
 typedef struct {
     int cpu;
-    noise_result_t r;      /* the current window */
+    noise_result_t r; /* the current window */
     uint64_t hist_count[NOISE_BINS], hist_ns[NOISE_BINS];
     uint64_t count, total_ns, longest_ns, window_ns, threshold_ns, min_step_ns;
-    noise_gap_t top[20];   /* the longest gaps (at: ns from the start of their window) */
+    noise_gap_t top[20]; /* the longest gaps (at: ns from the start of their window) */
     int have_irq;
     irq_snap_t before, after, delta;
 } noise_state_t;
 
-static const char *const noise_raw[] = {"gaps", "gap_total_ns", "longest_ns", "threshold_ns", "min_step_ns", "window_ns", NULL};
+static const char *const noise_raw[] = {"gaps",        "gap_total_ns", "longest_ns", "threshold_ns",
+                                        "min_step_ns", "window_ns",    NULL};
 
 static int noise_setup(bench_run_t *r)
 {
     /* kept over groups: the histogram and deltas add up over all of them,
      * and the result is written after the last teardown */
     noise_state_t *st = r->state ? r->state : calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     int first = r->state == NULL;
     r->state = st;
     st->cpu = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();
@@ -41,12 +45,16 @@ static int noise_setup(bench_run_t *r)
     return 0;
 }
 
-static void noise_teardown(bench_run_t *r) { (void)r; /* the state lives until the engine exits */ }
+static void noise_teardown(bench_run_t *r)
+{
+    (void)r; /* the state lives until the engine exits */
+}
 
 static void keep_top(noise_state_t *st, noise_gap_t g)
 {
     int lo = 0;
-    for (int i = 1; i < 20; i++) if (st->top[i].len_ns < st->top[lo].len_ns) lo = i;
+    for (int i = 1; i < 20; i++)
+        if (st->top[i].len_ns < st->top[lo].len_ns) lo = i;
     if (g.len_ns > st->top[lo].len_ns) st->top[lo] = g;
 }
 
@@ -66,7 +74,10 @@ static int noise_sample(bench_run_t *r, uint64_t ms, sample_t *out)
                         break;
                     }
     const noise_result_t *n = &st->r;
-    for (int k = 0; k < NOISE_BINS; k++) { st->hist_count[k] += n->hist_count[k]; st->hist_ns[k] += n->hist_ns[k]; }
+    for (int k = 0; k < NOISE_BINS; k++) {
+        st->hist_count[k] += n->hist_count[k];
+        st->hist_ns[k] += n->hist_ns[k];
+    }
     st->count += n->count;
     st->total_ns += n->total_ns;
     st->window_ns += n->window_ns;
@@ -90,7 +101,8 @@ static void noise_params(bench_run_t *r, json_t *j)
     noise_state_t *st = r->state;
     json_kint(j, "noise_cpu", st ? st->cpu : -1);
     json_kint(j, "window_ms", (int64_t)r->opt->n);
-    json_kstr(j, "loop", "clock_gettime(CLOCK_MONOTONIC_RAW) in a tight loop; a step above the threshold is a gap");
+    json_kstr(j, "loop",
+              "clock_gettime(CLOCK_MONOTONIC_RAW) in a tight loop; a step above the threshold is a gap");
     json_kstr(j, "threshold_rule", "20 x the loop's minimum step (calibrated over 20 ms before each window)");
 }
 
@@ -142,10 +154,18 @@ static void noise_extra(bench_run_t *r, json_t *j)
     json_obj_end(j);
 }
 
-static const bench_t noise_b = {.id = "noise/gaps", .quantity = "noise", .unit = "ns",
+static const bench_t noise_b = {.id = "noise/gaps",
+                                .quantity = "noise",
+                                .unit = "ns",
                                 .doc = "time a pinned tight loop loses to gaps per --n ms window",
-                                .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = 960,
-                                .raw_names = noise_raw, .setup = noise_setup, .sample = noise_sample,
-                                .teardown = noise_teardown, .params = noise_params, .extra = noise_extra,
-                                .n0 = 1000, .policy = POLICY_OTHER};
+                                .flags = BENCH_HIDDEN | BENCH_FIXED_N,
+                                .order = 960,
+                                .raw_names = noise_raw,
+                                .setup = noise_setup,
+                                .sample = noise_sample,
+                                .teardown = noise_teardown,
+                                .params = noise_params,
+                                .extra = noise_extra,
+                                .n0 = 1000,
+                                .policy = POLICY_OTHER};
 BENCH_REGISTER(noise_b);

@@ -6,8 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define CACHE_CFG(cache, op, res) \
-    ((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(res) << 16))
+#define CACHE_CFG(cache, op, res) ((uint64_t)(cache) | ((uint64_t)(op) << 8) | ((uint64_t)(res) << 16))
 
 const pc_event_t pc_sweep_events[] = {
     {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
@@ -27,7 +26,7 @@ static int open_one(const pc_event_t *e, pid_t tid, int group)
     a.size = sizeof a;
     a.type = e->type;
     a.config = e->config;
-    a.disabled = group < 0;  /* the leader starts the group */
+    a.disabled = group < 0; /* the leader starts the group */
     a.exclude_hv = 1;
     a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     return (int)syscall(SYS_perf_event_open, &a, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
@@ -45,7 +44,10 @@ int pc_open(pc_set_t *s, const pc_event_t *ev, int nev, pid_t tid)
 {
     memset(s, 0, sizeof *s);
     for (int i = 0; i < PC_MAX_EVENTS; i++) s->fd[i] = -1;
-    if (nev < 1 || nev > PC_MAX_EVENTS) { s->err = EINVAL; return -EINVAL; }
+    if (nev < 1 || nev > PC_MAX_EVENTS) {
+        s->err = EINVAL;
+        return -EINVAL;
+    }
     s->nev = nev;
     s->ev = ev;
     for (int i = 0; i < nev; i++) {

@@ -14,17 +14,17 @@
 #define PC_MAX_EVENTS 6
 
 typedef struct pc_event {
-    const char *name;     /* e.g. "l1d_load_misses" */
-    uint32_t type;        /* PERF_TYPE_* */
+    const char *name; /* e.g. "l1d_load_misses" */
+    uint32_t type;    /* PERF_TYPE_* */
     uint64_t config;
 } pc_event_t;
 
 typedef struct pc_set {
     int nev;
     const pc_event_t *ev;
-    int fd[PC_MAX_EVENTS];   /* fd[0] is the group leader; -1: closed */
-    int err;                 /* errno of the first refusal, 0 if open */
-    const char *err_event;   /* which event was refused */
+    int fd[PC_MAX_EVENTS]; /* fd[0] is the group leader; -1: closed */
+    int err;               /* errno of the first refusal, 0 if open */
+    const char *err_event; /* which event was refused */
 } pc_set_t;
 
 /* The sweep's events: instructions first (the denominator), then misses. */

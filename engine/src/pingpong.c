@@ -23,9 +23,9 @@ const char *const pp_raw_names[] = {"t_single_ns", "t_switch_ns", NULL};
 
 /* Shared between the parties (MAP_SHARED, so forked children see it too). */
 typedef struct pp_shared {
-    uint32_t cmd_seq;      /* A bumps it to start a run of `cmd_n` round trips */
-    uint32_t parked_seq;   /* B: finished run `seq` and is about to wait */
-    uint32_t ready;        /* B: set up (pinned, policy, work array) */
+    uint32_t cmd_seq;    /* A bumps it to start a run of `cmd_n` round trips */
+    uint32_t parked_seq; /* B: finished run `seq` and is about to wait */
+    uint32_t ready;      /* B: set up (pinned, policy, work array) */
     uint32_t quit;
     uint64_t cmd_n;
     int32_t b_pid, b_tid;
@@ -45,7 +45,10 @@ typedef struct pp_state {
     uint32_t seq;
 } pp_state_t;
 
-static const pp_cfg_t *cfg_of(bench_run_t *r) { return (const pp_cfg_t *)r->b->arg; }
+static const pp_cfg_t *cfg_of(bench_run_t *r)
+{
+    return (const pp_cfg_t *)r->b->arg;
+}
 
 /* Party B: pin, set policy, then answer runs until told to quit. */
 static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol, int prio, size_t size,
@@ -59,7 +62,8 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
     sh->b_policy = pol;
     if (err[0]) snprintf(sh->b_error, sizeof sh->b_error, "%s", err);
     work_t w;
-    if (work_init(&w, size, stride)) snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
+    if (work_init(&w, size, stride))
+        snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
     uint32_t seen = 0;
     atomic_store((_Atomic uint32_t *)&sh->ready, 1);
     futex_wake_u32(&sh->ready, 1, sh->pshared);
@@ -81,7 +85,14 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
     work_fini(&w);
 }
 
-typedef struct { pp_shared_t *sh; const pp_cfg_t *cfg; int cpu; policy_t pol; int prio; size_t size, stride; } b_args_t;
+typedef struct {
+    pp_shared_t *sh;
+    const pp_cfg_t *cfg;
+    int cpu;
+    policy_t pol;
+    int prio;
+    size_t size, stride;
+} b_args_t;
 
 static void *b_thread(void *p)
 {
@@ -96,7 +107,10 @@ int pp_setup(bench_run_t *r)
     const pp_cfg_t *cfg = cfg_of(r);
     const run_opts_t *o = r->opt;
     pp_state_t *st = calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     r->state = st;
     st->cfg = cfg;
     st->cpu_a = o->cpu;
@@ -109,7 +123,11 @@ int pp_setup(bench_run_t *r)
         }
     }
     st->sh = mmap(NULL, sizeof(pp_shared_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) { st->sh = NULL; bench_error("mmap: %s", strerror(errno)); return -1; }
+    if (st->sh == MAP_FAILED) {
+        st->sh = NULL;
+        bench_error("mmap: %s", strerror(errno));
+        return -1;
+    }
     memset(st->sh, 0, sizeof *st->sh);
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
@@ -118,15 +136,23 @@ int pp_setup(bench_run_t *r)
     char err[200];
     r->policy_obtained = POLICY_OTHER;
     if (r->b->policy == POLICY_FIFO) {
-        if (set_policy_self(POLICY_FIFO, o->fifo_prio, err, sizeof err) == 0) r->policy_obtained = POLICY_FIFO;
-        else bench_warn(r, "%s; measured under SCHED_OTHER instead", err);
+        if (set_policy_self(POLICY_FIFO, o->fifo_prio, err, sizeof err) == 0)
+            r->policy_obtained = POLICY_FIFO;
+        else
+            bench_warn(r, "%s; measured under SCHED_OTHER instead", err);
     }
-    if (work_init(&st->work_a, o->size, o->stride)) { bench_error("cannot map %zu bytes", o->size); return -1; }
+    if (work_init(&st->work_a, o->size, o->stride)) {
+        bench_error("cannot map %zu bytes", o->size);
+        return -1;
+    }
 
     policy_t pol_b = r->policy_obtained;
     if (cfg->process) {
         pid_t p = reap_fork();
-        if (p < 0) { bench_error("fork: %s", strerror(errno)); return -1; }
+        if (p < 0) {
+            bench_error("fork: %s", strerror(errno));
+            return -1;
+        }
         if (p == 0) {
             party_b(st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride);
             _exit(0);
@@ -134,24 +160,35 @@ int pp_setup(bench_run_t *r)
         st->child = p;
     } else {
         b_args_t *a = malloc(sizeof *a);
-        if (!a) { bench_error("out of memory"); return -1; }
+        if (!a) {
+            bench_error("out of memory");
+            return -1;
+        }
         *a = (b_args_t){st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride};
         pthread_attr_t at;
         pthread_attr_init(&at);
         pthread_attr_setstacksize(&at, 256 * 1024);
         int rc = pthread_create(&st->thread, &at, b_thread, a);
         pthread_attr_destroy(&at);
-        if (rc) { free(a); bench_error("pthread_create: %s", strerror(rc)); return -1; }
+        if (rc) {
+            free(a);
+            bench_error("pthread_create: %s", strerror(rc));
+            return -1;
+        }
     }
     /* Wait (bounded: 2 s) until B is ready. */
     for (int i = 0; i < 2000 && !atomic_load((_Atomic uint32_t *)&st->sh->ready); i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    if (!st->sh->ready) { bench_error("party B did not start"); return -1; }
+    if (!st->sh->ready) {
+        bench_error("party B did not start");
+        return -1;
+    }
     if (!st->sh->b_cpu_ok) r->pinned = 0;
     if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
-    if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO) r->policy_obtained = POLICY_OTHER;
+    if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO)
+        r->policy_obtained = POLICY_OTHER;
     sc_open(r, st->sh->b_tid);
     return 0;
 }
@@ -161,7 +198,10 @@ static int wait_parked(pp_state_t *st, uint32_t seq)
 {
     uint64_t t_end = clock_ns() + 2000000000ull;
     while (atomic_load((_Atomic uint32_t *)&st->sh->parked_seq) != seq) {
-        if (clock_ns() > t_end) { bench_error("party B did not finish its run"); return -1; }
+        if (clock_ns() > t_end) {
+            bench_error("party B did not finish its run");
+            return -1;
+        }
         sched_yield();
     }
     return 0;
@@ -242,7 +282,11 @@ void pp_teardown(bench_run_t *r)
         /* bounded: 1 s, then SIGKILL */
         int status;
         for (int i = 0; i < 100; i++) {
-            if (waitpid(st->child, &status, WNOHANG) == st->child) { reap_forget(st->child); st->child = 0; break; }
+            if (waitpid(st->child, &status, WNOHANG) == st->child) {
+                reap_forget(st->child);
+                st->child = 0;
+                break;
+            }
             struct timespec ts = {0, 10000000};
             nanosleep(&ts, NULL);
         }

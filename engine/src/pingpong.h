@@ -13,8 +13,8 @@
 
 typedef struct pp_cfg {
     const mech_t *mech;
-    int process;   /* 0: threads of one process, 1: forked processes */
-    int cross;     /* 0: both parties on one CPU, 1: on two CPUs (wake-up) */
+    int process;          /* 0: threads of one process, 1: forked processes */
+    int cross;            /* 0: both parties on one CPU, 1: on two CPUs (wake-up) */
     unsigned evict_lines; /* test polluter: lines of A's array evicted at every switch back to A */
 } pp_cfg_t;
 

@@ -14,7 +14,11 @@ static pid_t engine_pid;
 static char watch_what[128];
 static unsigned watch_secs;
 
-static void put(const char *s) { ssize_t r = write(2, s, strlen(s)); (void)r; }
+static void put(const char *s)
+{
+    ssize_t r = write(2, s, strlen(s));
+    (void)r;
+}
 
 void reap_kill_all(void)
 {
@@ -22,7 +26,8 @@ void reap_kill_all(void)
         pid_t p = children[i];
         if (p > 0) {
             kill(p, SIGKILL);
-            while (waitpid(p, NULL, 0) < 0 && errno == EINTR) {}
+            while (waitpid(p, NULL, 0) < 0 && errno == EINTR) {
+            }
             children[i] = 0;
         }
     }
@@ -40,7 +45,8 @@ static void on_signal(int sig)
         _exit(3);
     }
     if (sig == SIGXCPU) {
-        put("ctxbench-engine: watchdog: a real-time thread ran without blocking past RLIMIT_RTTIME; stopped\n");
+        put("ctxbench-engine: watchdog: a real-time thread ran without blocking past RLIMIT_RTTIME; "
+            "stopped\n");
         _exit(3);
     }
     put(sig == SIGINT ? "ctxbench-engine: interrupted (SIGINT); children reaped\n"
@@ -85,7 +91,10 @@ pid_t reap_fork(void)
     }
     if (p > 0) {
         for (int i = 0; i < MAX_CHILDREN; i++)
-            if (children[i] == 0) { children[i] = p; break; }
+            if (children[i] == 0) {
+                children[i] = p;
+                break;
+            }
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     return p;

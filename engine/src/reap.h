@@ -5,10 +5,10 @@
 #define CTXBENCH_REAP_H
 #include <sys/types.h>
 
-void reap_install(void);            /* signal handlers + parent-death signal */
-pid_t reap_fork(void);              /* fork(); the child dies with the engine */
-void reap_forget(pid_t pid);        /* after a successful waitpid */
-void reap_kill_all(void);           /* SIGKILL and reap every child */
+void reap_install(void);     /* signal handlers + parent-death signal */
+pid_t reap_fork(void);       /* fork(); the child dies with the engine */
+void reap_forget(pid_t pid); /* after a successful waitpid */
+void reap_kill_all(void);    /* SIGKILL and reap every child */
 /* Arm the wall-clock watchdog for the benchmark `what` (0 disarms). */
 void watchdog_arm(unsigned seconds, const char *what);
 /* Register a fd to close (e.g. /dev/cpu_dma_latency) — kernel closes it at

@@ -20,10 +20,15 @@ typedef struct {
 static int ref_setup(bench_run_t *r)
 {
     ref_state_t *st = r->state ? r->state : malloc(sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < TABLE; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17; /* xorshift64: fixed contents */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17; /* xorshift64: fixed contents */
         st->table[i] = x;
     }
     st->sink = 0;
@@ -35,8 +40,10 @@ __attribute__((noinline)) static uint64_t walk(const uint64_t *t, uint64_t x, ui
 {
     for (uint64_t i = 0; i < steps; i++) {
         uint64_t v = t[x & (TABLE - 1)];
-        if (v & 1) x = (x >> 3) + v; /* taken about half the time, unpredictably */
-        else x = x * 5 + (v >> 11);
+        if (v & 1)
+            x = (x >> 3) + v; /* taken about half the time, unpredictably */
+        else
+            x = x * 5 + (v >> 11);
     }
     return x;
 }
@@ -70,8 +77,16 @@ static void ref_params(bench_run_t *r, json_t *j)
 static const char *const ref_raw[] = {"checksum", NULL};
 
 static const bench_t reference_cpu = {
-    .id = "reference/cpu", .quantity = "reference", .unit = "ns",
+    .id = "reference/cpu",
+    .quantity = "reference",
+    .unit = "ns",
     .doc = "fixed CPU work (ns per 1000 steps): the machine's own speed during the run",
-    .flags = BENCH_DEFAULT | BENCH_QUICK, .order = 150, .raw_names = ref_raw,
-    .setup = ref_setup, .sample = ref_sample, .teardown = ref_teardown, .params = ref_params, .n0 = 16};
+    .flags = BENCH_DEFAULT | BENCH_QUICK,
+    .order = 150,
+    .raw_names = ref_raw,
+    .setup = ref_setup,
+    .sample = ref_sample,
+    .teardown = ref_teardown,
+    .params = ref_params,
+    .n0 = 16};
 BENCH_REGISTER(reference_cpu);

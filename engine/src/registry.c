@@ -30,8 +30,16 @@ static void init(void)
     qsort(sorted, nsorted, sizeof *sorted, cmp);
 }
 
-size_t bench_count(void) { init(); return nsorted; }
-const bench_t *bench_at(size_t i) { init(); return i < nsorted ? sorted[i] : NULL; }
+size_t bench_count(void)
+{
+    init();
+    return nsorted;
+}
+const bench_t *bench_at(size_t i)
+{
+    init();
+    return i < nsorted ? sorted[i] : NULL;
+}
 const bench_t *bench_find(const char *id)
 {
     init();

@@ -45,7 +45,7 @@ static const char *const ring_raw_names[] = {"t_single_ns", "t_ring_ns", NULL};
 /* One party's slot in shared memory (MAP_SHARED: forked parties see it). */
 typedef struct ring_party {
     int32_t pid, tid, cpu_ok, pad;
-    uint64_t laps;    /* hand-offs this party has made (settling after a run) */
+    uint64_t laps; /* hand-offs this party has made (settling after a run) */
     char error[120];
     _Alignas(64) unsigned char mech[MECH_STATE_MAX]; /* this party's inbox */
 } ring_party_t;
@@ -65,12 +65,15 @@ typedef struct ring_state {
     work_t work0;
     pthread_t *threads;
     pid_t *children;
-    int started; /* parties 1..started have been created */
+    int started;        /* parties 1..started have been created */
     uint64_t laps_done; /* laps party 0 has led so far in this group */
     party_counts_t *c0, *c1;
 } ring_state_t;
 
-static int parties_of(const run_opts_t *o) { return o->parties >= 2 ? o->parties : 2; }
+static int parties_of(const run_opts_t *o)
+{
+    return o->parties >= 2 ? o->parties : 2;
+}
 
 /* Footprint as the work.c traversal: every 8-byte element incremented once
  * per hold of the token, in order (stride = one element). */
@@ -80,7 +83,12 @@ static int footprint_init(work_t *w, size_t bytes)
     return work_init(w, elems * sizeof(work_elem_t), elems ? sizeof(work_elem_t) : 0);
 }
 
-typedef struct { ring_shared_t *sh; const ring_cfg_t *cfg; int i, n, cpu; size_t foot; } party_args_t;
+typedef struct {
+    ring_shared_t *sh;
+    const ring_cfg_t *cfg;
+    int i, n, cpu;
+    size_t foot;
+} party_args_t;
 
 static void party_loop(const party_args_t *a)
 {
@@ -98,7 +106,10 @@ static void party_loop(const party_args_t *a)
      * sends a quit token that every party forwards once before leaving. */
     for (;;) {
         m->recv(me->mech, CH_AB);
-        if (atomic_load((_Atomic uint32_t *)&a->sh->quit)) { m->send(next->mech, CH_AB); break; }
+        if (atomic_load((_Atomic uint32_t *)&a->sh->quit)) {
+            m->send(next->mech, CH_AB);
+            break;
+        }
         work_pass(&w);
         m->send(next->mech, CH_AB);
         atomic_fetch_add((_Atomic uint64_t *)&me->laps, 1);
@@ -120,7 +131,10 @@ static int ring_setup_parties(bench_run_t *r)
     const ring_cfg_t *cfg = r->b->arg;
     const run_opts_t *o = r->opt;
     ring_state_t *st = calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     r->state = st;
     st->cfg = cfg;
     st->parties = parties_of(o);
@@ -130,25 +144,33 @@ static int ring_setup_parties(bench_run_t *r)
     st->c1 = calloc((size_t)n, sizeof *st->c1);
     st->threads = calloc((size_t)n, sizeof *st->threads);
     st->children = calloc((size_t)n, sizeof *st->children);
-    if (!st->c0 || !st->c1 || !st->threads || !st->children) { bench_error("out of memory"); return -1; }
+    if (!st->c0 || !st->c1 || !st->threads || !st->children) {
+        bench_error("out of memory");
+        return -1;
+    }
 
     /* Pipes: three per party (mech_pipe opens all its channels). */
     struct rlimit rl;
     if (!strcmp(cfg->mech->name, "pipe") && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
         rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)(6 * n + 64)) {
-        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)(6 * n + 64) ? (rlim_t)(6 * n + 64)
-                                                                                        : rl.rlim_max;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)(6 * n + 64)
+                          ? (rlim_t)(6 * n + 64)
+                          : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
         if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < (rlim_t)(6 * n + 64)) {
-            bench_error("%d pipe parties need %d file descriptors; the limit is %llu (ulimit -n)", n, 6 * n + 64,
-                        (unsigned long long)rl.rlim_cur);
+            bench_error("%d pipe parties need %d file descriptors; the limit is %llu (ulimit -n)", n,
+                        6 * n + 64, (unsigned long long)rl.rlim_cur);
             return -1;
         }
     }
 
     st->sh_len = sizeof(ring_shared_t) + (size_t)n * sizeof(ring_party_t);
     st->sh = mmap(NULL, st->sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) { st->sh = NULL; bench_error("mmap: %s", strerror(errno)); return -1; }
+    if (st->sh == MAP_FAILED) {
+        st->sh = NULL;
+        bench_error("mmap: %s", strerror(errno));
+        return -1;
+    }
     memset(st->sh, 0, st->sh_len);
     st->sh->pshared = cfg->process;
     for (int i = 0; i < n; i++) {
@@ -163,17 +185,27 @@ static int ring_setup_parties(bench_run_t *r)
     r->pinned = pin_self(st->cpu, err, sizeof err) == 0;
     if (!r->pinned) bench_warn(r, "%s", err);
     r->policy_obtained = POLICY_OTHER;
-    if (footprint_init(&st->work0, o->footprint)) { bench_error("cannot map %zu bytes", o->footprint); return -1; }
+    if (footprint_init(&st->work0, o->footprint)) {
+        bench_error("cannot map %zu bytes", o->footprint);
+        return -1;
+    }
     st->sh->party[0].pid = getpid();
     st->sh->party[0].tid = gettid_();
 
     for (int i = 1; i < n; i++) {
         party_args_t *a = malloc(sizeof *a);
-        if (!a) { bench_error("out of memory"); return -1; }
+        if (!a) {
+            bench_error("out of memory");
+            return -1;
+        }
         *a = (party_args_t){st->sh, cfg, i, n, st->cpu, o->footprint};
         if (cfg->process) {
             pid_t p = reap_fork();
-            if (p < 0) { free(a); bench_error("fork: %s", strerror(errno)); return -1; }
+            if (p < 0) {
+                free(a);
+                bench_error("fork: %s", strerror(errno));
+                return -1;
+            }
             if (p == 0) {
                 party_loop(a);
                 _exit(0);
@@ -186,14 +218,21 @@ static int ring_setup_parties(bench_run_t *r)
             pthread_attr_setstacksize(&at, 128 * 1024);
             int rc = pthread_create(&st->threads[i], &at, party_thread, a);
             pthread_attr_destroy(&at);
-            if (rc) { free(a); bench_error("pthread_create: %s", strerror(rc)); return -1; }
+            if (rc) {
+                free(a);
+                bench_error("pthread_create: %s", strerror(rc));
+                return -1;
+            }
         }
         st->started = i;
     }
     /* Wait (bounded: 2 s + 20 ms per party) until every party is ready. */
     uint64_t t_end = clock_ns() + 2000000000ull + 20000000ull * (uint64_t)n;
     while (atomic_load((_Atomic uint32_t *)&st->sh->ready) < (uint32_t)(n - 1)) {
-        if (clock_ns() > t_end) { bench_error("ring: only %u of %d parties started", st->sh->ready, n - 1); return -1; }
+        if (clock_ns() > t_end) {
+            bench_error("ring: only %u of %d parties started", st->sh->ready, n - 1);
+            return -1;
+        }
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -232,7 +271,10 @@ static int settle(ring_state_t *st)
     uint64_t t_end = clock_ns() + 2000000000ull;
     for (int i = 1; i < st->parties; i++) {
         while (atomic_load((_Atomic uint64_t *)&st->sh->party[i].laps) < st->laps_done) {
-            if (clock_ns() > t_end) { bench_error("ring: party %d did not finish its laps", i); return -1; }
+            if (clock_ns() > t_end) {
+                bench_error("ring: party %d did not finish its laps", i);
+                return -1;
+            }
             sched_yield();
         }
     }
@@ -310,7 +352,11 @@ static void ring_teardown(bench_run_t *r)
             if (p <= 0) continue;
             int status;
             while (waitpid(p, &status, WNOHANG) != p) {
-                if (clock_ns() > t_end) { kill(p, SIGKILL); waitpid(p, &status, 0); break; }
+                if (clock_ns() > t_end) {
+                    kill(p, SIGKILL);
+                    waitpid(p, &status, 0);
+                    break;
+                }
                 struct timespec ts = {0, 1000000};
                 nanosleep(&ts, NULL);
             }
@@ -348,13 +394,22 @@ static void ring_params(bench_run_t *r, json_t *j)
 }
 
 #define RING_CFG(var, m, proc) static const ring_cfg_t var = {&m, proc}
-#define RING_BENCH(var, idstr, cfgv, ord)                                                                \
-    static const bench_t var = {.id = idstr, .quantity = "switch", .unit = "ns",                        \
-                                .doc = "cost per token hand-off in a ring of --parties on one CPU, "     \
-                                       "each touching --footprint bytes",                              \
-                                .flags = BENCH_HIDDEN, .order = ord, .raw_names = ring_raw_names,       \
-                                .setup = ring_setup, .sample = ring_sample, .teardown = ring_teardown,  \
-                                .params = ring_params, .arg = &cfgv, .n0 = 1, .policy = POLICY_OTHER};  \
+#define RING_BENCH(var, idstr, cfgv, ord)                                                                    \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "switch",                                                        \
+                                .unit = "ns",                                                                \
+                                .doc = "cost per token hand-off in a ring of --parties on one CPU, "         \
+                                       "each touching --footprint bytes",                                    \
+                                .flags = BENCH_HIDDEN,                                                       \
+                                .order = ord,                                                                \
+                                .raw_names = ring_raw_names,                                                 \
+                                .setup = ring_setup,                                                         \
+                                .sample = ring_sample,                                                       \
+                                .teardown = ring_teardown,                                                   \
+                                .params = ring_params,                                                       \
+                                .arg = &cfgv,                                                                \
+                                .n0 = 1,                                                                     \
+                                .policy = POLICY_OTHER};                                                     \
     BENCH_REGISTER(var)
 
 RING_CFG(r_tp, mech_pipe, 0);

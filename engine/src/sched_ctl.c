@@ -31,7 +31,10 @@ int cpu_allowed(int cpu)
     return CPU_ISSET(cpu, &s) != 0;
 }
 
-int cpu_online_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
+int cpu_online_count(void)
+{
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
 
 int default_cpu(void)
 {
@@ -79,7 +82,10 @@ policy_t policy_self(void)
     return pol == SCHED_FIFO ? POLICY_FIFO : POLICY_OTHER;
 }
 
-const char *policy_name(policy_t p) { return p == POLICY_FIFO ? "SCHED_FIFO" : "SCHED_OTHER"; }
+const char *policy_name(policy_t p)
+{
+    return p == POLICY_FIFO ? "SCHED_FIFO" : "SCHED_OTHER";
+}
 
 void rt_cpu_limit(unsigned ms)
 {

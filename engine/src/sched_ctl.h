@@ -4,11 +4,11 @@
 #include <stddef.h>
 #include "bench.h"
 
-void sched_ctl_init(void);         /* remember the allowed CPUs before pinning */
-int cpu_allowed(int cpu);            /* in this process's affinity mask */
+void sched_ctl_init(void); /* remember the allowed CPUs before pinning */
+int cpu_allowed(int cpu);  /* in this process's affinity mask */
 int cpu_online_count(void);
-int default_cpu(void);               /* the highest-numbered allowed CPU */
-int default_cpu2(int cpu);           /* another allowed CPU, or -1 */
+int default_cpu(void);     /* the highest-numbered allowed CPU */
+int default_cpu2(int cpu); /* another allowed CPU, or -1 */
 /* Pin the calling thread; 0 on success, else errno (message in err). */
 int pin_self(int cpu, char *err, size_t len);
 /* Set the calling thread's policy; 0 on success, else errno. */

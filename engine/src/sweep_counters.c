@@ -5,7 +5,7 @@
 
 static struct {
     int requested, armed, open;
-    int err;                 /* first refusal (errno), 0 if none */
+    int err; /* first refusal (errno), 0 if none */
     const char *err_event;
     pc_set_t a, b;
     uint64_t sum[2][2][PC_MAX_EVENTS]; /* [phase][party][event] */
@@ -31,11 +31,17 @@ void sc_open(bench_run_t *r, pid_t b_tid)
 
 void sc_close(void)
 {
-    if (sc.open) { pc_close(&sc.a); pc_close(&sc.b); }
+    if (sc.open) {
+        pc_close(&sc.a);
+        pc_close(&sc.b);
+    }
     sc.open = sc.armed = 0;
 }
 
-int sc_armed(void) { return sc.open && sc.armed; }
+int sc_armed(void)
+{
+    return sc.open && sc.armed;
+}
 
 void sc_begin(int phase)
 {
@@ -59,7 +65,10 @@ void sc_end(int phase)
     sc.windows[phase]++;
 }
 
-void sc_sample_done(void) { sc.armed = 0; }
+void sc_sample_done(void)
+{
+    sc.armed = 0;
+}
 
 static void party(json_t *j, const char *key, const uint64_t *v)
 {
@@ -77,11 +86,13 @@ void sc_write(bench_run_t *r, json_t *j)
     json_kbool(j, "available", r->opt->counters && !sc.err && sc.windows[SC_SWITCH] > 0);
     if (sc.err) {
         char why[200];
-        snprintf(why, sizeof why, "perf_event_open(%s): %s", sc.err_event ? sc.err_event : "?", strerror(sc.err));
+        snprintf(why, sizeof why, "perf_event_open(%s): %s", sc.err_event ? sc.err_event : "?",
+                 strerror(sc.err));
         json_kstr(j, "error", why);
     }
     if (!sc.err && sc.windows[SC_SWITCH]) {
-        json_kstr(j, "window", "the discarded first sample after each setup (timed samples are never counted)");
+        json_kstr(j, "window",
+                  "the discarded first sample after each setup (timed samples are never counted)");
         json_kint(j, "windows", sc.windows[SC_SWITCH]);
         static const char *const phase[2] = {"single", "switch"};
         for (int p = 0; p < 2; p++) {

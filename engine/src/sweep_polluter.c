@@ -34,19 +34,29 @@ void polluter_evict(work_t *w, unsigned lines)
 
 static int polluter_setup(bench_run_t *r)
 {
-    if (!polluter_supported()) bench_warn(r, "no cache-line eviction on this architecture: the polluter does nothing");
+    if (!polluter_supported())
+        bench_warn(r, "no cache-line eviction on this architecture: the polluter does nothing");
     return pp_setup(r);
 }
 
-#define POLLUTER(var, cfgv, idstr, lines, ord)                                                             \
-    static const pp_cfg_t cfgv = {&mech_futex, 0, 0, lines};                                              \
-    static const bench_t var = {.id = idstr, .quantity = "switch", .unit = "ns",                          \
-                                .doc = "test only: futex thread ping-pong evicting " #lines                \
-                                       " lines of A's array at every switch",                              \
-                                .flags = BENCH_HIDDEN, .order = 910 + ord, .raw_names = pp_raw_names,     \
-                                .setup = polluter_setup, .sample = pp_sample, .teardown = pp_teardown,    \
-                                .params = pp_params, .extra = pp_extra, .arg = &cfgv, .n0 = 64,           \
-                                .policy = POLICY_OTHER};                                                   \
+#define POLLUTER(var, cfgv, idstr, lines, ord)                                                               \
+    static const pp_cfg_t cfgv = {&mech_futex, 0, 0, lines};                                                 \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "switch",                                                        \
+                                .unit = "ns",                                                                \
+                                .doc = "test only: futex thread ping-pong evicting " #lines                  \
+                                       " lines of A's array at every switch",                                \
+                                .flags = BENCH_HIDDEN,                                                       \
+                                .order = 910 + ord,                                                          \
+                                .raw_names = pp_raw_names,                                                   \
+                                .setup = polluter_setup,                                                     \
+                                .sample = pp_sample,                                                         \
+                                .teardown = pp_teardown,                                                     \
+                                .params = pp_params,                                                         \
+                                .extra = pp_extra,                                                           \
+                                .arg = &cfgv,                                                                \
+                                .n0 = 64,                                                                    \
+                                .policy = POLICY_OTHER};                                                     \
     BENCH_REGISTER(var)
 
 POLLUTER(pol0, pol0_cfg, "test/polluter/0", 0, 0);

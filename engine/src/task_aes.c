@@ -24,11 +24,17 @@ static const unsigned char iv[16] = "seed000-ctr-iv-0";
 static int init(task_t *t)
 {
     aes_t *a = calloc(1, sizeof *a);
-    if (!a) { bench_error("aes: out of memory"); return -1; }
+    if (!a) {
+        bench_error("aes: out of memory");
+        return -1;
+    }
     t->st = a;
     a->out = aligned_alloc(4096, TASK_CHUNK);
     a->ctx = EVP_CIPHER_CTX_new();
-    if (!a->out || !a->ctx) { bench_error("aes: out of memory"); return -1; }
+    if (!a->out || !a->ctx) {
+        bench_error("aes: out of memory");
+        return -1;
+    }
     return stream_init(t, &a->in, AES_BYTES * t->scale, 0, 0xae5ull);
 }
 
@@ -46,7 +52,10 @@ static void run(task_t *t, size_t u0, size_t u1)
     for (size_t u = u0; u < u1 && !a->error; u++) {
         int len = 0;
         if (EVP_EncryptUpdate(a->ctx, a->out, &len, stream_chunk(&a->in, u), TASK_CHUNK) != 1 ||
-            len != (int)TASK_CHUNK) { a->error = 1; break; }
+            len != (int)TASK_CHUNK) {
+            a->error = 1;
+            break;
+        }
         const uint64_t *w = (const uint64_t *)a->out;
         uint64_t x = 0;
         for (size_t i = 0; i < TASK_CHUNK / 8; i++) x += w[i] ^ (x >> 7);
@@ -60,7 +69,10 @@ static uint64_t result(task_t *t)
     return a->error ? 0 : a->acc | 1;
 }
 
-static void corrupt(task_t *t) { ((aes_t *)t->st)->in.buf[4242] ^= 0x80; }
+static void corrupt(task_t *t)
+{
+    ((aes_t *)t->st)->in.buf[4242] ^= 0x80;
+}
 
 static void fini(task_t *t)
 {
@@ -74,8 +86,17 @@ static void fini(task_t *t)
 }
 
 const task_ops_t task_aes = {"aes", "AES-128-CTR (OpenSSL libcrypto) of a generated stream",
-                             init, reset, run, result, NULL, corrupt, fini, 1};
+                             init,  reset,
+                             run,   result,
+                             NULL,  corrupt,
+                             fini,  1};
 #else
-static int na(task_t *t) { (void)t; bench_error("task 'aes' is not available in this build (no libcrypto)"); return -1; }
-const task_ops_t task_aes = {"aes", "AES-128: not available in this build", na, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+static int na(task_t *t)
+{
+    (void)t;
+    bench_error("task 'aes' is not available in this build (no libcrypto)");
+    return -1;
+}
+const task_ops_t task_aes = {
+    "aes", "AES-128: not available in this build", na, NULL, NULL, NULL, NULL, NULL, NULL, 0};
 #endif

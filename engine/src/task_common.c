@@ -17,14 +17,23 @@ const task_ops_t *task_find(const char *name)
     return NULL;
 }
 
-const char *task_names(void) { return "sort, deflate, aes, crc, empty"; }
+const char *task_names(void)
+{
+    return "sort, deflate, aes, crc, empty";
+}
 
 int task_init(task_t *t, const char *name, double scale)
 {
     memset(t, 0, sizeof *t);
     t->ops = task_find(name);
-    if (!t->ops) { bench_error("unknown task '%s' (tasks: %s)", name, task_names()); return -1; }
-    if (!t->ops->available) { bench_error("task '%s' is not available in this build", name); return -1; }
+    if (!t->ops) {
+        bench_error("unknown task '%s' (tasks: %s)", name, task_names());
+        return -1;
+    }
+    if (!t->ops->available) {
+        bench_error("task '%s' is not available in this build", name);
+        return -1;
+    }
     t->scale = scale > 0 ? scale : 1;
     if (t->ops->init(t)) return -1;
     t->ops->reset(t);
@@ -49,7 +58,8 @@ void task_split(const task_t *t, size_t nseg, size_t *bounds)
     size_t u = t->units;
     bounds[0] = 0;
     if (!t->ops->cost) {
-        for (size_t k = 1; k <= nseg; k++) bounds[k] = (size_t)((uint64_t)u * k / nseg); /* u, k < 2^32: no overflow */
+        for (size_t k = 1; k <= nseg; k++)
+            bounds[k] = (size_t)((uint64_t)u * k / nseg); /* u, k < 2^32: no overflow */
         return;
     }
     double total = 0;
@@ -67,7 +77,9 @@ void task_split(const task_t *t, size_t nseg, size_t *bounds)
 uint64_t task_rng(uint64_t *s)
 {
     uint64_t x = *s;
-    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
     *s = x;
     return x * 0x2545F4914F6CDD1Dull;
 }
@@ -76,9 +88,10 @@ uint64_t task_rng(uint64_t *s)
  * 3:1, like the documents seed 000's deflate task would see. */
 void task_fill_text(uint8_t *p, size_t len, uint64_t seed)
 {
-    static const char *const words[] = {"context", "switch", "the", "of", "cache", "kernel", "task", "and",
-                                        "interrupt", "overhead", "direct", "indirect", "a", "to", "linux",
-                                        "processor", "memory", "is", "in", "time", "TLB", "page", "run", "n"};
+    static const char *const words[] = {"context", "switch", "the",       "of",        "cache",  "kernel",
+                                        "task",    "and",    "interrupt", "overhead",  "direct", "indirect",
+                                        "a",       "to",     "linux",     "processor", "memory", "is",
+                                        "in",      "time",   "TLB",       "page",      "run",    "n"};
     uint64_t s = seed ? seed : 1;
     size_t i = 0;
     while (i < len) {
@@ -114,8 +127,8 @@ size_t cache_flush_len(void)
     size_t llc = 0;
     for (int l = 4; l >= 1 && !llc; l--) llc = cache_size_bytes(l, 1);
     if (!llc) llc = 32u << 20;
-    size_t len = 3 * llc;                      /* several times the LLC */
-    if (len > (512u << 20)) len = 512u << 20;  /* bounded: memory and time */
+    size_t len = 3 * llc;                     /* several times the LLC */
+    if (len > (512u << 20)) len = 512u << 20; /* bounded: memory and time */
     if (len < (8u << 20)) len = 8u << 20;
     return len;
 }

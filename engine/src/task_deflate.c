@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 #define DEFLATE_BYTES (3.0 * 1024 * 1024) /* at scale 1: about half a second here */
-#define OUT_LEN (TASK_CHUNK * 2)
+#define OUT_LEN       (TASK_CHUNK * 2)
 
 typedef struct {
     stream_t in;
@@ -24,10 +24,16 @@ typedef struct {
 static int init(task_t *t)
 {
     deflate_t *d = calloc(1, sizeof *d);
-    if (!d) { bench_error("deflate: out of memory"); return -1; }
+    if (!d) {
+        bench_error("deflate: out of memory");
+        return -1;
+    }
     t->st = d;
     d->out = aligned_alloc(4096, OUT_LEN);
-    if (!d->out) { bench_error("deflate: out of memory"); return -1; }
+    if (!d->out) {
+        bench_error("deflate: out of memory");
+        return -1;
+    }
     return stream_init(t, &d->in, DEFLATE_BYTES * t->scale, 1, 0xdef1a7eull);
 }
 
@@ -57,7 +63,10 @@ static void run(task_t *t, size_t u0, size_t u1)
             size_t got = OUT_LEN - d->z.avail_out;
             d->crc = crc32_z(d->crc, d->out, got);
             d->out_bytes += got;
-            if (rc == Z_STREAM_ERROR) { d->error = 1; break; }
+            if (rc == Z_STREAM_ERROR) {
+                d->error = 1;
+                break;
+            }
             if (flush == Z_FINISH ? rc == Z_STREAM_END : d->z.avail_in == 0 && d->z.avail_out != 0) break;
         }
     }
@@ -70,7 +79,10 @@ static uint64_t result(task_t *t)
     return ((uint64_t)d->crc << 32) ^ d->out_bytes;
 }
 
-static void corrupt(task_t *t) { ((deflate_t *)t->st)->in.buf[777] ^= 0x20; }
+static void corrupt(task_t *t)
+{
+    ((deflate_t *)t->st)->in.buf[777] ^= 0x20;
+}
 
 static void fini(task_t *t)
 {
@@ -84,8 +96,17 @@ static void fini(task_t *t)
 }
 
 const task_ops_t task_deflate = {"deflate", "zlib deflate (level 6) of a generated text stream",
-                                 init, reset, run, result, NULL, corrupt, fini, 1};
+                                 init,      reset,
+                                 run,       result,
+                                 NULL,      corrupt,
+                                 fini,      1};
 #else
-static int na(task_t *t) { (void)t; bench_error("task 'deflate' is not available in this build (no zlib)"); return -1; }
-const task_ops_t task_deflate = {"deflate", "zlib deflate: not available in this build", na, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+static int na(task_t *t)
+{
+    (void)t;
+    bench_error("task 'deflate' is not available in this build (no zlib)");
+    return -1;
+}
+const task_ops_t task_deflate = {
+    "deflate", "zlib deflate: not available in this build", na, NULL, NULL, NULL, NULL, NULL, NULL, 0};
 #endif

@@ -11,9 +11,9 @@
 
 typedef struct {
     uint32_t *a, *input;
-    size_t n;         /* elements */
-    uint64_t acc;     /* checksum of finished repetitions */
-    int unsorted;     /* a finished repetition was not sorted */
+    size_t n;     /* elements */
+    uint64_t acc; /* checksum of finished repetitions */
+    int unsorted; /* a finished repetition was not sorted */
 } sort_t;
 
 static uint64_t fold(const uint32_t *a, size_t n, uint64_t h)
@@ -31,7 +31,10 @@ static int init(task_t *t)
     /* aligned to a page: the array maps onto every L1 set exactly once */
     s->a = aligned_alloc(4096, s->n * sizeof *s->a);
     s->input = aligned_alloc(4096, s->n * sizeof *s->input);
-    if (!s || !s->a || !s->input) { bench_error("sort: out of memory"); return -1; }
+    if (!s || !s->a || !s->input) {
+        bench_error("sort: out of memory");
+        return -1;
+    }
     uint64_t r = 0x5eed5eed5eedull;
     for (size_t i = 0; i < s->n; i++) s->input[i] = (uint32_t)task_rng(&r);
     t->st = s;
@@ -68,7 +71,10 @@ static void run(task_t *t, size_t u0, size_t u1)
         }
         if (pass == passes - 1) {
             for (size_t i = 0; i + 1 < s->n; i++)
-                if (a[i] > a[i + 1]) { s->unsorted = 1; break; }
+                if (a[i] > a[i + 1]) {
+                    s->unsorted = 1;
+                    break;
+                }
             s->acc = fold(a, s->n, s->acc);
         }
     }
@@ -104,4 +110,7 @@ static void fini(task_t *t)
 }
 
 const task_ops_t task_sort = {"sort", "bubble sort of an L1d-sized array of 32-bit integers",
-                              init, reset, run, result, cost, corrupt, fini, 1};
+                              init,   reset,
+                              run,    result,
+                              cost,   corrupt,
+                              fini,   1};

@@ -11,7 +11,10 @@ int stream_init(task_t *t, stream_t *s, double total, int text, uint64_t seed)
     if (len > STREAM_MAX) len = STREAM_MAX;
     s->len = len;
     s->buf = aligned_alloc(4096, len);
-    if (!s->buf) { bench_error("%s: out of memory (%zu bytes)", t->ops->name, len); return -1; }
+    if (!s->buf) {
+        bench_error("%s: out of memory (%zu bytes)", t->ops->name, len);
+        return -1;
+    }
     if (text) {
         task_fill_text(s->buf, len, seed);
     } else {

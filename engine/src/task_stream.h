@@ -7,7 +7,7 @@
 
 typedef struct {
     uint8_t *buf;
-    size_t len;       /* multiple of TASK_CHUNK */
+    size_t len; /* multiple of TASK_CHUNK */
 } stream_t;
 
 /* total = bytes one run processes (sets t->units and t->bytes). */

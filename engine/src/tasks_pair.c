@@ -44,15 +44,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct { const char *a, *b; int cold; } pair_cfg_t;
+typedef struct {
+    const char *a, *b;
+    int cold;
+} pair_cfg_t;
 
 typedef struct {
     uint64_t t0, t_end;
     uint64_t seg_ns[2];
     uint64_t result[2];
     pid_t pid[2];
-    party_counts_t c0[2];      /* each party's counts at its first wake-up */
-    party_counts_t counts[2];  /* deltas up to the end of the run */
+    party_counts_t c0[2];     /* each party's counts at its first wake-up */
+    party_counts_t counts[2]; /* deltas up to the end of the run */
     int pinned[2], niced[2];
     char err[2][160];
 } pair_shared_t;
@@ -79,7 +82,10 @@ static int pair_setup(bench_run_t *r)
     const pair_cfg_t *cfg = r->b->arg;
     /* reused over groups; the small struct outlives teardown for params */
     pair_state_t *st = r->state ? r->state : calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     r->state = st;
     double scale = task_scale_env();
     if (task_init(&st->task[0], cfg->a, scale) || task_init(&st->task[1], cfg->b, scale)) return -1;
@@ -87,14 +93,23 @@ static int pair_setup(bench_run_t *r)
     st->ref[0] = task_run_all(&st->task[0]);
     st->ref[1] = task_run_all(&st->task[1]);
     for (int k = 0; k < 2; k++)
-        st->info[k] = (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail};
+        st->info[k] =
+            (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail};
     st->sh = mmap(NULL, sizeof *st->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) { st->sh = NULL; bench_error("mmap: %s", strerror(errno)); return -1; }
+    if (st->sh == MAP_FAILED) {
+        st->sh = NULL;
+        bench_error("mmap: %s", strerror(errno));
+        return -1;
+    }
     if (cfg->cold) {
         /* shared, not copy-on-write: task a writes it in the child */
         st->flush_len = cache_flush_len();
         st->flush = mmap(NULL, st->flush_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (st->flush == MAP_FAILED) { st->flush = NULL; bench_error("mmap flush buffer: %s", strerror(errno)); return -1; }
+        if (st->flush == MAP_FAILED) {
+            st->flush = NULL;
+            bench_error("mmap flush buffer: %s", strerror(errno));
+            return -1;
+        }
         memset(st->flush, 1, st->flush_len);
     }
     st->cpu = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();
@@ -119,12 +134,18 @@ static void pair_teardown(bench_run_t *r)
     st->flush = NULL;
 }
 
-static void put_byte(int fd) { char c = 1; while (write(fd, &c, 1) != 1 && errno == EINTR) {} }
+static void put_byte(int fd)
+{
+    char c = 1;
+    while (write(fd, &c, 1) != 1 && errno == EINTR) {
+    }
+}
 static int get_byte(int fd)
 {
     char c;
     ssize_t k;
-    while ((k = read(fd, &c, 1)) < 0 && errno == EINTR) {}
+    while ((k = read(fd, &c, 1)) < 0 && errno == EINTR) {
+    }
     return k == 1 ? 0 : -1;
 }
 
@@ -172,7 +193,7 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
             for (int k = 0; k < 2; k++) sh->counts[k] = party_counts_delta(&sh->c0[k], &c1[k]);
             break;
         }
-        put_byte(tok[1 - role][1]);      /* the switch: wake the other ... */
+        put_byte(tok[1 - role][1]);           /* the switch: wake the other ... */
         if (get_byte(tok[role][0])) _exit(1); /* ... and block */
     }
     /* The party that did not finish the run was woken by the engine. */
@@ -193,43 +214,62 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     pair_shared_t *sh = st->sh;
     memset(sh, 0, sizeof *sh);
     int tok[2][2], ready[2], done[2];
-    if (pipe2(tok[0], O_CLOEXEC) || pipe2(tok[1], O_CLOEXEC) || pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC)) {
+    if (pipe2(tok[0], O_CLOEXEC) || pipe2(tok[1], O_CLOEXEC) || pipe2(ready, O_CLOEXEC) ||
+        pipe2(done, O_CLOEXEC)) {
         bench_error("pipe2: %s", strerror(errno));
         return -1;
     }
     pid_t pid[2] = {0, 0};
     for (int role = 0; role < 2; role++) {
         pid[role] = reap_fork();
-        if (pid[role] < 0) { bench_error("fork: %s", strerror(errno)); reap_kill_all(); return -1; }
+        if (pid[role] < 0) {
+            bench_error("fork: %s", strerror(errno));
+            reap_kill_all();
+            return -1;
+        }
         if (pid[role] == 0) party(st, role, n, tok, ready[1], done[1], cfg->cold);
         sh->pid[role] = pid[role];
     }
     int rc = 0;
     if (get_byte(ready[0]) || get_byte(ready[0])) rc = -1;
     if (!rc) {
-        put_byte(tok[0][1]);               /* go: task a starts */
-        if (get_byte(done[0])) rc = -1;    /* the last segment is over */
-        put_byte(tok[0][1]);               /* release both */
+        put_byte(tok[0][1]);            /* go: task a starts */
+        if (get_byte(done[0])) rc = -1; /* the last segment is over */
+        put_byte(tok[0][1]);            /* release both */
         put_byte(tok[1][1]);
     }
     int failed = rc;
     for (int role = 0; role < 2; role++) {
         int status = 0;
-        while (waitpid(pid[role], &status, 0) < 0 && errno == EINTR) {}
+        while (waitpid(pid[role], &status, 0) < 0 && errno == EINTR) {
+        }
         reap_forget(pid[role]);
         if (!WIFEXITED(status) || WEXITSTATUS(status)) failed = -1;
     }
-    for (int k = 0; k < 2; k++) { close(tok[k][0]); close(tok[k][1]); }
-    close(ready[0]); close(ready[1]); close(done[0]); close(done[1]);
-    if (failed) { bench_error("a task process failed"); return -1; }
+    for (int k = 0; k < 2; k++) {
+        close(tok[k][0]);
+        close(tok[k][1]);
+    }
+    close(ready[0]);
+    close(ready[1]);
+    close(done[0]);
+    close(done[1]);
+    if (failed) {
+        bench_error("a task process failed");
+        return -1;
+    }
     for (int role = 0; role < 2; role++) {
         if (sh->result[role] != st->ref[role]) {
             bench_error("task %s: output checksum %016llx differs from the single-run reference %016llx "
-                        "(broken run: no timing reported)", st->task[role].ops->name,
-                        (unsigned long long)sh->result[role], (unsigned long long)st->ref[role]);
+                        "(broken run: no timing reported)",
+                        st->task[role].ops->name, (unsigned long long)sh->result[role],
+                        (unsigned long long)st->ref[role]);
             return -1;
         }
-        if (!sh->pinned[role]) { r->pinned = 0; bench_warn(r, "task process not pinned: %s", sh->err[role]); }
+        if (!sh->pinned[role]) {
+            r->pinned = 0;
+            bench_warn(r, "task process not pinned: %s", sh->err[role]);
+        }
         if (!sh->niced[role]) bench_warn(r, "nice -20 refused: the tasks may be preempted more often");
     }
     out->value = (double)(sh->t_end - sh->t0);
@@ -260,9 +300,10 @@ static void pair_params(bench_run_t *r, json_t *j)
     json_knum(j, "scale", task_scale_env());
     json_kbool(j, "cold", cfg->cold);
     if (cfg->cold)
-        json_kstr(j, "cold_method", "task a writes then reads (one byte per 64-byte line) a buffer of "
-                                    "3x the last-level cache before its first segment; user space cannot "
-                                    "flush the TLB or drain the write buffer directly");
+        json_kstr(j, "cold_method",
+                  "task a writes then reads (one byte per 64-byte line) a buffer of "
+                  "3x the last-level cache before its first segment; user space cannot "
+                  "flush the TLB or drain the write buffer directly");
     json_kint(j, "cold_flush_bytes", cfg->cold && st ? (int64_t)st->flush_len : 0);
     if (st) {
         for (int k = 0; k < 2; k++) {
@@ -280,22 +321,38 @@ static void pair_params(bench_run_t *r, json_t *j)
     }
 }
 
-#define PAIR(var, A, B, cold, idstr, ord)                                                               \
-    static const pair_cfg_t var##_cfg = {A, B, cold};                                                  \
-    static const bench_t var = {.id = idstr, .quantity = "run", .unit = "ns",                          \
-                                .doc = "R'_total of two tasks with n cooperative switches (David et al. 2007)",  \
-                                .flags = BENCH_HIDDEN | BENCH_FIXED_N, .order = ord,                    \
-                                .raw_names = pair_raw, .setup = pair_setup, .sample = pair_sample,     \
-                                .teardown = pair_teardown, .params = pair_params, .arg = &var##_cfg,   \
-                                .n0 = 1, .policy = POLICY_OTHER};                                       \
+#define PAIR(var, A, B, cold, idstr, ord)                                                                    \
+    static const pair_cfg_t var##_cfg = {A, B, cold};                                                        \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "run",                                                           \
+                                .unit = "ns",                                                                \
+                                .doc =                                                                       \
+                                    "R'_total of two tasks with n cooperative switches (David et al. 2007)", \
+                                .flags = BENCH_HIDDEN | BENCH_FIXED_N,                                       \
+                                .order = ord,                                                                \
+                                .raw_names = pair_raw,                                                       \
+                                .setup = pair_setup,                                                         \
+                                .sample = pair_sample,                                                       \
+                                .teardown = pair_teardown,                                                   \
+                                .params = pair_params,                                                       \
+                                .arg = &var##_cfg,                                                           \
+                                .n0 = 1,                                                                     \
+                                .policy = POLICY_OTHER};                                                     \
     BENCH_REGISTER(var)
-#define PAIR2(v, A, B, ord) PAIR(v##_c, #A, #B, 1, "tasks/" #A "+" #B, ord); \
-                            PAIR(v##_w, #A, #B, 0, "tasks/" #A "+" #B "/warm", ord + 50)
+#define PAIR2(v, A, B, ord)                                                                                  \
+    PAIR(v##_c, #A, #B, 1, "tasks/" #A "+" #B, ord);                                                         \
+    PAIR(v##_w, #A, #B, 0, "tasks/" #A "+" #B "/warm", ord + 50)
 
-PAIR2(p_sd, sort, deflate, 900);  PAIR2(p_ds, deflate, sort, 901);
-PAIR2(p_sc, sort, crc, 902);      PAIR2(p_cs, crc, sort, 903);
-PAIR2(p_sa, sort, aes, 904);      PAIR2(p_as, aes, sort, 905);
-PAIR2(p_dc, deflate, crc, 906);   PAIR2(p_cd, crc, deflate, 907);
-PAIR2(p_da, deflate, aes, 908);   PAIR2(p_ad, aes, deflate, 909);
-PAIR2(p_ac, aes, crc, 910);       PAIR2(p_ca, crc, aes, 911);
+PAIR2(p_sd, sort, deflate, 900);
+PAIR2(p_ds, deflate, sort, 901);
+PAIR2(p_sc, sort, crc, 902);
+PAIR2(p_cs, crc, sort, 903);
+PAIR2(p_sa, sort, aes, 904);
+PAIR2(p_as, aes, sort, 905);
+PAIR2(p_dc, deflate, crc, 906);
+PAIR2(p_cd, crc, deflate, 907);
+PAIR2(p_da, deflate, aes, 908);
+PAIR2(p_ad, aes, deflate, 909);
+PAIR2(p_ac, aes, crc, 910);
+PAIR2(p_ca, crc, aes, 911);
 PAIR2(p_ee, empty, empty, 912);

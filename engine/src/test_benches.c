@@ -22,7 +22,8 @@ static double deadline;
 static inline void wait_ns(double ns)
 {
     deadline += ns;
-    while ((double)clock_ns() < deadline) {}
+    while ((double)clock_ns() < deadline) {
+    }
 }
 
 static int sample(bench_run_t *r, uint64_t n, sample_t *out)
@@ -32,15 +33,21 @@ static int sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_read(0, 0, &c0);
     uint64_t t0 = clock_ns();
     deadline = (double)t0;
-    for (uint64_t i = 0; i < n; i++) { wait_ns(MSG_NS); wait_ns(MSG_NS); }
+    for (uint64_t i = 0; i < n; i++) {
+        wait_ns(MSG_NS);
+        wait_ns(MSG_NS);
+    }
     uint64_t t1 = clock_ns();
     party_counts_read(0, 0, &c1);
     uint64_t t1b = clock_ns();
     deadline = (double)t1b;
     for (uint64_t i = 0; i < n; i++) {
-        wait_ns(MSG_NS); wait_ns(d);          /* A sends, switch to B */
-        wait_ns(MSG_NS); wait_ns(MSG_NS);     /* B receives and sends */
-        wait_ns(d); wait_ns(MSG_NS);          /* switch to A, A receives */
+        wait_ns(MSG_NS);
+        wait_ns(d); /* A sends, switch to B */
+        wait_ns(MSG_NS);
+        wait_ns(MSG_NS); /* B receives and sends */
+        wait_ns(d);
+        wait_ns(MSG_NS); /* switch to A, A receives */
     }
     uint64_t t2 = clock_ns();
     party_counts_read(0, 0, &c2);
@@ -66,12 +73,18 @@ static void params(bench_run_t *r, json_t *j)
 
 static const char *const raw_names[] = {"t_single_ns", "t_switch_ns", NULL};
 
-#define BUSY(var, idstr, d)                                                                              \
-    static const bench_t var = {.id = idstr, .quantity = "switch", .unit = "ns",                        \
-                                .doc = "test only: injected busy wait of " #d " ns per switch",          \
-                                .flags = BENCH_HIDDEN, .order = 900, .raw_names = raw_names,            \
-                                .sample = sample, .params = params,                                     \
-                                .arg = (const void *)(uintptr_t)d, .n0 = 16};                           \
+#define BUSY(var, idstr, d)                                                                                  \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "switch",                                                        \
+                                .unit = "ns",                                                                \
+                                .doc = "test only: injected busy wait of " #d " ns per switch",              \
+                                .flags = BENCH_HIDDEN,                                                       \
+                                .order = 900,                                                                \
+                                .raw_names = raw_names,                                                      \
+                                .sample = sample,                                                            \
+                                .params = params,                                                            \
+                                .arg = (const void *)(uintptr_t)d,                                           \
+                                .n0 = 16};                                                                   \
     BENCH_REGISTER(var)
 
 BUSY(busy200, "test/busywait/200", 200);

@@ -57,14 +57,24 @@ static void params(bench_run_t *r, json_t *j)
     }
 }
 
-static int available(const bench_t *b) { return timer_source_usable(b->arg); }
+static int available(const bench_t *b)
+{
+    return timer_source_usable(b->arg);
+}
 
-#define TIMER_BENCH(var, src_getter_name, idstr, ord)                                                    \
-    static const bench_t var = {.id = idstr, .quantity = "overhead", .unit = "ns",                     \
-                                .doc = "cost of one read of the timer (back-to-back pairs)",            \
-                                .flags = BENCH_DEFAULT | BENCH_QUICK | BENCH_FIXED_N, .order = ord,     \
-                                .raw_names = raw_names, .sample = sample, .params = params,            \
-                                .n0 = PAIRS, .arg = src_getter_name, .available = available};    \
+#define TIMER_BENCH(var, src_getter_name, idstr, ord)                                                        \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "overhead",                                                      \
+                                .unit = "ns",                                                                \
+                                .doc = "cost of one read of the timer (back-to-back pairs)",                 \
+                                .flags = BENCH_DEFAULT | BENCH_QUICK | BENCH_FIXED_N,                        \
+                                .order = ord,                                                                \
+                                .raw_names = raw_names,                                                      \
+                                .sample = sample,                                                            \
+                                .params = params,                                                            \
+                                .n0 = PAIRS,                                                                 \
+                                .arg = src_getter_name,                                                      \
+                                .available = available};                                                     \
     BENCH_REGISTER(var)
 
 #ifdef CTXBENCH_HAVE_TSC

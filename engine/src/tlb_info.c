@@ -21,8 +21,8 @@ static int leaf18(tlb_level_t *o)
     for (unsigned s = 0; s <= max && s < 32; s++) {
         __cpuid_count(0x18, s, a, b, c, d);
         unsigned type = d & 0x1f, level = (d >> 5) & 7;
-        if (!type || !(b & 1)) continue;          /* invalid, or no 4 KiB pages */
-        if (type == 2 || type == 5) continue;     /* instruction / store-only */
+        if (!type || !(b & 1)) continue;      /* invalid, or no 4 KiB pages */
+        if (type == 2 || type == 5) continue; /* instruction / store-only */
         int ways = (d >> 8) & 1 ? -1 : (int)(b >> 16);
         int entries = (int)((b >> 16) * c);
         n = add(o, n, (int)level, entries, ways, type == 1 ? "data" : type == 4 ? "load" : "unified");
@@ -34,18 +34,22 @@ static int leaf18(tlb_level_t *o)
  * pages (Intel SDM vol. 2, table 3-12). */
 static int leaf2(tlb_level_t *o)
 {
-    static const struct { unsigned char desc; int level, entries, ways; const char *kind; } t[] = {
-        {0x03, 1, 64, 4, "data"},    {0x5b, 1, 64, -1, "data"},    {0x5c, 1, 128, -1, "data"},
-        {0x5d, 1, 256, -1, "data"},  {0xb3, 1, 128, 4, "data"},    {0xb4, 1, 256, 4, "data"},
-        {0xba, 1, 64, 4, "data"},    {0xc0, 1, 8, 4, "data"},      {0xc1, 2, 1024, 8, "unified"},
-        {0xc3, 2, 1536, 6, "unified"}, {0xc4, 1, 32, 4, "data"},   {0xca, 2, 512, 4, "unified"},
+    static const struct {
+        unsigned char desc;
+        int level, entries, ways;
+        const char *kind;
+    } t[] = {
+        {0x03, 1, 64, 4, "data"},      {0x5b, 1, 64, -1, "data"}, {0x5c, 1, 128, -1, "data"},
+        {0x5d, 1, 256, -1, "data"},    {0xb3, 1, 128, 4, "data"}, {0xb4, 1, 256, 4, "data"},
+        {0xba, 1, 64, 4, "data"},      {0xc0, 1, 8, 4, "data"},   {0xc1, 2, 1024, 8, "unified"},
+        {0xc3, 2, 1536, 6, "unified"}, {0xc4, 1, 32, 4, "data"},  {0xca, 2, 512, 4, "unified"},
     };
     unsigned r[4];
     if (__get_cpuid_max(0, NULL) < 2) return 0;
     __cpuid(2, r[0], r[1], r[2], r[3]);
     int n = 0;
     for (int k = 0; k < 4; k++) {
-        if (r[k] & 0x80000000u) continue;          /* register holds no descriptors */
+        if (r[k] & 0x80000000u) continue;             /* register holds no descriptors */
         for (int byte = (k == 0); byte < 4; byte++) { /* al is the iteration count */
             unsigned char dsc = (unsigned char)(r[k] >> (8 * byte));
             for (size_t i = 0; i < sizeof t / sizeof *t; i++)
@@ -72,9 +76,18 @@ static int amd(tlb_level_t *o)
 int tlb_probe(tlb_level_t out[TLB_MAX], const char **source)
 {
     int n;
-    if ((n = leaf18(out))) { *source = "cpuid leaf 0x18"; return n; }
-    if ((n = leaf2(out))) { *source = "cpuid leaf 2"; return n; }
-    if ((n = amd(out))) { *source = "cpuid 0x80000005/6"; return n; }
+    if ((n = leaf18(out))) {
+        *source = "cpuid leaf 0x18";
+        return n;
+    }
+    if ((n = leaf2(out))) {
+        *source = "cpuid leaf 2";
+        return n;
+    }
+    if ((n = amd(out))) {
+        *source = "cpuid 0x80000005/6";
+        return n;
+    }
     *source = NULL;
     return 0;
 }
@@ -108,6 +121,8 @@ void tlb_section(json_t *j)
         json_obj_end(j);
     }
     json_arr_end(j);
-    if (!n) json_kstr(j, "note", "the CPU does not report its data TLB (cpuid leaf 0x18 empty or hidden by the hypervisor)");
+    if (!n)
+        json_kstr(j, "note",
+                  "the CPU does not report its data TLB (cpuid leaf 0x18 empty or hidden by the hypervisor)");
     json_obj_end(j);
 }

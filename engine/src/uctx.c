@@ -68,21 +68,21 @@ int uctx_make(uctx_t *c, const uctx_stack_t *st, uctx_entry_t entry, void *data)
     __asm__ __volatile__("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
     memset(f, 0, 8 * sizeof *f);
     f[0] = (uint64_t)mxcsr | ((uint64_t)fcw << 32); /* the creator's control words */
-    f[3] = (uint64_t)(uintptr_t)data;  /* r13 */
-    f[4] = (uint64_t)(uintptr_t)entry; /* r12 */
+    f[3] = (uint64_t)(uintptr_t)data;               /* r13 */
+    f[4] = (uint64_t)(uintptr_t)entry;              /* r12 */
     *ret = (uint64_t)(uintptr_t)uctx_trampoline;
     c->sp = f;
 #elif defined(__aarch64__)
     /* x19..x30 (x29 = 0 ends the frame chain, x30 = trampoline), d8..d15. */
     uint64_t *f = (uint64_t *)(top - 176);
     memset(f, 0, 176);
-    f[0] = (uint64_t)(uintptr_t)entry; /* x19 */
-    f[1] = (uint64_t)(uintptr_t)data;  /* x20 */
+    f[0] = (uint64_t)(uintptr_t)entry;            /* x19 */
+    f[1] = (uint64_t)(uintptr_t)data;             /* x20 */
     f[11] = (uint64_t)(uintptr_t)uctx_trampoline; /* x30 */
     c->sp = f;
 #elif defined(__arm__)
-    /* d8..d15 (when VFP is there), then r3(pad) r4..r11 lr = trampoline.
-     * The frame is a multiple of 8 bytes: the AAPCS stack alignment. */
+        /* d8..d15 (when VFP is there), then r3(pad) r4..r11 lr = trampoline.
+         * The frame is a multiple of 8 bytes: the AAPCS stack alignment. */
 #if defined(__ARM_FP)
     const size_t vfp = 64;
 #else
@@ -90,9 +90,9 @@ int uctx_make(uctx_t *c, const uctx_stack_t *st, uctx_entry_t entry, void *data)
 #endif
     uint8_t *base = (uint8_t *)(top - 8 - vfp - 40);
     memset(base, 0, vfp + 40);
-    uint32_t *r = (uint32_t *)(base + vfp); /* r3 r4 r5 ... r11 lr */
-    r[1] = (uint32_t)(uintptr_t)entry; /* r4 */
-    r[2] = (uint32_t)(uintptr_t)data;  /* r5 */
+    uint32_t *r = (uint32_t *)(base + vfp);      /* r3 r4 r5 ... r11 lr */
+    r[1] = (uint32_t)(uintptr_t)entry;           /* r4 */
+    r[2] = (uint32_t)(uintptr_t)data;            /* r5 */
     r[9] = (uint32_t)(uintptr_t)uctx_trampoline; /* lr */
     c->sp = base;
 #else

@@ -14,13 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct uctx { void *sp; } uctx_t;
+typedef struct uctx {
+    void *sp;
+} uctx_t;
 
 /* A stack: one mmap, a PROT_NONE guard page at its low end. */
 typedef struct uctx_stack {
-    void *map;         /* the whole mapping (guard included) */
+    void *map; /* the whole mapping (guard included) */
     size_t map_len;
-    void *lo, *hi;     /* usable range [lo, hi) */
+    void *lo, *hi; /* usable range [lo, hi) */
 } uctx_stack_t;
 
 void *uctx_switch(uctx_t *from, uctx_t *to, void *arg);     /* the default resume */

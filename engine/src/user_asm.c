@@ -7,41 +7,56 @@
 #include "user_pp.h"
 #include <stdlib.h>
 
-typedef struct asm_impl { uctx_t a, b; uctx_stack_t stack; } asm_impl_t;
+typedef struct asm_impl {
+    uctx_t a, b;
+    uctx_stack_t stack;
+} asm_impl_t;
 
-#define ASM_VARIANT(name, SWITCH)                                                       \
-    static void name##_b(void *data, void *first)                                       \
-    {                                                                                   \
-        (void)first;                                                                    \
-        user_state_t *st = data;                                                        \
-        asm_impl_t *im = st->impl;                                                      \
-        for (;;) {                                                                      \
-            uintptr_t m = st->msg;                                                      \
-            work_pass(&st->wb);                                                         \
-            st->msg = m + 1;                                                            \
-            st->answered++;                                                             \
-            SWITCH(&im->b, &im->a);                                                     \
-        }                                                                               \
-    }                                                                                   \
-    static void name##_pingpong(user_state_t *st, uint64_t n)                           \
-    {                                                                                   \
-        asm_impl_t *im = st->impl;                                                      \
-        for (uint64_t i = 0; i < n; i++) {                                              \
-            work_pass(&st->wa);                                                         \
-            st->msg = (uintptr_t)i;                                                     \
-            SWITCH(&im->a, &im->b);                                                     \
-            if (st->msg != (uintptr_t)i + 1) st->bad++;                                 \
-        }                                                                               \
-    }                                                                                   \
-    static int name##_init(user_state_t *st) { return asm_init(st, name##_b); }
+#define ASM_VARIANT(name, SWITCH)                                                                            \
+    static void name##_b(void *data, void *first)                                                            \
+    {                                                                                                        \
+        (void)first;                                                                                         \
+        user_state_t *st = data;                                                                             \
+        asm_impl_t *im = st->impl;                                                                           \
+        for (;;) {                                                                                           \
+            uintptr_t m = st->msg;                                                                           \
+            work_pass(&st->wb);                                                                              \
+            st->msg = m + 1;                                                                                 \
+            st->answered++;                                                                                  \
+            SWITCH(&im->b, &im->a);                                                                          \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void name##_pingpong(user_state_t *st, uint64_t n)                                                \
+    {                                                                                                        \
+        asm_impl_t *im = st->impl;                                                                           \
+        for (uint64_t i = 0; i < n; i++) {                                                                   \
+            work_pass(&st->wa);                                                                              \
+            st->msg = (uintptr_t)i;                                                                          \
+            SWITCH(&im->a, &im->b);                                                                          \
+            if (st->msg != (uintptr_t)i + 1) st->bad++;                                                      \
+        }                                                                                                    \
+    }                                                                                                        \
+    static int name##_init(user_state_t *st)                                                                 \
+    {                                                                                                        \
+        return asm_init(st, name##_b);                                                                       \
+    }
 
 static int asm_init(user_state_t *st, uctx_entry_t entry)
 {
     asm_impl_t *im = calloc(1, sizeof *im);
-    if (!im) { bench_error("out of memory"); return -1; }
+    if (!im) {
+        bench_error("out of memory");
+        return -1;
+    }
     st->impl = im;
-    if (uctx_stack_alloc(&im->stack, 256 * 1024)) { bench_error("cannot map a context stack"); return -1; }
-    if (uctx_make(&im->b, &im->stack, entry, st)) { bench_error("context stack too small"); return -1; }
+    if (uctx_stack_alloc(&im->stack, 256 * 1024)) {
+        bench_error("cannot map a context stack");
+        return -1;
+    }
+    if (uctx_make(&im->b, &im->stack, entry, st)) {
+        bench_error("context stack too small");
+        return -1;
+    }
     return 0;
 }
 
@@ -65,16 +80,21 @@ static void asm_single(user_state_t *st, uint64_t n)
 }
 
 #define SW_DEFAULT(f, t) uctx_switch(f, t, NULL)
-#define SW_RET(f, t) uctx_switch_ret(f, t, NULL)
-#define SW_MIN(f, t) uctx_switch_min(f, t)
+#define SW_RET(f, t)     uctx_switch_ret(f, t, NULL)
+#define SW_MIN(f, t)     uctx_switch_min(f, t)
 ASM_VARIANT(dflt, SW_DEFAULT)
 ASM_VARIANT(ret, SW_RET)
 ASM_VARIANT(min, SW_MIN)
 
 #define T1 "a store and a load of the message slot, no switch"
-#define ASM_OPS(var, mech, res, pfx)                                                                  \
-    static const user_ops_t var = {.mechanism = mech, .resume = res, .t_single = T1, .init = pfx##_init, \
-                                   .fini = asm_fini, .single = asm_single, .pingpong = pfx##_pingpong}
+#define ASM_OPS(var, mech, res, pfx)                                                                         \
+    static const user_ops_t var = {.mechanism = mech,                                                        \
+                                   .resume = res,                                                            \
+                                   .t_single = T1,                                                           \
+                                   .init = pfx##_init,                                                       \
+                                   .fini = asm_fini,                                                         \
+                                   .single = asm_single,                                                     \
+                                   .pingpong = pfx##_pingpong}
 ASM_OPS(ops_default, "asm-switch", uctx_default_resume, dflt);
 ASM_OPS(ops_ret, "asm-switch", "ret", ret);
 ASM_OPS(ops_min, "asm-minimal", "ret", min);

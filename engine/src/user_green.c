@@ -22,7 +22,7 @@ static void yield_b(void *p)
     green_impl_t *im = st->impl;
     for (;;) {
         uint64_t n = green_chan_recv(&im->cmd); /* parked off the run queue between runs */
-        green_yield(); /* back to A, which starts its clock */
+        green_yield();                          /* back to A, which starts its clock */
         for (uint64_t i = 0; i < n; i++) {
             uintptr_t m = st->msg;
             work_pass(&st->wb);
@@ -48,7 +48,10 @@ static void chan_b(void *p)
 static int green_setup(user_state_t *st, green_fn_t fn)
 {
     green_impl_t *im = calloc(1, sizeof *im);
-    if (!im) { bench_error("out of memory"); return -1; }
+    if (!im) {
+        bench_error("out of memory");
+        return -1;
+    }
     st->impl = im;
     green_init();
     if (green_chan_init(&im->cmd, 1) || green_chan_init(&im->ab, 1) || green_chan_init(&im->ba, 1) ||
@@ -57,13 +60,22 @@ static int green_setup(user_state_t *st, green_fn_t fn)
         return -1;
     }
     im->b = green_create(fn, st, 256 * 1024);
-    if (!im->b) { bench_error("cannot create a green thread"); return -1; }
+    if (!im->b) {
+        bench_error("cannot create a green thread");
+        return -1;
+    }
     green_yield(); /* let B start and block (on cmd or ab) */
     return 0;
 }
 
-static int yield_init(user_state_t *st) { return green_setup(st, yield_b); }
-static int chan_init(user_state_t *st) { return green_setup(st, chan_b); }
+static int yield_init(user_state_t *st)
+{
+    return green_setup(st, yield_b);
+}
+static int chan_init(user_state_t *st)
+{
+    return green_setup(st, chan_b);
+}
 
 static void green_impl_fini(user_state_t *st)
 {
@@ -133,13 +145,22 @@ static void chan_pingpong(user_state_t *st, uint64_t n)
     }
 }
 
-static const user_ops_t ops_yield = {.mechanism = "green-yield", .resume = "ret",
+static const user_ops_t ops_yield = {.mechanism = "green-yield",
+                                     .resume = "ret",
                                      .t_single = "green_yield() with nobody else runnable (no switch)",
-                                     .init = yield_init, .fini = green_impl_fini, .single = yield_single,
-                                     .pingpong = yield_pingpong, .pre = yield_pre, .post = yield_post};
-static const user_ops_t ops_chan = {.mechanism = "green-channel", .resume = "ret",
-                                    .t_single = "send to and receive from its own channel (mutex, queue; no switch)",
-                                    .init = chan_init, .fini = green_impl_fini, .single = chan_single,
+                                     .init = yield_init,
+                                     .fini = green_impl_fini,
+                                     .single = yield_single,
+                                     .pingpong = yield_pingpong,
+                                     .pre = yield_pre,
+                                     .post = yield_post};
+static const user_ops_t ops_chan = {.mechanism = "green-channel",
+                                    .resume = "ret",
+                                    .t_single =
+                                        "send to and receive from its own channel (mutex, queue; no switch)",
+                                    .init = chan_init,
+                                    .fini = green_impl_fini,
+                                    .single = chan_single,
                                     .pingpong = chan_pingpong};
 
 USER_BENCH(b_yield, "user/green/yield", ops_yield, BENCH_DEFAULT | BENCH_QUICK, 420,

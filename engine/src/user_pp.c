@@ -8,13 +8,19 @@
 
 const char *const user_raw_names[] = {"t_single_ns", "t_switch_ns", NULL};
 
-static const user_ops_t *ops_of(bench_run_t *r) { return (const user_ops_t *)r->b->arg; }
+static const user_ops_t *ops_of(bench_run_t *r)
+{
+    return (const user_ops_t *)r->b->arg;
+}
 
 int user_setup(bench_run_t *r)
 {
     const run_opts_t *o = r->opt;
     user_state_t *st = calloc(1, sizeof *st);
-    if (!st) { bench_error("out of memory"); return -1; }
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
     r->state = st;
     st->ops = ops_of(r);
     /* one kernel thread, pinned by the harness */

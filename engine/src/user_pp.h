@@ -17,10 +17,10 @@
 typedef struct user_state user_state_t;
 
 typedef struct user_ops {
-    const char *mechanism;   /* params.mechanism */
-    const char *resume;      /* params.resume ("ret", "jmp", or how the mechanism resumes) */
-    const char *t_single;    /* what the single run's "message" is */
-    int (*init)(user_state_t *st);               /* make context B */
+    const char *mechanism;         /* params.mechanism */
+    const char *resume;            /* params.resume ("ret", "jmp", or how the mechanism resumes) */
+    const char *t_single;          /* what the single run's "message" is */
+    int (*init)(user_state_t *st); /* make context B */
     void (*fini)(user_state_t *st);
     void (*single)(user_state_t *st, uint64_t n);   /* t_single loop */
     void (*pingpong)(user_state_t *st, uint64_t n); /* n round trips */
@@ -30,11 +30,11 @@ typedef struct user_ops {
 
 struct user_state {
     const user_ops_t *ops;
-    work_t wa, wb;               /* A's and B's working sets */
-    volatile uintptr_t msg;      /* the message slot */
-    uint64_t answered;           /* round trips B has answered (checked) */
-    uint64_t bad;                /* replies that were not what A expected */
-    void *impl;                  /* the mechanism's own */
+    work_t wa, wb;          /* A's and B's working sets */
+    volatile uintptr_t msg; /* the message slot */
+    uint64_t answered;      /* round trips B has answered (checked) */
+    uint64_t bad;           /* replies that were not what A expected */
+    void *impl;             /* the mechanism's own */
 };
 
 extern const char *const user_raw_names[];
@@ -43,10 +43,20 @@ int user_sample(bench_run_t *r, uint64_t n, sample_t *out);
 void user_teardown(bench_run_t *r);
 void user_params(bench_run_t *r, json_t *j);
 
-#define USER_BENCH(var, idstr, opsv, flg, ord, docstr)                                               \
-    static const bench_t var = {.id = idstr, .quantity = "switch", .unit = "ns", .doc = docstr,       \
-                                .flags = flg, .order = ord, .raw_names = user_raw_names,             \
-                                .setup = user_setup, .sample = user_sample, .teardown = user_teardown, \
-                                .params = user_params, .arg = &opsv, .n0 = 1024, .policy = POLICY_OTHER}; \
+#define USER_BENCH(var, idstr, opsv, flg, ord, docstr)                                                       \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = "switch",                                                        \
+                                .unit = "ns",                                                                \
+                                .doc = docstr,                                                               \
+                                .flags = flg,                                                                \
+                                .order = ord,                                                                \
+                                .raw_names = user_raw_names,                                                 \
+                                .setup = user_setup,                                                         \
+                                .sample = user_sample,                                                       \
+                                .teardown = user_teardown,                                                   \
+                                .params = user_params,                                                       \
+                                .arg = &opsv,                                                                \
+                                .n0 = 1024,                                                                  \
+                                .policy = POLICY_OTHER};                                                     \
     BENCH_REGISTER(var)
 #endif

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <ucontext.h>
 
-typedef struct uc_impl { ucontext_t a, b; uctx_stack_t stack; } uc_impl_t;
+typedef struct uc_impl {
+    ucontext_t a, b;
+    uctx_stack_t stack;
+} uc_impl_t;
 
 static user_state_t *uc_current; /* makecontext passes only ints: B finds its state here */
 
@@ -26,10 +29,19 @@ static void uc_b(void)
 static int uc_init(user_state_t *st)
 {
     uc_impl_t *im = calloc(1, sizeof *im);
-    if (!im) { bench_error("out of memory"); return -1; }
+    if (!im) {
+        bench_error("out of memory");
+        return -1;
+    }
     st->impl = im;
-    if (uctx_stack_alloc(&im->stack, 256 * 1024)) { bench_error("cannot map a context stack"); return -1; }
-    if (getcontext(&im->b)) { bench_error("getcontext failed"); return -1; }
+    if (uctx_stack_alloc(&im->stack, 256 * 1024)) {
+        bench_error("cannot map a context stack");
+        return -1;
+    }
+    if (getcontext(&im->b)) {
+        bench_error("getcontext failed");
+        return -1;
+    }
     im->b.uc_stack.ss_sp = im->stack.lo;
     im->b.uc_stack.ss_size = (size_t)((char *)im->stack.hi - (char *)im->stack.lo);
     im->b.uc_link = NULL; /* uc_b never returns */
@@ -68,8 +80,12 @@ static void uc_pingpong(user_state_t *st, uint64_t n)
     }
 }
 
-static const user_ops_t ops_uc = {.mechanism = "swapcontext", .resume = "swapcontext",
+static const user_ops_t ops_uc = {.mechanism = "swapcontext",
+                                  .resume = "swapcontext",
                                   .t_single = "a store and a load of the message slot, no switch",
-                                  .init = uc_init, .fini = uc_fini, .single = uc_single, .pingpong = uc_pingpong};
+                                  .init = uc_init,
+                                  .fini = uc_fini,
+                                  .single = uc_single,
+                                  .pingpong = uc_pingpong};
 USER_BENCH(b_uc, "user/ucontext/same-thread", ops_uc, BENCH_DEFAULT | BENCH_QUICK, 410,
            "direct cost of one swapcontext switch (saves the signal mask: a system call), one kernel thread");

@@ -40,10 +40,17 @@ int parse_size(const char *s, uint64_t *out)
     unsigned shift = 0;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
-        case 'K': shift = 10; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        default: return -1;
+        case 'K':
+            shift = 10;
+            break;
+        case 'M':
+            shift = 20;
+            break;
+        case 'G':
+            shift = 30;
+            break;
+        default:
+            return -1;
         }
         end++;
         if (*end == 'i' || *end == 'I') end++;

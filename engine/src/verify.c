@@ -6,11 +6,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
+pid_t gettid_(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
 
 static int use_status = -1; /* 1 when /proc/<pid>/sched is missing (no CONFIG_SCHED_DEBUG) */
 
-const char *verify_source(void) { return use_status == 1 ? "status" : "sched"; }
+const char *verify_source(void)
+{
+    return use_status == 1 ? "status" : "sched";
+}
 
 static int read_all(const char *path, char *buf, size_t len)
 {
@@ -63,7 +69,10 @@ int party_counts_read(pid_t pid, pid_t tid, party_counts_t *c)
     return 0;
 }
 
-static int64_t d(int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : b - a; }
+static int64_t d(int64_t a, int64_t b)
+{
+    return a < 0 || b < 0 ? -1 : b - a;
+}
 
 party_counts_t party_counts_delta(const party_counts_t *b, const party_counts_t *a)
 {
@@ -72,7 +81,10 @@ party_counts_t party_counts_delta(const party_counts_t *b, const party_counts_t 
     return r;
 }
 
-static void add(int64_t *acc, int64_t v) { *acc = (*acc < 0 || v < 0) ? -1 : *acc + v; }
+static void add(int64_t *acc, int64_t v)
+{
+    *acc = (*acc < 0 || v < 0) ? -1 : *acc + v;
+}
 
 void verify_add_switch(verify_counts_t *v, const party_counts_t *x)
 {
@@ -88,4 +100,7 @@ void verify_add_single(verify_counts_t *v, const party_counts_t *x)
     add(&v->single_migrations, x->migrations);
 }
 
-void verify_zero(verify_counts_t *v) { memset(v, 0, sizeof *v); }
+void verify_zero(verify_counts_t *v)
+{
+    memset(v, 0, sizeof *v);
+}

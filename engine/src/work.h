@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef double work_elem_t;   /* seed 001 uses double elements */
+typedef double work_elem_t; /* seed 001 uses double elements */
 
 typedef struct work {
-    size_t size, stride;      /* bytes */
-    work_elem_t *a;           /* mmap'd by the party that uses it */
+    size_t size, stride; /* bytes */
+    work_elem_t *a;      /* mmap'd by the party that uses it */
     size_t mapped;
 } work_t;
 

@@ -8,24 +8,24 @@
 
 static int check_failures, check_count;
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        check_count++;                                                        \
-        if (!(cond)) {                                                        \
-            check_failures++;                                                 \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+#define CHECK(cond, ...)                                                                                     \
+    do {                                                                                                     \
+        check_count++;                                                                                       \
+        if (!(cond)) {                                                                                       \
+            check_failures++;                                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                         \
+            fprintf(stderr, __VA_ARGS__);                                                                    \
+            fputc('\n', stderr);                                                                             \
+        }                                                                                                    \
     } while (0)
 
-#define CHECK_DONE(name)                                                      \
-    do {                                                                      \
-        if (check_failures) {                                                 \
-            fprintf(stderr, "FAILED: %s: %d of %d checks\n", name, check_failures, check_count); \
-            return 1;                                                         \
-        }                                                                     \
-        printf("ok: %s (%d checks)\n", name, check_count);                    \
-        return 0;                                                             \
+#define CHECK_DONE(name)                                                                                     \
+    do {                                                                                                     \
+        if (check_failures) {                                                                                \
+            fprintf(stderr, "FAILED: %s: %d of %d checks\n", name, check_failures, check_count);             \
+            return 1;                                                                                        \
+        }                                                                                                    \
+        printf("ok: %s (%d checks)\n", name, check_count);                                                   \
+        return 0;                                                                                            \
     } while (0)
 #endif

@@ -29,7 +29,8 @@ int main(void)
         CHECK(back == 0, "%s went backwards %llu times", all[n]->name, (unsigned long long)back);
         CHECK(timer_source_usable(all[n]), "%s listed but not usable", all[n]->name);
     }
-    CHECK(n >= 2 && listed("clock_monotonic_raw") && listed("clock_monotonic"), "the clocks are always there");
+    CHECK(n >= 2 && listed("clock_monotonic_raw") && listed("clock_monotonic"),
+          "the clocks are always there");
 
 #if defined(__aarch64__)
     CHECK(listed("cntvct") && !listed("rdtsc"), "aarch64: cntvct, no TSC");
@@ -55,7 +56,9 @@ int main(void)
     double best = INFINITY;
     for (int round = 0; round < 5; round++) {
         uint64_t c0 = ev->read(), t0 = clock_ns(), t1;
-        do { t1 = clock_ns(); } while (t1 - t0 < 20000000ull);
+        do {
+            t1 = clock_ns();
+        } while (t1 - t0 < 20000000ull);
         uint64_t c1 = ev->read();
         double got = event_ticks_to_ns(c1 - c0), want = (double)(t1 - t0);
         double err = fabs(got - want) / want;

@@ -21,7 +21,8 @@ int main(void)
     json_arr_end(&j);
     json_obj_end(&j);
     fclose(f);
-    CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001<tag>\",\"nan\":null,\"arr\":[1,-2]}") == 0, "got %s", buf);
+    CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001<tag>\",\"nan\":null,\"arr\":[1,-2]}") == 0, "got %s",
+          buf);
     free(buf);
     CHECK_DONE("json writer");
 }

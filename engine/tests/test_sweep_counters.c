@@ -36,7 +36,7 @@ static void *other(void *p)
     (void)p;
     atomic_store(&tid_b, (int)gettid_());
     for (int i = 0; i < 5000 && !atomic_load(&go); i++) nap(); /* bounded */
-    for (int i = 0; i < 20; i++) nap();                       /* 20 voluntary switches */
+    for (int i = 0; i < 20; i++) nap();                        /* 20 voluntary switches */
     atomic_store(&done, 1);
     return NULL;
 }
@@ -50,7 +50,8 @@ int main(void)
      * must say so and the counter checks cannot run: the refusal is checked,
      * then the rest (the polluter) is tested. */
     if (pc_open(&s, sw, 3, 0) < 0 && s.err == ENOSYS) {
-        CHECK(s.err_event && !strcmp(s.err_event, "task_clock") && s.fd[0] < 0, "ENOSYS refusal not reported");
+        CHECK(s.err_event && !strcmp(s.err_event, "task_clock") && s.fd[0] < 0,
+              "ENOSYS refusal not reported");
         printf("note: perf_event_open not implemented here (ENOSYS): counter checks skipped\n");
         goto polluter;
     }
@@ -69,8 +70,8 @@ int main(void)
     /* disabled: nothing more is counted */
     for (int i = 0; i < 5; i++) nap();
     uint64_t w[PC_MAX_EVENTS];
-    CHECK(pc_read(&s, w) == 0 && w[1] == v[1], "counted while disabled: %llu -> %llu", (unsigned long long)v[1],
-          (unsigned long long)w[1]);
+    CHECK(pc_read(&s, w) == 0 && w[1] == v[1], "counted while disabled: %llu -> %llu",
+          (unsigned long long)v[1], (unsigned long long)w[1]);
     /* reset starts from zero */
     CHECK(pc_reset_enable(&s) == 0 && pc_disable(&s) == 0 && pc_read(&s, w) == 0 && w[1] <= 1, "reset");
     pc_close(&s);
@@ -93,7 +94,8 @@ int main(void)
     /* a refused event: closed set, errno and the event's name */
     static const pc_event_t bad[] = {{"task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
                                      {"nonsense", 0x7fff, 0}};
-    CHECK(pc_open(&s, bad, 2, 0) < 0 && s.err && s.err_event && !strcmp(s.err_event, "nonsense") && s.fd[0] < 0,
+    CHECK(pc_open(&s, bad, 2, 0) < 0 && s.err && s.err_event && !strcmp(s.err_event, "nonsense") &&
+              s.fd[0] < 0,
           "refusal not reported");
     CHECK(pc_read(&s, v) != 0, "read of a closed set must fail");
 

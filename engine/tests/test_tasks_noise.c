@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define STEALS 5
-#define STEAL_NS 3000000ull   /* 3 ms */
-#define FIRST_NS 60000000ull  /* the first at 60 ms */
-#define EVERY_NS 50000000ull  /* then every 50 ms */
+#define STEALS   5
+#define STEAL_NS 3000000ull  /* 3 ms */
+#define FIRST_NS 60000000ull /* the first at 60 ms */
+#define EVERY_NS 50000000ull /* then every 50 ms */
 
 static int cpu;
 static volatile uint64_t t_start;
@@ -43,7 +43,8 @@ static void *helper(void *arg)
             nanosleep(&ts, NULL);
         }
         /* (the spin to `at` is part of the steal: it starts when we wake) */
-        while (clock_ns() < at + STEAL_NS) {}
+        while (clock_ns() < at + STEAL_NS) {
+        }
     }
     return NULL;
 }
@@ -60,7 +61,7 @@ static int one_try(void)
     uint64_t win = FIRST_NS + STEALS * EVERY_NS;
     uint64_t thr = 20 * noise_min_step(20); /* what noise_measure would pick */
     t_start = clock_ns();
-    noise_measure(win, thr, &r);            /* the window starts now */
+    noise_measure(win, thr, &r); /* the window starts now */
     pthread_join(th, NULL);
     int found = 0;
     for (int k = 0; k < STEALS; k++) {
@@ -78,8 +79,8 @@ static int one_try(void)
             for (size_t i = 0; i < r.ngaps; i++) {
                 uint64_t g0 = r.t_start + r.gaps[i].at_ns;
                 if (g0 + 5000000 >= at && g0 <= at + 5000000 && r.gaps[i].len_ns > 100000)
-                    printf("steal %d: nearby gap at %+.3f ms of %.3f ms\n", k, ((double)g0 - (double)at) / 1e6,
-                           r.gaps[i].len_ns / 1e6);
+                    printf("steal %d: nearby gap at %+.3f ms of %.3f ms\n", k,
+                           ((double)g0 - (double)at) / 1e6, r.gaps[i].len_ns / 1e6);
             }
         found += hit;
     }
@@ -98,7 +99,10 @@ int main(void)
     /* a shared machine: another task's gap can swallow a steal; retry (bounded) */
     for (int tries = 0; tries < 4 && found < STEALS - 1; tries++) {
         found = one_try();
-        if (!fifo_ok) { printf("skip: SCHED_FIFO not permitted, the helper cannot preempt on time\n"); CHECK_DONE("tasks_noise"); }
+        if (!fifo_ok) {
+            printf("skip: SCHED_FIFO not permitted, the helper cannot preempt on time\n");
+            CHECK_DONE("tasks_noise");
+        }
     }
     CHECK(found >= STEALS - 1, "found %d of %d known gaps of %.1f ms", found, STEALS, STEAL_NS / 1e6);
     int bin = 0;
@@ -108,8 +112,9 @@ int main(void)
           (unsigned long long)(r.hist_count[bin] + r.hist_count[bin + 1]));
     static noise_result_t cal;
     noise_measure(10000000, 0, &cal);
-    CHECK(cal.min_step_ns > 0 && cal.threshold_ns == 20 * cal.min_step_ns, "threshold %llu from min step %llu",
-          (unsigned long long)cal.threshold_ns, (unsigned long long)cal.min_step_ns);
+    CHECK(cal.min_step_ns > 0 && cal.threshold_ns == 20 * cal.min_step_ns,
+          "threshold %llu from min step %llu", (unsigned long long)cal.threshold_ns,
+          (unsigned long long)cal.min_step_ns);
     CHECK(r.count >= (uint64_t)found && r.longest_ns >= STEAL_NS * 9 / 10, "count/longest");
     CHECK_DONE("tasks_noise");
 }

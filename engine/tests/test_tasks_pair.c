@@ -47,20 +47,24 @@ int main(void)
                 CHECK(bench->sample(&r, ns[k], &s) == 0, "sample: %s", bench_last_error());
                 CHECK(s.has_verify && s.v.expected_voluntary == (int64_t)ns[k], "expected %llu",
                       (unsigned long long)ns[k]);
-                CHECK(s.v.voluntary >= 0 && (emulated || s.v.voluntary <= (int64_t)ns[k]), "%s n=%llu: voluntary %lld > n",
-                      ids[b], (unsigned long long)ns[k], (long long)s.v.voluntary);
+                CHECK(s.v.voluntary >= 0 && (emulated || s.v.voluntary <= (int64_t)ns[k]),
+                      "%s n=%llu: voluntary %lld > n", ids[b], (unsigned long long)ns[k],
+                      (long long)s.v.voluntary);
                 CHECK(s.v.voluntary + s.v.involuntary >= (int64_t)ns[k], "%s n=%llu: only %lld switches",
                       ids[b], (unsigned long long)ns[k], (long long)(s.v.voluntary + s.v.involuntary));
                 CHECK(s.v.migrations == 0, "migrations %lld", (long long)s.v.migrations);
                 CHECK(s.value > 0 && s.raw[1] >= 0 && s.raw[2] >= 0, "times");
-                if (tries == 0) printf("%s n=%llu: voluntary %lld involuntary %lld\n", ids[b], (unsigned long long)ns[k], (long long)s.v.voluntary, (long long)s.v.involuntary);
+                if (tries == 0)
+                    printf("%s n=%llu: voluntary %lld involuntary %lld\n", ids[b], (unsigned long long)ns[k],
+                           (long long)s.v.voluntary, (long long)s.v.involuntary);
                 exact = s.v.voluntary + s.v.involuntary == (int64_t)ns[k];
             }
             /* empty tasks: a few microseconds, rarely disturbed; real tasks
              * run long enough for a busy machine to preempt them every try,
              * which the bounds above still check */
             if (b == 0 && !emulated)
-                CHECK(exact, "%s n=%llu: never exactly n switches in 8 tries", ids[b], (unsigned long long)ns[k]);
+                CHECK(exact, "%s n=%llu: never exactly n switches in 8 tries", ids[b],
+                      (unsigned long long)ns[k]);
         }
         bench->teardown(&r);
     }

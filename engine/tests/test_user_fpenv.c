@@ -13,14 +13,31 @@ static uctx_t a, b;
 static uint32_t b_mxcsr_seen, b_mxcsr_set;
 static uint16_t b_fcw_seen, b_fcw_set;
 
-static uint32_t get_mxcsr(void) { uint32_t v; __asm__ __volatile__("stmxcsr %0" : "=m"(v)); return v; }
-static void set_mxcsr(uint32_t v) { __asm__ __volatile__("ldmxcsr %0" ::"m"(v)); }
-static uint16_t get_fcw(void) { uint16_t v; __asm__ __volatile__("fnstcw %0" : "=m"(v)); return v; }
-static void set_fcw(uint16_t v) { __asm__ __volatile__("fldcw %0" ::"m"(v)); }
+static uint32_t get_mxcsr(void)
+{
+    uint32_t v;
+    __asm__ __volatile__("stmxcsr %0" : "=m"(v));
+    return v;
+}
+static void set_mxcsr(uint32_t v)
+{
+    __asm__ __volatile__("ldmxcsr %0" ::"m"(v));
+}
+static uint16_t get_fcw(void)
+{
+    uint16_t v;
+    __asm__ __volatile__("fnstcw %0" : "=m"(v));
+    return v;
+}
+static void set_fcw(uint16_t v)
+{
+    __asm__ __volatile__("fldcw %0" ::"m"(v));
+}
 
 static void b_entry(void *d, void *f)
 {
-    (void)d; (void)f;
+    (void)d;
+    (void)f;
     /* B: round toward zero, FTZ + DAZ; x87 single precision, round up. */
     b_mxcsr_set = (get_mxcsr() & ~0x6000u) | 0x6000u | 0x8040u;
     set_mxcsr(b_mxcsr_set);
@@ -51,7 +68,8 @@ int main(void)
         memcpy(&bits, (const void *)&q, sizeof bits);
         CHECK(bits == 0x3fe5555555555555ull, "A rounds 2/3 to nearest: %#llx", (unsigned long long)bits);
         if (k) {
-            CHECK(b_mxcsr_seen == (b_mxcsr_set & 0xffc0u), "B's MXCSR %#x, expected %#x", b_mxcsr_seen, b_mxcsr_set);
+            CHECK(b_mxcsr_seen == (b_mxcsr_set & 0xffc0u), "B's MXCSR %#x, expected %#x", b_mxcsr_seen,
+                  b_mxcsr_set);
             CHECK(b_fcw_seen == b_fcw_set, "B's x87 control word %#x, expected %#x", b_fcw_seen, b_fcw_set);
         }
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #define NTHREADS 1000
-#define ROUNDS 20
+#define ROUNDS   20
 static int *log_ids;
 static size_t log_len;
 
@@ -21,7 +21,7 @@ static void rr_fn(void *arg)
 }
 
 #define PRODUCERS 4
-#define MSGS 50000
+#define MSGS      50000
 static green_chan_t ch;
 static void producer(void *arg)
 {
@@ -67,8 +67,10 @@ int main(void)
     for (uint64_t k = 0; k < (uint64_t)PRODUCERS * MSGS; k++) {
         uintptr_t m = green_chan_recv(&ch);
         uintptr_t who = m >> 24, seq = m & 0xffffffu;
-        if (who >= PRODUCERS || seq != next[who]) bad++;
-        else next[who]++;
+        if (who >= PRODUCERS || seq != next[who])
+            bad++;
+        else
+            next[who]++;
         got++;
     }
     for (int i = 0; i < PRODUCERS; i++) CHECK(green_join(p[i]) == 0, "join producer");

@@ -15,7 +15,8 @@ static volatile sig_atomic_t faulted, in_guard;
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig; (void)uc;
+    (void)sig;
+    (void)uc;
     faulted = 1;
     in_guard = uctx_stack_guard_hit(&vstack, si->si_addr);
     siglongjmp(back, 1);
@@ -31,7 +32,8 @@ __attribute__((noinline)) static int recurse(int depth)
 
 static void victim_entry(void *d, void *f)
 {
-    (void)d; (void)f;
+    (void)d;
+    (void)f;
     recurse(0);
     uctx_switch(&victim, &main_ctx, NULL); /* not reached if the guard works */
     abort();

@@ -15,7 +15,8 @@ static switch_fn_t cur_sw;
 
 static void clobber_entry(void *data, void *first)
 {
-    (void)data; (void)first;
+    (void)data;
+    (void)first;
     for (;;) probe_clobber(&ctx_b, &ctx_a, cur_sw);
 }
 
@@ -30,13 +31,25 @@ static int check_variant(const char *name, switch_fn_t sw)
         probe_regs_t in, out;
         memset(&out, 0, sizeof out);
         for (int i = 0; i < PROBE_NINT; i++)
-            in.i[i] = (uintptr_t)(0x5a5a0000u + (unsigned)k * 64u + (unsigned)i) ^ ((uintptr_t)i << (sizeof(uintptr_t) * 4));
-        for (int i = 0; i < PROBE_NFP; i++) in.f[i] = 0x3ff0c0de00000000ull + ((uint64_t)k << 8) + (uint64_t)i;
+            in.i[i] = (uintptr_t)(0x5a5a0000u + (unsigned)k * 64u + (unsigned)i) ^
+                      ((uintptr_t)i << (sizeof(uintptr_t) * 4));
+        for (int i = 0; i < PROBE_NFP; i++)
+            in.f[i] = 0x3ff0c0de00000000ull + ((uint64_t)k << 8) + (uint64_t)i;
         probe_run(&ctx_a, &ctx_b, &in, &out, sw);
         for (int i = 0; i < PROBE_NINT; i++)
-            if (in.i[i] != out.i[i]) { bad++; if (bad < 5) fprintf(stderr, "%s: int reg %d: %#llx != %#llx\n", name, i, (unsigned long long)out.i[i], (unsigned long long)in.i[i]); }
+            if (in.i[i] != out.i[i]) {
+                bad++;
+                if (bad < 5)
+                    fprintf(stderr, "%s: int reg %d: %#llx != %#llx\n", name, i, (unsigned long long)out.i[i],
+                            (unsigned long long)in.i[i]);
+            }
         for (int i = 0; i < PROBE_NFP; i++)
-            if (in.f[i] != out.f[i]) { bad++; if (bad < 5) fprintf(stderr, "%s: fp reg %d: %#llx != %#llx\n", name, i, (unsigned long long)out.f[i], (unsigned long long)in.f[i]); }
+            if (in.f[i] != out.f[i]) {
+                bad++;
+                if (bad < 5)
+                    fprintf(stderr, "%s: fp reg %d: %#llx != %#llx\n", name, i, (unsigned long long)out.f[i],
+                            (unsigned long long)in.f[i]);
+            }
     }
     CHECK(bad == 0, "%s: %d callee-saved registers not preserved", name, bad);
     uctx_stack_free(&st);

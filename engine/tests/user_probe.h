@@ -13,13 +13,13 @@ typedef void *(*switch_fn_t)(uctx_t *, uctx_t *, void *);
 
 #if defined(__x86_64__)
 #define PROBE_NINT 6 /* rbx rbp r12 r13 r14 r15 */
-#define PROBE_NFP 0  /* no callee-saved vector registers in System V */
+#define PROBE_NFP  0 /* no callee-saved vector registers in System V */
 #elif defined(__aarch64__)
 #define PROBE_NINT 11 /* x19..x29 (x30 is the link the switch resumes through) */
-#define PROBE_NFP 8   /* d8..d15 */
+#define PROBE_NFP  8  /* d8..d15 */
 #elif defined(__arm__)
-#define PROBE_NINT 8  /* r4..r11 */
-#define PROBE_NFP 8   /* d8..d15 */
+#define PROBE_NINT 8 /* r4..r11 */
+#define PROBE_NFP  8 /* d8..d15 */
 #endif
 
 typedef struct probe_regs {
@@ -35,7 +35,7 @@ __asm__(".text\n"
         ".globl probe_run\n.type probe_run,@function\n"
         "probe_run:\n"
         "  push %rbp\n  push %rbx\n  push %r12\n  push %r13\n  push %r14\n  push %r15\n"
-        "  push %rcx\n"                   /* out; rsp = 0 mod 16 now */
+        "  push %rcx\n" /* out; rsp = 0 mod 16 now */
         "  mov %r8, %rax\n"
         "  mov 0(%rdx), %rbx\n  mov 8(%rdx), %rbp\n  mov 16(%rdx), %r12\n"
         "  mov 24(%rdx), %r13\n  mov 32(%rdx), %r14\n  mov 40(%rdx), %r15\n"
@@ -65,20 +65,24 @@ __asm__(".text\n"
         "  stp x29, x30, [sp, #-176]!\n"
         "  stp x19, x20, [sp, #16]\n  stp x21, x22, [sp, #32]\n  stp x23, x24, [sp, #48]\n"
         "  stp x25, x26, [sp, #64]\n  stp x27, x28, [sp, #80]\n"
-        "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n  stp d14, d15, [sp, #144]\n"
+        "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n  stp d14, d15, "
+        "[sp, #144]\n"
         "  str x3, [sp, #160]\n"
         "  ldp x19, x20, [x2, #0]\n  ldp x21, x22, [x2, #16]\n  ldp x23, x24, [x2, #32]\n"
         "  ldp x25, x26, [x2, #48]\n  ldp x27, x28, [x2, #64]\n  ldr x29, [x2, #80]\n"
-        "  ldp d8, d9, [x2, #88]\n  ldp d10, d11, [x2, #104]\n  ldp d12, d13, [x2, #120]\n  ldp d14, d15, [x2, #136]\n"
+        "  ldp d8, d9, [x2, #88]\n  ldp d10, d11, [x2, #104]\n  ldp d12, d13, [x2, #120]\n  ldp d14, d15, "
+        "[x2, #136]\n"
         "  mov x2, #0\n"
         "  blr x4\n"
         "  ldr x3, [sp, #160]\n"
         "  stp x19, x20, [x3, #0]\n  stp x21, x22, [x3, #16]\n  stp x23, x24, [x3, #32]\n"
         "  stp x25, x26, [x3, #48]\n  stp x27, x28, [x3, #64]\n  str x29, [x3, #80]\n"
-        "  stp d8, d9, [x3, #88]\n  stp d10, d11, [x3, #104]\n  stp d12, d13, [x3, #120]\n  stp d14, d15, [x3, #136]\n"
+        "  stp d8, d9, [x3, #88]\n  stp d10, d11, [x3, #104]\n  stp d12, d13, [x3, #120]\n  stp d14, d15, "
+        "[x3, #136]\n"
         "  ldp x19, x20, [sp, #16]\n  ldp x21, x22, [sp, #32]\n  ldp x23, x24, [sp, #48]\n"
         "  ldp x25, x26, [sp, #64]\n  ldp x27, x28, [sp, #80]\n"
-        "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n  ldp d14, d15, [sp, #144]\n"
+        "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n  ldp d14, d15, "
+        "[sp, #144]\n"
         "  ldp x29, x30, [sp], #176\n  ret\n"
         ".size probe_run, .-probe_run\n"
         ".globl probe_clobber\n.type probe_clobber,%function\n"
@@ -86,17 +90,20 @@ __asm__(".text\n"
         "  stp x29, x30, [sp, #-160]!\n"
         "  stp x19, x20, [sp, #16]\n  stp x21, x22, [sp, #32]\n  stp x23, x24, [sp, #48]\n"
         "  stp x25, x26, [sp, #64]\n  stp x27, x28, [sp, #80]\n"
-        "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n  stp d14, d15, [sp, #144]\n"
+        "  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n  stp d12, d13, [sp, #128]\n  stp d14, d15, "
+        "[sp, #144]\n"
         "  mov x9, x2\n"
         "  mov x19, #0xb1\n  mov x20, #0xb2\n  mov x21, #0xb3\n  mov x22, #0xb4\n  mov x23, #0xb5\n"
-        "  mov x24, #0xb6\n  mov x25, #0xb7\n  mov x26, #0xb8\n  mov x27, #0xb9\n  mov x28, #0xba\n  mov x29, #0xbb\n"
+        "  mov x24, #0xb6\n  mov x25, #0xb7\n  mov x26, #0xb8\n  mov x27, #0xb9\n  mov x28, #0xba\n  mov "
+        "x29, #0xbb\n"
         "  fmov d8, x19\n  fmov d9, x20\n  fmov d10, x21\n  fmov d11, x22\n"
         "  fmov d12, x23\n  fmov d13, x24\n  fmov d14, x25\n  fmov d15, x26\n"
         "  mov x2, #0\n"
         "  blr x9\n"
         "  ldp x19, x20, [sp, #16]\n  ldp x21, x22, [sp, #32]\n  ldp x23, x24, [sp, #48]\n"
         "  ldp x25, x26, [sp, #64]\n  ldp x27, x28, [sp, #80]\n"
-        "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n  ldp d14, d15, [sp, #144]\n"
+        "  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n  ldp d12, d13, [sp, #128]\n  ldp d14, d15, "
+        "[sp, #144]\n"
         "  ldp x29, x30, [sp], #160\n  ret\n"
         ".size probe_clobber, .-probe_clobber\n");
 #elif defined(__arm__)

@@ -14,8 +14,8 @@ import sys
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from ctxbench import __version__
-from ctxbench.core.errors import UserError
+from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
+from ctxbench.core.errors import UserError  # noqa: E402
 
 # Subcommands, in the order `--help` lists them.
 COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "report", "compare"]
