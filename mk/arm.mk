@@ -40,7 +40,7 @@ ARM_LIBS_$(1) = $$$$(cat $$(ARM_SYS_$(1))/libs) -lpthread -lm
 $$(ARM_SYS_$(1))/note: mk/arm-sysroot.sh | $$(TEST_DEPS_STAMP)
 	@sh mk/arm-sysroot.sh $$(ARM_DEB_$(1)) $$(ARM_TRIPLET_$(1)) $$(ARM_SYS_$(1))
 
-$$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c $mk/arm.mk $$(ARM_SYS_$(1))/note
+$$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c mk/arm.mk $$(ARM_SYS_$(1))/note
 	@mkdir -p $$(dir $$@)
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(DEPFLAGS) $$(ARM_DEFS_$(1)) -Iengine/src -c -o $$@ $$<
 $$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(TEST_DEPS_STAMP)

@@ -263,13 +263,17 @@ harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)
     pin_measuring_thread(h);
     /* Bounded in time: no benchmark may run away (SCHED_FIFO included). */
     watchdog_arm(60, b->id);
+    /* Teardown runs whether or not setup succeeded: a setup that fails
+     * after switching to SCHED_FIFO or starting party B must not leave
+     * either behind for the next (interleaved) job. Teardowns are written
+     * to be safe after a partial setup and when called twice. */
     if (b->setup && b->setup(&h->r)) {
         fail(h);
     } else {
         harness_warmup(&h->o);
         if (adapt_n(&h->r, &h->n)) fail(h);
-        if (b->teardown) b->teardown(&h->r);
     }
+    if (b->teardown) b->teardown(&h->r);
     watchdog_arm(0, NULL);
     return h;
 }
@@ -292,8 +296,8 @@ int harness_group(harness_job_t *h, int g)
             memset(&s, 0, sizeof s);
             if (b->sample(&h->r, h->n, &s) || push(&h->v, &s, g)) rc = -1;
         }
-        if (b->teardown) b->teardown(&h->r);
     }
+    if (b->teardown) b->teardown(&h->r); /* also after a failed setup: see harness_prepare */
     watchdog_arm(0, NULL);
     if (rc) fail(h);
     return rc;

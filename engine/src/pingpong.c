@@ -43,6 +43,7 @@ typedef struct pp_state {
     pthread_t thread;
     pid_t child;
     uint32_t seq;
+    int mech_inited; /* the mechanism's fds/words exist: fini may run */
 } pp_state_t;
 
 static const pp_cfg_t *cfg_of(bench_run_t *r)
@@ -131,6 +132,7 @@ int pp_setup(bench_run_t *r)
     memset(st->sh, 0, sizeof *st->sh);
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
+    st->mech_inited = 1;
 
     /* Party A is the calling thread, pinned by the harness. */
     char err[200];
@@ -300,7 +302,9 @@ void pp_teardown(bench_run_t *r)
     }
     sc_close();
     if (st->sh) {
-        st->cfg->mech->fini(st->sh->mech);
+        /* after a setup that failed early the mechanism is all zeros: its
+         * fini would close fd 0 */
+        if (st->mech_inited) st->cfg->mech->fini(st->sh->mech);
         munmap(st->sh, sizeof *st->sh);
     }
     work_fini(&st->work_a);
