@@ -119,3 +119,20 @@ def test_machine_speed_reference_is_reported_not_averaged(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "machine speed: reference/cpu (fixed CPU work) changed by +20.0%" in p.stdout
     assert "over 1 ids" in p.stdout  # the reference is not one of the compared switch ids
+
+
+def test_point_keys_use_the_engines_parameter_names():
+    # the engine writes rate_hz: two irq points at different rates must not
+    # be pooled as one id; the adapted n of a run is not part of a point
+    from ctxbench.compare.command import point_key
+    a = {"id": "irq/crc", "params": {"task": "crc", "rate_hz": 100}}
+    b = {"id": "irq/crc", "params": {"task": "crc", "rate_hz": 1000}}
+    assert point_key(a) != point_key(b)
+    r1 = {"id": "kernel/thread/pipe/same-cpu", "params": {"n": 1000}}
+    r2 = {"id": "kernel/thread/pipe/same-cpu", "params": {"n": 1200}}
+    assert point_key(r1) == point_key(r2)
+
+
+def test_report_recognises_irq_points_by_rate_hz():
+    from ctxbench.report.kinds import _is_irq
+    assert _is_irq({"id": "x", "params": {"task": "crc", "rate_hz": 100}})

@@ -18,7 +18,7 @@ from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdic
 from ctxbench.core.errors import UserError
 
 # params that tell two points of one id apart (ring, sweep, tasks, irq)
-POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate")
+POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate_hz")
 
 
 def add_parser(sub):

@@ -222,7 +222,7 @@ def _is_tasks(r: dict) -> bool:
 
 
 def _is_irq(r: dict) -> bool:
-    return _id(r).startswith("irq/") or ("task" in _p(r) and "rate" in _p(r))
+    return _id(r).startswith("irq/") or ("task" in _p(r) and "rate_hz" in _p(r))
 
 
 def _is_noise(r: dict) -> bool:
