@@ -52,32 +52,28 @@ def cpu(text: str) -> int:
     return c
 
 
+def _bounded(conv, kind: str, lo, hi):
+    """A number type (int or float) bounded to [lo, hi]; nan is refused."""
+    def parse(text: str):
+        try:
+            v = conv(text)
+        except ValueError:
+            raise Bad(f"expected {kind} from {lo:g} to {hi:g}, got '{text}'")
+        if not lo <= v <= hi:
+            raise Bad(f"expected {kind} from {lo:g} to {hi:g}, got {text}")
+        return v
+    parse.__name__ = kind.split()[-1]
+    return parse
+
+
 def count(lo: int, hi: int):
     """An integer type bounded to [lo, hi] (the flag is named by argparse)."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise Bad(f"expected an integer from {lo} to {hi}, got '{text}'")
-        if not lo <= v <= hi:
-            raise Bad(f"expected an integer from {lo} to {hi}, got {v}")
-        return v
-    parse.__name__ = "integer"
-    return parse
+    return _bounded(int, "an integer", lo, hi)
 
 
 def real(lo: float, hi: float):
-    """A number bounded to [lo, hi]."""
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise Bad(f"expected a number from {lo:g} to {hi:g}, got '{text}'")
-        if not lo <= v <= hi:  # also refuses nan
-            raise Bad(f"expected a number from {lo:g} to {hi:g}, got {text}")
-        return v
-    parse.__name__ = "number"
-    return parse
+    """A number type bounded to [lo, hi]."""
+    return _bounded(float, "a number", lo, hi)
 
 
 def int_list(spec: str, lo: int, hi: int) -> list[int]:
