@@ -25,7 +25,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line (no usage dump)."""
 
     def error(self, message):  # noqa: D401
-        raise UserError(f"{self.prog}: {message}")
+        # "ctxbench: tasks: argument --repeat: ..." (main adds "ctxbench: ")
+        raise UserError(f"{self.prog.removeprefix('ctxbench').strip() or 'usage'}: {message}")
 
 
 def build_parser() -> argparse.ArgumentParser:

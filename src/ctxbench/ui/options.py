@@ -141,8 +141,8 @@ MAX_REPEAT = 10_000
 
 
 def add_output(p, kind: str) -> None:
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help=f"results file (default: {default_output_name(kind)})")
+    pattern = "ctxbench-<time>.json" if kind == "run" else f"ctxbench-{kind}-<time>.json"
+    p.add_argument("-o", "--output", metavar="FILE", help=f"results file (default: {pattern})")
 
 
 def default_output_name(kind: str, now: datetime.datetime | None = None) -> str:
