@@ -9,7 +9,7 @@ from arm_helpers import ARCHES, ELF_MACHINE, QUICK_ARGS, arm_engine, run_under_q
 from conftest import ROOT, run_cli, run_engine
 
 from ctxbench.core import checks
-from ctxbench.core import model as results
+from ctxbench.core import reader
 
 pytestmark = pytest.mark.cross
 
@@ -67,7 +67,7 @@ def test_arm_engine_unit(arch, name):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_board_file_loads_with_samples_and_records(arch, board_files):
-    doc = results.load(str(board_files[arch]))
+    doc = reader.load(str(board_files[arch]))
     build = doc["tool"]["build"]
     assert build["arch"] == arch and build["static"] is True
     libs = build["libraries"]
@@ -97,7 +97,7 @@ def test_board_file_loads_with_samples_and_records(arch, board_files):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_emulation_is_a_warning(arch, board_files):
-    env = results.load(str(board_files[arch]))["environment"]
+    env = reader.load(str(board_files[arch]))["environment"]
     found = [f for f in checks.environment_findings(env, busy={}) if f.topic == "emulated"]
     assert found and found[0].level == "warning"
 

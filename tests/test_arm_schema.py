@@ -2,14 +2,14 @@
 (`ctxbench-engine run ... --json`, as on a board, native or cross-built
 under qemu) or by the Python CLI (`ctxbench run --ids`), the same benchmarks
 give the same top-level members, the same result members, and the same
-types, once the front end has read them (results.load adds the statistics
+types, once the front end has read them (reader.load adds the statistics
 the engine leaves to the laptop)."""
 import pytest
 
 from arm_helpers import arm_engine, run_under_qemu
 from conftest import run_cli, run_engine
 
-from ctxbench.core import model as results
+from ctxbench.core import model, reader
 
 pytestmark = pytest.mark.cross
 
@@ -63,12 +63,12 @@ def engine_file(where, tmp_path):
 
 @pytest.mark.parametrize("where", ["native", "aarch64", "armv7"])
 def test_engine_and_cli_files_have_one_schema(where, tmp_path, cli_file):
-    eng = results.load(str(engine_file(where, tmp_path)))
-    cli = results.load(str(cli_file))
+    eng = reader.load(str(engine_file(where, tmp_path)))
+    cli = reader.load(str(cli_file))
     for doc in (eng, cli):
         for k, t in TOP.items():
             assert isinstance(doc.get(k), t), k
-        assert doc["schema"] == results.SCHEMA
+        assert doc["schema"] == model.SCHEMA
     errs = same_shape(eng["tool"]["build"], cli["tool"]["build"], "tool.build")
     errs += same_shape(eng["environment"], cli["environment"], "environment")
     assert [r["id"] for r in eng["results"]] == IDS == [r["id"] for r in cli["results"]]

@@ -124,7 +124,10 @@ def test_machine_speed_reference_is_reported_not_averaged(tmp_path):
 def test_point_keys_use_the_engines_parameter_names():
     # the engine writes rate_hz: two irq points at different rates must not
     # be pooled as one id; the adapted n of a run is not part of a point
-    from ctxbench.compare.command import point_key
+    from ctxbench.core.model import Result
+
+    def point_key(r):
+        return Result(r).point_key
     a = {"id": "irq/crc", "params": {"task": "crc", "rate_hz": 100}}
     b = {"id": "irq/crc", "params": {"task": "crc", "rate_hz": 1000}}
     assert point_key(a) != point_key(b)
@@ -134,5 +137,8 @@ def test_point_keys_use_the_engines_parameter_names():
 
 
 def test_report_recognises_irq_points_by_rate_hz():
+    # an irq point (irq/analysis.py) is told from other derived results by
+    # the params the schema declares for it: task and rate_hz
     from ctxbench.report.kinds import _is_irq
-    assert _is_irq({"id": "x", "params": {"task": "crc", "rate_hz": 100}})
+    assert _is_irq({"id": "irq/crc/rate=100", "params": {"task": "crc", "rate_hz": 100}, "parts": {}})
+

@@ -3,13 +3,13 @@ and tables come first, then the warnings, one line per kind with the ids
 it concerns (not one line per id and kind)."""
 from conftest import FIXTURES
 
-from ctxbench.core import model
+from ctxbench.core import reader
 from ctxbench.report import build, html
 
 
 def test_warnings_follow_figures_and_are_grouped():
     paths = [FIXTURES / "irq-small.json", FIXTURES / "tasks-small.json", FIXTURES / "ring_base.json"]
-    rep = build.build([(str(p), model.load(str(p))) for p in paths])
+    rep = build.build([(str(p), reader.load(str(p))) for p in paths])
     page = html.render(rep)
     sections = page.split("<section")[1:]
     assert any("<h3>Warnings</h3>" in s for s in sections)

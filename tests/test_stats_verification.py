@@ -23,7 +23,8 @@ def test_negative_values_are_not_clipped():
     assert s["median"] == -4.5 and s["min"] == -6.0
     r = results.analyse({"id": "x", "samples": [-5.0, -3.0, -4.0, -6.0]})
     assert r["summary"]["median"] < 0
-    assert any("negative derived cost" in w for w in r["warnings"])
+    assert [w["code"] for w in r["warnings"]] == ["negative"]
+    assert "negative derived cost" in r["warnings"][0]["text"]
 
 
 def test_summary_is_reproducible():
@@ -74,7 +75,7 @@ def test_dropped_samples_leave_summary():
     a = results.analyse(r)
     assert a["summary"]["n"] == 1 and a["summary"]["max"] == 1.0
     assert a["summary_all"]["n"] == 2
-    assert any("disturbed and dropped" in w for w in a["warnings"])
+    assert any(w["code"] == "dropped" and "disturbed and dropped" in w["text"] for w in a["warnings"])
 
 
 def _grouped(group_sd, rng, groups=40, per=10):

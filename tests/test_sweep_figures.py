@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES
 from ctxbench.ui.figures import save
 from ctxbench.sweep import figures as figures_sweep
-from ctxbench.core import model as results
+from ctxbench.core import reader
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
 
@@ -18,7 +18,7 @@ FIXTURE = FIXTURES / "sweep-small.json"
 
 @pytest.fixture(scope="module")
 def doc():
-    return results.load(str(FIXTURE))
+    return reader.load(str(FIXTURE))
 
 
 def test_fixture_has_the_sweep_schema(doc):

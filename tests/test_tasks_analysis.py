@@ -67,7 +67,7 @@ def test_negative_indirect_is_reported_not_clipped():
     r9 = _pair_result("sort+aes", 9, [0.9e9, 0.91e9, 0.89e9], [4.5e8] * 3, [4.5e8] * 3)
     pts = tasks_analysis.pair_points({1: r1, 9: r9}, e1, en)
     assert pts[1]["parts"]["I"]["mean"] < 0
-    assert any("negative" in w for w in pts[1]["warnings"])
+    assert any(w["code"] == "negative_indirect" for w in pts[1]["warnings"])
 
 
 def test_irq_known_answer():

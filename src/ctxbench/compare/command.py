@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core import model as results
+from ctxbench.core import reader
+from ctxbench.core.model import Document, Environment
 from ctxbench.run import table
-from ctxbench.core import verification
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError
 
-# params that tell two points of one id apart (ring, sweep, tasks, irq)
-POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate_hz")
 
 
 def add_parser(sub):
@@ -44,12 +42,6 @@ def parse_threshold(text: str) -> float:
     return v
 
 
-def point_key(r: dict) -> str:
-    p = r.get("params") if isinstance(r.get("params"), dict) else {}
-    extra = ",".join(f"{k}={p[k]}" for k in POINT_PARAMS if k in p and not (k in ("size", "stride") and not p[k]))
-    return r["id"] + (f" [{extra}]" if extra else "")
-
-
 MIN_GROUPS = 5  # fewer groups on a side: the test falls back to samples
 REFERENCE = "reference/cpu"  # fixed CPU work: the machine's own speed in each run
 
@@ -69,33 +61,29 @@ def pooled(docs: list[dict]) -> tuple[dict, dict]:
     out: dict = {}
     clusters: dict = {}
     for d in docs:
-        for r in d["results"]:
-            _, keep = verification.judge(r)
-            samples = r.get("samples") or []
-            groups = r.get("group")
-            if not isinstance(groups, list) or len(groups) != len(samples):
-                groups = [None] * len(samples)
+        for r in Document(d).results:
+            samples = r.samples
+            groups = r.groups or [None] * len(samples)
             by_group: dict = {}
-            for x, g, k in zip(samples, groups, keep):
+            for x, g, k in zip(samples, groups, r.keep):
                 if k and isinstance(x, (int, float)) and math.isfinite(x):
-                    out.setdefault(point_key(r), []).append(x)
+                    out.setdefault(r.point_key, []).append(x)
                     if g is not None:
                         by_group.setdefault(g, []).append(x)
-            clusters.setdefault(point_key(r), []).extend(float(_median(v)) for v in by_group.values())
+            clusters.setdefault(r.point_key, []).extend(float(_median(v)) for v in by_group.values())
     return out, clusters
 
 
-def _env_facts(env: dict) -> dict:
-    mit = env.get("mitigations") or {}
-    govs = ((env.get("frequency") or {}).get("governors")) or {}
+def _env_facts(e: Environment) -> dict:
     return {
-        "hostname": env.get("hostname"),
-        "CPU": (env.get("cpu") or {}).get("model"),
-        "kernel": (env.get("kernel") or {}).get("release"),
-        "mitigations": ", ".join(sorted(k for k, v in mit.items() if v and str(v).startswith("Mitigation"))) or "none",
-        "governor": ", ".join(sorted({str(v) for v in govs.values()})) or "unknown",
-        "VM": "yes" if (env.get("virtualization") or {}).get("is_vm") else "no",
-        "kernel cmdline": (env.get("kernel") or {}).get("cmdline"),
+        "hostname": e.hostname,
+        "CPU": e.cpu_model,
+        "kernel": e.kernel_release,
+        "mitigations": ", ".join(sorted(k for k, v in e.mitigations.items()
+                                        if v and str(v).startswith("Mitigation"))) or "none",
+        "governor": ", ".join(sorted({str(v) for v in e.governors.values()})) or "unknown",
+        "VM": "yes" if e.is_vm else "no",
+        "kernel cmdline": e.get("kernel.cmdline"),
     }
 
 
@@ -103,7 +91,7 @@ def env_differences(base: list[dict], new: list[dict]) -> list[str]:
     def side(docs):
         vals: dict = {}
         for d in docs:
-            for k, v in _env_facts(d.get("environment") or {}).items():
+            for k, v in _env_facts(Document(d).environment).items():
                 vals.setdefault(k, set()).add(str(v))
         return vals
     b, n = side(base), side(new)
@@ -120,8 +108,8 @@ def run(args) -> int:
         raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
     if not base_files or not new_files:
         raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
-    base = [results.load(p) for p in base_files]
-    new = [results.load(p) for p in new_files]
+    base = [reader.load(p) for p in base_files]
+    new = [reader.load(p) for p in new_files]
     (pb, cb), (pn, cn) = pooled(base), pooled(new)
     common = [k for k in pb if k in pn]
     if not common:

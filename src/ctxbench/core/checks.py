@@ -3,6 +3,7 @@ this module judges them. Each finding: level (ok | note | warning), what
 was found, and a hint on how to fix it."""
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass, asdict
@@ -198,24 +199,24 @@ def _arm_timer_findings(env: dict) -> list[Finding]:
 
 def result_findings(result: dict) -> list[Finding]:
     """Warnings about one analysed result."""
+    from ctxbench.core.model import Result
+    r = Result(result)
     out: list[Finding] = []
-    p = result.get("params") or {}
-    if p.get("pinned") is False:
-        out.append(Finding("warning", "pinning", f"{result['id']}: not pinned as asked",
+    p = r.params
+    if p.pinned is False:
+        out.append(Finding("warning", "pinning", f"{r.id}: not pinned as asked",
                            "check the CPU mask (taskset -p $$) and --cpu"))
-    if p.get("policy_requested") == "SCHED_FIFO" and p.get("policy") != "SCHED_FIFO":
-        out.append(Finding("warning", "sched_fifo", f"{result['id']}: measured under {p.get('policy')}, not SCHED_FIFO",
+    if p.policy_requested == "SCHED_FIFO" and p.policy != "SCHED_FIFO":
+        out.append(Finding("warning", "sched_fifo", f"{r.id}: measured under {p.policy}, not SCHED_FIFO",
                            "run as root or grant rtprio"))
-    v = result.get("verification") or {}
-    reasons = v.get("reasons") or {}
+    reasons = r.verification.get("reasons") or {}
     if reasons.get("extra switches") or reasons.get("involuntary switch"):
-        out.append(Finding("warning", "involuntary", f"{result['id']}: switches beyond the method's own in "
+        out.append(Finding("warning", "involuntary", f"{r.id}: switches beyond the method's own in "
                            f"{reasons.get('extra switches', 0) + reasons.get('involuntary switch', 0)} samples (dropped)",
                            "another task shared the CPU: isolate it (isolcpus, cset shield) or stop background load"))
-    s = result.get("summary") or {}
-    cv = s.get("cv")
-    if cv is not None and cv == cv and abs(cv) > 0.10 and result.get("quantity") in ("switch", "wakeup"):
-        out.append(Finding("warning", "cv", f"{result['id']}: CV {cv:.0%} is high",
+    cv = r.summary.cv
+    if math.isfinite(cv) and abs(cv) > 0.10 and r.quantity in ("switch", "wakeup"):
+        out.append(Finding("warning", "cv", f"{r.id}: CV {cv:.0%} is high",
                            "more samples (--full), a quieter machine, or an isolated CPU"))
     return out
 

@@ -1,30 +1,106 @@
-"""The results file: schema, analysis of raw engine results, atomic write,
-and reading with one clear error for anything unreadable."""
+"""The results model: what every reader (tables, figures, report, compare,
+the analyses) reads a result through.
+
+- `analyse` judges a raw engine result once (verification.judge) and adds
+  its summary, its verification record (with the dropped samples' indices)
+  and its own warnings. Readers never judge again: `Result.keep` is that
+  judgement.
+- Warnings are `{code, text}` objects: readers select by code, never by
+  parsing text. Old files' plain-text warnings are given a code on reading.
+- `Result`, `Params`, `Summary`, `Environment` and `Document` are read-only
+  views over the JSON objects, with one accessor per member a reader uses;
+  each member is declared, with its kind, in schema.py.
+"""
 from __future__ import annotations
 
-import json
 import math
-import os
 import re
+from dataclasses import dataclass
 
+import numpy as np
+
+from ctxbench.core import schema, verification
 from ctxbench.stats import summary as stats
-from ctxbench.core import verification
-from ctxbench.core.errors import UserError
 
 SCHEMA = "ctxbench/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
 
+# ---- warnings -------------------------------------------------------------
 
-# The warnings analyse() itself writes (re-derived on every analysis).
-_OWN_WARNING = re.compile(r"ctxbench: (\d+ of \d+ samples disturbed and dropped|verification failed|"
-                          r"\d+ statistical outliers|negative derived cost)")
+# code: what it means (README, "Warnings").
+CODES = {
+    "engine": "written by the engine (a refused setting, a fallback it took)",
+    "dropped": "samples whose switch counts show a disturbance, left out",
+    "verification": "too many samples disturbed: the switch counts do not match the method",
+    "outliers": "samples far from the median, kept",
+    "negative": "a derived cost below zero, printed as measured",
+    "disturbed_runs": "task-pair runs with extra switches (left out, or all kept when too few are clean)",
+    "negative_indirect": "a negative indirect cost, printed as measured",
+    "ci_includes_zero": "the interval of I includes zero",
+    "overruns": "timer expirations merged into a pending signal",
+}
+# the codes analyse() writes (re-derived on every analysis)
+_OWN = ("dropped", "verification", "outliers", "negative")
+# plain-text warnings of files written before warnings had codes
+_LEGACY = (
+    (re.compile(r"(ctxbench: )?\d+ of \d+ samples disturbed and dropped"), "dropped"),
+    (re.compile(r"(ctxbench: )?verification failed"), "verification"),
+    (re.compile(r"(ctxbench: )?\d+ statistical outliers"), "outliers"),
+    (re.compile(r"(ctxbench: )?negative derived cost"), "negative"),
+    (re.compile(r"\d+ of \d+ runs disturbed"), "disturbed_runs"),
+    (re.compile(r"(ctxbench: )?negative indirect cost"), "negative_indirect"),
+    (re.compile(r"I's 95% interval includes 0"), "ci_includes_zero"),
+    (re.compile(r"timer expirations merged"), "overruns"),
+)
 
+
+@dataclass(frozen=True)
+class Note:
+    """A warning attached to a result."""
+    code: str
+    text: str
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "text": self.text}
+
+
+def warning(code: str, text: str) -> dict:
+    """The stored form of a warning."""
+    assert code in CODES, code
+    return {"code": code, "text": text}
+
+
+def coded(w) -> dict:
+    """A warning as {code, text}, whether stored so or as old plain text."""
+    if isinstance(w, dict):
+        code = w.get("code") if w.get("code") in CODES else "engine"
+        return {"code": code, "text": str(w.get("text", ""))}
+    text = str(w)
+    for pattern, code in _LEGACY:
+        if pattern.match(text):
+            return {"code": code, "text": text.replace("ctxbench: ", "", 1)}
+    return {"code": "engine", "text": text}
+
+
+def with_coded_warnings(r: dict) -> dict:
+    if not r.get("warnings"):
+        return r
+    return dict(r, warnings=[coded(w) for w in r["warnings"]])
+
+
+def without(warnings: list, *codes: str) -> list[dict]:
+    """`warnings` (any stored form) with those codes left out."""
+    return [c for c in map(coded, warnings or []) if c["code"] not in codes]
+
+
+# ---- analysis of a raw result -------------------------------------------------
 
 def analyse(result: dict) -> dict:
     """Add summary, verification and judgement-based warnings to a raw
     engine result (idempotent: re-analysing recomputes from the samples)."""
     r = dict(result)
     rec, keep = verification.judge(r)
+    rec["dropped_samples"] = [i for i, k in enumerate(keep) if not k]
     samples = r.get("samples") or []
     groups = r.get("group")
     if not isinstance(groups, list) or len(groups) != len(samples):
@@ -34,19 +110,20 @@ def analyse(result: dict) -> dict:
     r["summary"] = stats.summarize(kept, kept_groups)
     r["summary_all"] = stats.summarize(samples, groups) if rec["dropped"] else r["summary"]
     r["verification"] = rec
-    warnings = [w for w in (r.get("warnings") or []) if not _OWN_WARNING.match(str(w))]
+    warnings = without(r.get("warnings"), *_OWN)
     s = r["summary"]
     if rec["checked"] and rec["dropped"]:
         why = ", ".join(f"{k}: {v}" for k, v in sorted(rec["reasons"].items()))
-        warnings.append(f"ctxbench: {rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})")
+        warnings.append(warning("dropped", f"{rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})"))
     if rec["checked"] and not rec["ok"]:
-        warnings.append("ctxbench: verification failed: the switch counts do not match the method")
+        warnings.append(warning("verification", "verification failed: the switch counts do not match the method"))
     if s.get("outliers"):
-        warnings.append(f"ctxbench: {s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs from the "
-                        "median; kept): an interruption the switch counts cannot see, e.g. the hypervisor")
+        warnings.append(warning("outliers", f"{s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs "
+                                "from the median; kept): an interruption the switch counts cannot see, e.g. the "
+                                "hypervisor"))
     if s["n"] and math.isfinite(s["median"]) and s["median"] < 0:
-        warnings.append("ctxbench: negative derived cost (printed as measured): the subtracted part varies "
-                        "more than the quantity itself")
+        warnings.append(warning("negative", "negative derived cost (printed as measured): the subtracted part "
+                                "varies more than the quantity itself"))
     r["warnings"] = warnings
     return r
 
@@ -58,119 +135,205 @@ def document(tool: dict, environment: dict, results: list[dict], extra: dict | N
     return doc
 
 
-# C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
-# terminal escape sequences (colour, window title, clear screen), BEL rings.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bounds for what a results file may hold: well beyond any real file.
-MAX_FILE_BYTES = 2 << 30
-MAX_DEPTH = 64
+# ---- read-only views ----------------------------------------------------------
+
+def _num(x) -> float:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else math.nan
 
 
-def safe_text(s: str) -> str:
-    """A string from a results file, fit for a terminal, HTML or Markdown."""
-    return _CONTROL.sub("\ufffd", s)
+def _obj(x) -> dict:
+    return x if isinstance(x, dict) else {}
 
 
-def _clean(o, depth: int = 0):
-    """Strip control characters from every string (keys too); bound the depth."""
-    if depth > MAX_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    if isinstance(o, str):
-        return safe_text(o)
-    if isinstance(o, dict):
-        return {safe_text(str(k)): _clean(v, depth + 1) for k, v in o.items()}
-    if isinstance(o, list):
-        return [_clean(v, depth + 1) for v in o]
-    if isinstance(o, int) and not isinstance(o, bool) and abs(o) > 1 << 1023:
-        raise ValueError("a number too large for a measurement")
-    return o
+class Summary:
+    """stats.summarize's record: numbers as floats, nan where unknown."""
+    __slots__ = ("d",)
+
+    def __init__(self, d):
+        self.d = _obj(d)
+
+    def __bool__(self) -> bool:
+        return bool(self.d)
+
+    median = property(lambda s: _num(s.d.get("median")))
+    mean = property(lambda s: _num(s.d.get("mean")))
+    min = property(lambda s: _num(s.d.get("min")))
+    max = property(lambda s: _num(s.d.get("max")))
+    cv = property(lambda s: _num(s.d.get("cv")))
+    n = property(lambda s: int(s.d.get("n") or 0))
+    outliers = property(lambda s: int(s.d.get("outliers") or 0))
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        ci = self.d.get("ci95")
+        return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
 
-def _is_number(x) -> bool:
-    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
+class Params:
+    """A result's params (schema.py declares which kind has which)."""
+    __slots__ = ("d",)
+
+    def __init__(self, d):
+        self.d = _obj(d)
+
+    def get(self, name: str, default=None):
+        return self.d.get(name, default)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.d
+
+    def __getitem__(self, name: str):
+        return self.d[name]
+
+    def items(self):
+        return self.d.items()
+
+    cpu = property(lambda s: s.d.get("cpu"))
+    cpu_b = property(lambda s: s.d.get("cpu_b"))
+    placement = property(lambda s: s.d.get("placement"))
+    mechanism = property(lambda s: s.d.get("mechanism"))
+    kind = property(lambda s: s.d.get("kind"))
+    size = property(lambda s: s.d.get("size") or 0)
+    stride = property(lambda s: s.d.get("stride") or 0)
+    parties = property(lambda s: s.d.get("parties"))
+    footprint = property(lambda s: s.d.get("footprint"))
+    pair = property(lambda s: s.d.get("pair"))
+    n = property(lambda s: s.d.get("n"))
+    task = property(lambda s: s.d.get("task"))
+    rate_hz = property(lambda s: s.d.get("rate_hz"))
+    noise_cpu = property(lambda s: s.d.get("noise_cpu"))
+    policy = property(lambda s: s.d.get("policy"))
+    policy_requested = property(lambda s: s.d.get("policy_requested"))
+    pinned = property(lambda s: s.d.get("pinned"))
 
 
-def _number_lists(obj, where: str) -> str | None:
-    """First member of `obj` (a dict of arrays, like raw or verify) that is
-    not a list of numbers or nulls."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict):
-        return f"{where} is not an object"
-    for k, v in obj.items():
-        if isinstance(v, list) and not all(_is_number(x) for x in v):
-            return f"{where}.{k} holds something other than numbers"
-    return None
+# params that tell two points of one id apart (ring, sweep, tasks, irq)
+POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate_hz")
 
 
-def _check_result(r) -> str | None:
-    """What is wrong with one result object (None: nothing)."""
-    if not isinstance(r, dict) or not isinstance(r.get("id"), str):
-        return "'results' must be a list of objects with a string 'id'"
-    rid = r["id"]
-    samples = r.get("samples", [])
-    if not isinstance(samples, list) or not all(_is_number(x) for x in samples):
-        return f"samples of '{rid}' are not a list of numbers"
-    for key in ("params", "summary", "verification", "parts"):
-        if key in r and not isinstance(r[key], dict):
-            return f"'{key}' of '{rid}' is not an object"
-    if "group" in r and not (isinstance(r["group"], list) and all(_is_number(x) for x in r["group"])):
-        return f"'group' of '{rid}' is not a list of numbers"
-    if "warnings" in r and not isinstance(r["warnings"], list):
-        return f"'warnings' of '{rid}' is not a list"
-    for key in ("raw", "verify"):
-        bad = _number_lists(r.get(key), f"{key} of '{rid}'")
-        if bad:
-            return bad
-    return None
+class Result:
+    """One analysed result."""
+    __slots__ = ("d",)
+
+    def __init__(self, d: dict):
+        self.d = d
+
+    id = property(lambda s: str(s.d.get("id", "")))
+    quantity = property(lambda s: str(s.d.get("quantity") or ""))
+    unit = property(lambda s: str(s.d.get("unit") or ""))
+    params = property(lambda s: Params(s.d.get("params")))
+    summary = property(lambda s: Summary(s.d.get("summary")))
+    verification = property(lambda s: _obj(s.d.get("verification")))
+    noise = property(lambda s: _obj(s.d.get("noise")))
+    counters = property(lambda s: _obj(s.d.get("counters")))
+    timing = property(lambda s: _obj(s.d.get("timing")))
+
+    @property
+    def kind(self) -> schema.Kind | None:
+        return schema.kind_of(self.d)
+
+    @property
+    def samples(self) -> list:
+        return self.d.get("samples") or []
+
+    @property
+    def groups(self) -> list | None:
+        g = self.d.get("group")
+        return g if isinstance(g, list) and len(g) == len(self.samples) else None
+
+    @property
+    def keep(self) -> list[bool]:
+        """Per sample: kept by the verification (judged once, by analyse)."""
+        v = self.verification
+        if "dropped_samples" not in v:  # not analysed (a derived result): judge its counts here
+            return verification.judge(self.d)[1]
+        dropped = set(v.get("dropped_samples") or [])
+        return [i not in dropped for i in range(len(self.samples))]
+
+    @property
+    def verified(self) -> tuple[str, bool]:
+        """The verification in a word for a table cell, and whether it failed."""
+        v = self.verification
+        if not v.get("checked"):
+            return "-", False
+        if v.get("ok"):
+            return "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else ""), False
+        return f"FAILED ({v.get('dropped')} disturbed)", True
+
+    def kept_samples(self) -> np.ndarray:
+        """The kept samples that are finite numbers."""
+        return np.asarray([x for x, k in zip(self.samples, self.keep) if k and math.isfinite(_num(x))], dtype=float)
+
+    def raw(self, name: str) -> np.ndarray:
+        return np.asarray(_obj(self.d.get("raw")).get(name) or [], dtype=float)
+
+    @property
+    def parts(self) -> dict[str, Summary]:
+        return {k: Summary(v) for k, v in _obj(self.d.get("parts")).items()}
+
+    @property
+    def indirect(self) -> Summary | None:
+        ind = self.d.get("indirect")
+        return Summary(ind) if isinstance(ind, dict) else None
+
+    @property
+    def warnings(self) -> list[Note]:
+        return [Note(**coded(w)) for w in self.d.get("warnings") or []]
+
+    @property
+    def point_key(self) -> str:
+        """The id, plus the params that tell two points of it apart."""
+        p = self.params
+        extra = ",".join(f"{k}={p.get(k)}" for k in POINT_PARAMS
+                         if k in p and not (k in ("size", "stride") and not p.get(k)))
+        return self.id + (f" [{extra}]" if extra else "")
 
 
-def load(path: str) -> dict:
-    """Read and check a results file; one clear UserError otherwise."""
-    try:
-        if os.path.isdir(path):
-            raise UserError(f"cannot read '{path}': it is a directory")
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            raise UserError(f"'{path}' is larger than {MAX_FILE_BYTES >> 30} GiB: not a results file")
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise UserError(f"cannot read '{path}': {e.strerror}")
-    if not data.strip():
-        raise UserError(f"'{path}' is empty")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"'{path}' is not a ctxbench results file (not UTF-8 text: byte {e.start})")
-    try:
-        doc = _clean(json.loads(text))
-    except json.JSONDecodeError as e:
-        raise UserError(f"'{path}' is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
-    except RecursionError:
-        raise UserError(f"'{path}' is malformed: nested too deeply")
-    except ValueError as e:  # an integer of thousands of digits, a depth or size bound
-        raise UserError(f"'{path}' is malformed: {e}")
-    if not isinstance(doc, dict):
-        raise UserError(f"'{path}' is not a ctxbench results file (top level is not an object)")
-    schema = doc.get("schema")
-    if schema not in SUPPORTED_SCHEMAS:
-        raise UserError(f"'{path}' has schema {safe_text(repr(schema))[:80]}; "
-                        f"this ctxbench reads {', '.join(SUPPORTED_SCHEMAS)}")
-    res = doc.get("results")
-    if not isinstance(res, list):
-        raise UserError(f"'{path}' is malformed: 'results' must be a list of objects with an 'id'")
-    for r in res:
-        bad = _check_result(r)
-        if bad:
-            raise UserError(f"'{path}' is malformed: {bad}")
-    for key in ("environment", "tool"):
-        if not isinstance(doc.get(key, {}), dict):
-            raise UserError(f"'{path}' is malformed: '{key}' is not an object")
-    # Results derived by a command's own analysis (tasks, irq: "parts") keep
-    # their summaries; everything else is re-analysed from its samples.
-    try:
-        doc["results"] = [analyse(r) if "samples" in r and "parts" not in r else r for r in res]
-    except (TypeError, ValueError, OverflowError, AttributeError) as e:
-        # a shape the checks above did not foresee: still one line, not a traceback
-        raise UserError(f"'{path}' is malformed: {type(e).__name__}: {e}")
-    return doc
+class Environment:
+    """The environment record (env.c); paths declared in schema.ENVIRONMENT."""
+    __slots__ = ("d",)
+
+    def __init__(self, d):
+        self.d = _obj(d)
+
+    def get(self, path: str):
+        assert path in schema.ENVIRONMENT or path in schema.ENVIRONMENT_OPTIONAL, path
+        return schema.get_path(self.d, path)
+
+    hostname = property(lambda s: s.get("hostname"))
+    cpu_model = property(lambda s: s.get("cpu.model"))
+    cpus_online = property(lambda s: s.get("cpu.online"))
+    kernel_release = property(lambda s: s.get("kernel.release"))
+    is_vm = property(lambda s: bool(s.get("virtualization.is_vm")))
+    hypervisor = property(lambda s: s.get("virtualization.hypervisor_vendor"))
+    cycle_hz = property(lambda s: s.get("timers.cycle_hz"))
+    mitigations = property(lambda s: _obj(s.get("mitigations")))
+    governors = property(lambda s: _obj(s.get("frequency.governors")))
+
+    @property
+    def label(self) -> str:
+        """Hostname, CPU, kernel and VM-ness, for the corner of a figure."""
+        vm = f", virtual machine ({self.hypervisor or 'guest'})" if self.is_vm else ""
+        n = f", {self.cpus_online} CPUs" if self.cpus_online else ""
+        return (f"{self.hostname or '?'}: {self.cpu_model or 'unknown CPU'}{vm}{n}, "
+                f"Linux {self.kernel_release or '?'}")
+
+
+class Document:
+    """A loaded results document."""
+    __slots__ = ("d",)
+
+    def __init__(self, d: dict):
+        self.d = d
+
+    environment = property(lambda s: Environment(s.d.get("environment")))
+    tool = property(lambda s: _obj(s.d.get("tool")))
+
+    @property
+    def command(self) -> str | None:
+        """The command that wrote it (its own section), None if unknown."""
+        return next((c for c in schema.COMMANDS if isinstance(self.d.get(c), dict)), None)
+
+    @property
+    def results(self) -> list[Result]:
+        return [Result(r) for r in self.d.get("results") or []]

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ctxbench.core import model
 from ctxbench.stats import summary as stats
 from ctxbench.stats.derived import derived_summary
 
@@ -31,18 +32,20 @@ def irq_point(r: dict, direct: dict) -> dict:
         "I_pct": derived_summary(lambda m: 100.0 * (m["S"][1] - m["S"][0] - m["S"][2] * m["D"][0]) / m["S"][0], sets),
     }
     # the generic line about the sample value (R' - R) is replaced by ours about I
-    warns = [w for w in (r.get("warnings") or []) if "negative derived cost" not in str(w)]
+    warns = model.without(r.get("warnings"), "negative")
     if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0:
-        warns.append("ctxbench: negative indirect cost I (printed as measured): the run-to-run spread is "
-                     "larger than the effect (David et al. 2007 saw the same: high CV of a small difference)")
+        warns.append(model.warning("negative_indirect", "negative indirect cost I (printed as measured): the "
+                                   "run-to-run spread is larger than the effect (David et al. 2007 saw the same: "
+                                   "high CV of a small difference)"))
     ci = parts["I"]["ci95"]
     if all(math.isfinite(x) for x in ci) and ci[0] < 0 < ci[1]:
-        warns.append("I's 95% interval includes 0: only the trend over rates should be read")
+        warns.append(model.warning("ci_includes_zero", "I's 95% interval includes 0: only the trend over rates "
+                                   "should be read"))
     ov = np.asarray(raw.get("overruns") or [], dtype=float)
     if ov.size and ov.sum() > 0:
         parts["overruns"] = stats.summarize(ov)
-        warns.append("timer expirations merged into a still pending signal (the task was not running: "
-                     "preempted); k counts handled signals only (parts.overruns)")
+        warns.append(model.warning("overruns", "timer expirations merged into a still pending signal (the task "
+                                   "was not running: preempted); k counts handled signals only (parts.overruns)"))
     params = dict(r.get("params") or {})
     return {
         "id": f"irq/{params.get('task')}/rate={params.get('rate_hz')}",

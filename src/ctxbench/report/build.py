@@ -8,43 +8,40 @@ import os
 
 from ctxbench.core import checks
 from ctxbench.report import kinds as report_kinds
-from ctxbench.ui.figures import machine_label
+from ctxbench.core.model import Document, Environment, Result
 from ctxbench.report.model import Report, Section
 from ctxbench.ui.warnings import group
 
 
 def env_key(env: dict) -> str:
-    return machine_label(env)
+    return Environment(env).label
 
 
 def _env_facts(env: dict, tool: dict) -> list[tuple[str, str]]:
-    cpu = env.get("cpu") or {}
-    kern = env.get("kernel") or {}
-    virt = env.get("virtualization") or {}
-    timers = env.get("timers") or {}
+    e = Environment(env)
+    hz = e.cycle_hz if isinstance(e.cycle_hz, (int, float)) else 0
     return [
-        ("hostname", str(env.get("hostname"))),
-        ("CPU", f"{cpu.get('model')} ({cpu.get('online')} online)"),
-        ("kernel", f"{kern.get('release')} {kern.get('version') or ''}".strip()),
-        ("virtual machine", f"{'yes' if virt.get('is_vm') else 'no'} {virt.get('hypervisor_vendor') or ''}".strip()),
-        ("clock source", str(kern.get("clocksource"))),
-        ("cycle counter", f"{timers.get('cycle_counter')} at {timers.get('cycle_hz') or 0:.0f} Hz"),
+        ("hostname", str(e.hostname)),
+        ("CPU", f"{e.cpu_model} ({e.cpus_online} online)"),
+        ("kernel", f"{e.kernel_release} {e.get('kernel.version') or ''}".strip()),
+        ("virtual machine", f"{'yes' if e.is_vm else 'no'} {e.hypervisor or ''}".strip()),
+        ("clock source", str(e.get("kernel.clocksource"))),
+        ("cycle counter", f"{e.get('timers.cycle_counter')} at {hz:.0f} Hz"),
         ("tool", f"{tool.get('name')} {tool.get('version')}"),
     ]
 
 
 def build(docs: list[tuple[str, dict]]) -> Report:
-    """docs: (path, loaded document) pairs, every one already checked by results.load."""
+    """docs: (path, loaded document) pairs, every one already checked by reader.load."""
     machines: dict = {}   # env key -> (env, tool, [paths])
     groups: dict = {}     # (env key, kind name) -> (kind, [results])
     for path, doc in docs:
-        env = doc.get("environment") or {}
-        tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
+        d = Document(doc)
+        env = d.environment.d
         key = env_key(env)
-        machines.setdefault(key, (env, tool, []))[2].append(os.path.basename(path))
-        doc_kind = doc.get("kind") if isinstance(doc.get("kind"), str) else None
+        machines.setdefault(key, (env, d.tool, []))[2].append(os.path.basename(path))
         for r in doc["results"]:
-            k = report_kinds.classify(r, doc_kind)
+            k = report_kinds.classify(r, d.command)
             groups.setdefault((key, k.name), (k, []))[1].append(r)
 
     rep = Report("ctxbench report",
@@ -55,8 +52,8 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         s = Section(f"Environment: {key}")
         s.paragraphs.append("Results files: " + ", ".join(paths))
         s.items = [("fact", f"{k}: {v}") for k, v in _env_facts(env, tool)]
-        cpus = sorted({r.get("params", {}).get("cpu") for (mk, _), (_, rs) in groups.items() if mk == key
-                       for r in rs if isinstance(r.get("params"), dict)} - {None, -1})
+        cpus = sorted({Result(r).params.cpu for (mk, _), (_, rs) in groups.items() if mk == key
+                       for r in rs} - {None, -1})
         for f in checks.environment_findings(env, cpus=cpus or None, busy={}):
             s.items.append((f.level, f.what + (f" (hint: {f.hint})" if f.hint and f.level == "warning" else "")))
         rep.sections.append(s)
@@ -65,7 +62,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         s = Section(kind.title + (f" ({key})" if multi else ""))
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
             s.notes.append((f.level, f.what))
-        s.notes += [("warning", w) for w in group([(str(r.get("id")), r.get("warnings") or []) for r in rs])]
+        s.notes += [("warning", w) for w in group([(Result(r).id, r.get("warnings") or []) for r in rs])]
         for part in report_kinds.render(kind, rs, env=machines[key][0]):
             (s.figures if hasattr(part, "png") else s.tables).append(part)
         rep.sections.append(s)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ctxbench.core import model as results
+from ctxbench.core import reader
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError
 
@@ -29,7 +29,7 @@ def run(args) -> int:
         writer.check_writable(args.markdown, inputs=args.files)
     # Every file is read and checked before anything is written: a bad file
     # stops the report, it is never half-rendered.
-    docs = [(p, results.load(p)) for p in args.files]
+    docs = [(p, reader.load(p)) for p in args.files]
     if not any(d["results"] for _, d in docs):
         raise UserError("no results in the given files")
     from ctxbench.report import build as report_build

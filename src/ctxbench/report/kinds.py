@@ -3,14 +3,15 @@
 A kind = a name, a matcher (does this result belong here?) and a renderer
 (results of that kind + their environment -> tables and figures). The
 report asks the kinds in order; the first match wins; a result no kind
-claims is shown in a generic table. A results document may say what it is
-with a top-level "kind" (e.g. "ring"); that wins over the matchers.
+claims is shown in a generic table. The command that wrote a document
+(its own section, model.Document.command) wins over the matchers, which
+go by the result's kind in the schema (core/schema.py).
 
-To plug in a new kind's figures after a merge, one line in KINDS below:
+A new command's part of the report is one line in KINDS below:
 
-    Kind("sweep", "Indirect cost: working-set sweep", _is_sweep, sweep_render),
+    Kind("sweep", "Indirect cost: working-set sweep", _is_sweep, render_sweep),
 
-where sweep_render(results, env) -> list of Table/Figure (see render_run).
+where render_sweep(results, env) -> list of Table/Figure (see render_run).
 """
 from __future__ import annotations
 
@@ -18,18 +19,19 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ctxbench.core import schema
+from ctxbench.core.model import Result, Summary
 from ctxbench.run import table
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.model import Figure, Table
 
 
 def _id(r: dict) -> str:
-    return str(r.get("id", ""))
+    return Result(r).id
 
 
-def _p(r: dict) -> dict:
-    p = r.get("params")
-    return p if isinstance(p, dict) else {}
+def _p(r: dict):
+    return Result(r).params
 
 
 @dataclass
@@ -42,41 +44,35 @@ class Kind:
 
 # ---- cells shared by every table -------------------------------------------
 
-def median_ci(r: dict) -> str:
-    s = r.get("summary") or {}
-    med = s.get("median")
-    ci = s.get("ci95") or [None, None]
-    if not isinstance(med, (int, float)) or not math.isfinite(med):
+def median_ci(r: dict | Summary) -> str:
+    s = r if isinstance(r, Summary) else Result(r).summary
+    med, ci = s.median, s.ci95
+    if not math.isfinite(med):
         return "n/a"
-    if None in ci:
+    if not all(map(math.isfinite, ci)):
         return table.fmt_time(med)
     return f"{table.fmt_time(med)} ± {table.fmt_time((ci[1] - ci[0]) / 2)}"
 
 
 def spread(r: dict) -> list[str]:
-    s = r.get("summary") or {}
-    cv = s.get("cv")
-    return [f"{table.fmt_time(s.get('min'))} … {table.fmt_time(s.get('max'))}",
-            f"{cv:.1%}" if isinstance(cv, (int, float)) and math.isfinite(cv) else "n/a",
-            str(s.get("n", 0))]
+    s = Result(r).summary
+    return [f"{table.fmt_time(s.min)} … {table.fmt_time(s.max)}",
+            f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a", str(s.n)]
 
 
 def verified(r: dict) -> str:
-    v = r.get("verification") or {}
-    if not v.get("checked"):
-        return "-"
-    if v.get("ok"):
-        return "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else "")
-    return f"FAILED ({v.get('dropped')} disturbed)"
+    return Result(r).verified[0]
 
 
 # ---- run: the direct-cost table and figure ----------------------------------
 
-RUN_PREFIXES = ("timer/", "baseline/", "kernel/", "user/")
+def _schema_kind(r: dict) -> str:
+    k = schema.kind_of(r)
+    return k.name if k else ""
 
 
 def _is_run(r: dict) -> bool:
-    return _id(r).startswith(RUN_PREFIXES) and not _is_sweep(r)
+    return _schema_kind(r) in ("timer", "baseline", "switch", "selftest", "userbench") and not _is_sweep(r)
 
 
 def render_run(rs: list[dict], env: dict) -> list:
@@ -101,7 +97,7 @@ def render_run(rs: list[dict], env: dict) -> list:
 # ---- ring ---------------------------------------------------------------------
 
 def _is_ring(r: dict) -> bool:
-    return _id(r).startswith("ring/")
+    return _schema_kind(r) == "ring"
 
 
 def render_ring(rs: list[dict], env: dict) -> list:
@@ -114,7 +110,7 @@ def render_ring(rs: list[dict], env: dict) -> list:
     rows = []
     key = lambda r: (_id(r), _p(r).get("footprint", 0), _p(r).get("parties", 0))  # noqa: E731
     for r in sorted(rs, key=lambda r: tuple(str(x).zfill(12) for x in key(r))):
-        spc = (r.get("verification") or {}).get("switches_per_handoff")
+        spc = Result(r).verification.get("switches_per_handoff")
         rows.append([_id(r), str(_p(r).get("parties", "?")), str(_p(r).get("footprint", "?")), median_ci(r),
                      *spread(r), f"{spc:.2f}" if isinstance(spc, (int, float)) else "-", verified(r)])
     out.append(Table(["id", "parties", "footprint (B)", "median ± 95% CI", "min … max", "CV", "n",
@@ -125,8 +121,9 @@ def render_ring(rs: list[dict], env: dict) -> list:
 # ---- kinds built by other commands: matched now, figures plugged in later ----
 
 def _is_sweep(r: dict) -> bool:
-    # a sweep point has a working set (stride-0 points too: their size is set)
-    return _id(r).startswith("sweep/") or "indirect" in r or bool(_p(r).get("size"))
+    # a sweep point has a working set (stride-0 points too: their size is
+    # set) or its indirect cost; outside a sweep file, the size tells
+    return "indirect" in r or (_schema_kind(r) in ("switch", "selftest") and bool(_p(r).size))
 
 
 def _figures(named: list[tuple[str, object]], caption: str) -> list:
@@ -141,20 +138,20 @@ def render_sweep(rs: list[dict], env: dict) -> list:
                          "median per point with its 95% CI; vertical lines: cache and TLB capacities")
     rows = []
     for r in sorted(rs, key=lambda r: (_id(r), _p(r).get("stride", 0), _p(r).get("size", 0))):
-        ind = r.get("indirect") or {}
+        ind = Result(r).indirect
         rows.append([_id(r), str(_p(r).get("size", "?")), str(_p(r).get("stride", "?")), median_ci(r),
-                     median_ci({"summary": ind}) if ind else "-", *spread(r), verified(r)])
+                     median_ci(ind) if ind else "-", *spread(r), verified(r)])
     out.append(Table(["id", "size (B)", "stride (B)", "total ± 95% CI", "indirect ± 95% CI", "min … max", "CV",
                       "n", "verified"], rows, "Sweep: total and indirect cost per switch"))
     return out
 
 
-def _part_ci(s: dict | None, scale: float = 1e6, unit: str = "ms") -> str:
-    if not s or not isinstance(s.get("mean"), (int, float)) or not math.isfinite(s["mean"]):
+def _part_ci(s: Summary | None, scale: float = 1e6, unit: str = "ms") -> str:
+    if not s or not math.isfinite(s.mean):
         return "n/a"
-    ci = s.get("ci95") or [None, None]
-    txt = f"{s['mean'] / scale:.3f} {unit}"
-    if None not in ci:
+    ci = s.ci95
+    txt = f"{s.mean / scale:.3f} {unit}"
+    if all(map(math.isfinite, ci)):
         txt += f" [{ci[0] / scale:.3f}, {ci[1] / scale:.3f}]"
     return txt
 
@@ -173,8 +170,9 @@ def render_tasks(rs: list[dict], env: dict) -> list:
         out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv)),
                          (tasks_plots.FIG3, tasks_plots.figure3(by_pair, env, maxcv))],
                         "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
-    rows = [[str(_p(r).get("pair")), str(_p(r).get("n")), _part_ci(r["parts"].get("R_prime")),
-             _part_ci(r["parts"].get("C"), 1e3, "µs"), _part_ci(r["parts"].get("I")), verified(r)] for r in pts]
+    rows = [[str(_p(r).pair), str(_p(r).n), _part_ci(Result(r).parts.get("R_prime")),
+             _part_ci(Result(r).parts.get("C"), 1e3, "µs"), _part_ci(Result(r).parts.get("I")), verified(r)]
+            for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
     other = [r for r in rs if r not in pts]
@@ -195,8 +193,8 @@ def render_irq(rs: list[dict], env: dict) -> list:
     if by_task and direct:
         out += _figures([(NAME, figure5(by_task, env, direct.get("summary") or {}))],
                         "I per task and rate; bars: 95% CI (a small difference of large numbers)")
-    rows = [[str(_p(r).get("task")), str(_p(r).get("rate_hz")), _part_ci(r["parts"].get("R_task")),
-             _part_ci(r["parts"].get("I"))] for r in pts]
+    rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")),
+             _part_ci(Result(r).parts.get("I"))] for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
                      "Interrupts: indirect cost of n timer signals (David et al. 2007)"
                      + (f"; D = {median_ci(direct)}" if direct else "")))
@@ -207,7 +205,7 @@ def render_noise(rs: list[dict], env: dict) -> list:
     from ctxbench.noise.figures import NAME, noise_histogram
     out: list = []
     for r in rs:
-        nz = r.get("noise") or {}
+        nz = Result(r).noise
         out += _figures([(NAME, noise_histogram(nz, env, _p(r).get("noise_cpu"), r.get("summary")))],
                         "gaps seen by a tight timer-reading loop on the pinned CPU")
         out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
@@ -218,15 +216,15 @@ def render_noise(rs: list[dict], env: dict) -> list:
 
 
 def _is_tasks(r: dict) -> bool:
-    return _id(r).startswith("tasks/") or "pair" in _p(r)
+    return _schema_kind(r) in ("tasks-run", "tasks-point")
 
 
 def _is_irq(r: dict) -> bool:
-    return _id(r).startswith("irq/") or ("task" in _p(r) and "rate_hz" in _p(r))
+    return _schema_kind(r) in ("irq-direct", "irq-run", "irq-point")
 
 
 def _is_noise(r: dict) -> bool:
-    return _id(r).startswith("noise/") or "histogram" in r or "gaps" in r
+    return _schema_kind(r) == "noise"
 
 
 # ---- generic -----------------------------------------------------------------
@@ -251,12 +249,17 @@ KINDS: list[Kind] = [
 GENERIC = Kind("other", "Other results", lambda r: True, render_generic)
 
 
-def classify(result: dict, doc_kind: Optional[str] = None) -> Kind:
-    """The kind a result belongs to: the document's own kind if known, else
-    the first matcher that claims it, else the generic table."""
-    if doc_kind:
+# commands whose results one part of the report shows (the others: their own name)
+_COMMAND_KIND = {"userbench": "run"}
+
+
+def classify(result: dict, command: Optional[str] = None) -> Kind:
+    """The part of the report a result belongs to: the one of the command
+    that wrote it if known, else the first matcher that claims it, else the
+    generic table."""
+    if command:
         for k in KINDS:
-            if k.name == doc_kind:
+            if k.name == _COMMAND_KIND.get(command, command):
                 return k
     for k in KINDS:
         if k.match(result):

@@ -3,7 +3,10 @@ footprint grow (METHOD.md section 7, seed 002). One engine run per
 (parties, footprint) point, every kind and mechanism in it."""
 from __future__ import annotations
 
+import math
+
 from ctxbench.core import checks
+from ctxbench.core.model import Result
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import figures as ring_figures
 from ctxbench.run import table
@@ -85,7 +88,7 @@ def run(args) -> int:
     env = header.get("environment", {})
     doc = life.document(header, res, {"command": "ring", "preset": preset, "parties": parties,
                                       "footprints": foots, "kinds": kinds, "mechanisms": mechs}, kind="ring")
-    findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} - {None}))
+    findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
     for r in res:
         findings += checks.result_findings(r)
     doc["checks"] = [f.as_dict() for f in findings]
@@ -93,7 +96,7 @@ def run(args) -> int:
     life.figures(args.plot, [("ring", ring_figures.figure(res, env))] if args.plot else [])
 
     print(render_table(res))
-    bad = [r["id"] + f" N={r['params'].get('parties')}" for r in res if not (r.get("verification") or {}).get("ok")]
+    bad = [f"{v.id} N={v.params.parties}" for v in map(Result, res) if not v.verification.get("ok")]
     if bad:
         print(f"  warning: switch counts disagree with the method for {len(bad)} point(s): {', '.join(bad[:5])}")
     life.finish()
@@ -103,16 +106,12 @@ def run(args) -> int:
 def render_table(res: list[dict]) -> str:
     """One line per point: kind/mechanism, N, footprint, median ± CI, switches per hand-off."""
     lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± 95% CI':>21}  {'CV':>6}  {'sw/hand-off':>11}  verified"]
-    for r in sorted(res, key=lambda r: (r["id"], r["params"].get("footprint", 0), r["params"].get("parties", 0))):
-        s = r.get("summary") or {}
-        ci = s.get("ci95") or [float("nan")] * 2
-        half = (ci[1] - ci[0]) / 2 if None not in ci else float("nan")
-        v = r.get("verification") or {}
-        spc = v.get("switches_per_handoff")
-        cv = s.get("cv")
-        lines.append(f"{r['id']:<20} {r['params'].get('parties', '?'):>5} {r['params'].get('footprint', '?'):>9}  "
-                     f"{table.fmt_time(s.get('median')) + ' ± ' + table.fmt_time(half):>21}  "
-                     f"{(f'{cv:.1%}' if isinstance(cv, float) and cv == cv else 'n/a'):>6}  "
-                     f"{(f'{spc:.2f}' if spc else '-'):>11}  "
-                     f"{'ok' if v.get('ok') else 'FAILED'}{' (%d dropped)' % v['dropped'] if v.get('dropped') else ''}")
+    for r in sorted(map(Result, res), key=lambda r: (r.id, r.params.footprint or 0, r.params.parties or 0)):
+        s = r.summary
+        half = (s.ci95[1] - s.ci95[0]) / 2
+        spc = r.verification.get("switches_per_handoff")
+        lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
+                     f"{table.fmt_time(s.median) + ' ± ' + table.fmt_time(half):>21}  "
+                     f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
+                     f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core import schema
+from ctxbench.core.model import Result
 from ctxbench.ui.figures import ci_of, machine_label, plt, size_label
 
 
 def is_ring(result: dict) -> bool:
-    return str(result.get("id", "")).startswith("ring/")
+    return schema.kind_of(result) is schema.BY_NAME["ring"]
 
 
 def points(results: list[dict]) -> dict:
@@ -18,13 +20,13 @@ def points(results: list[dict]) -> dict:
     for r in results:
         if not is_ring(r):
             continue
-        p = r.get("params") or {}
+        p = Result(r).params
         try:
-            n, k = int(p["parties"]), int(p["footprint"])
-        except (KeyError, TypeError, ValueError):
+            n, k = int(p.parties), int(p.footprint)
+        except (TypeError, ValueError):
             continue
         med, lo, hi = ci_of(r)
-        out.setdefault((str(p.get("kind")), str(p.get("mechanism"))), {}).setdefault(k, []).append((n, med, lo, hi))
+        out.setdefault((str(p.kind), str(p.mechanism)), {}).setdefault(k, []).append((n, med, lo, hi))
     for lines in out.values():
         for pts in lines.values():
             pts.sort()

@@ -6,6 +6,7 @@ a negative derived cost is drawn where it was measured (a log axis could
 not show it)."""
 from __future__ import annotations
 
+from ctxbench.core.model import Result
 from ctxbench.ui.figures import ci_of, machine_label, plt
 
 # (quantity, id family, axis title, unit divisor)
@@ -15,7 +16,7 @@ PANELS = [("switch", "kernel", "kernel-level switch: direct cost per switch, one
 
 
 def figure(results: list[dict], env: dict):
-    rows = {(q, fam): [r for r in results if r.get("quantity") == q and str(r.get("id", "")).split("/")[0] == fam]
+    rows = {(q, fam): [r for r in results if Result(r).quantity == q and Result(r).id.split("/")[0] == fam]
             for q, fam, _, _ in PANELS}
     panels = [(q, fam, t, div) for q, fam, t, div in PANELS if rows[(q, fam)]]
     if not panels:
@@ -30,7 +31,7 @@ def figure(results: list[dict], env: dict):
                [max(0.0, (b - m) / div) if b == b else 0 for m, b in zip(med, hi)]]
         ax.errorbar([m / div for m in med], ys, xerr=err, fmt="o", ms=3, capsize=2)
         ax.set_yticks(ys)
-        ax.set_yticklabels([r["id"] for r in rs], fontsize=7)
+        ax.set_yticklabels([Result(r).id for r in rs], fontsize=7)
         ax.set_xlabel(title, fontsize=8)
         ax.grid(True, axis="x", alpha=0.3)
         ax.axvline(0, color="0.5", lw=0.6)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import sys
 
+from ctxbench.core.model import Result
+
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
     ("reference/", None, "Machine speed reference (fixed CPU work per 1000 steps; see 'How repeatable is a run?')"),
@@ -35,8 +37,9 @@ def fmt_time(ns: float, width: int = 0) -> str:
 
 
 def _section(r: dict) -> str:
+    res = Result(r)
     for prefix, qty, title in SECTIONS:
-        if r["id"].startswith(prefix) and (qty is None or r.get("quantity") == qty):
+        if res.id.startswith(prefix) and (qty is None or res.quantity == qty):
             return title
     return "Other"
 
@@ -53,7 +56,7 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
     by = {}
     for r in results:
         by.setdefault(_section(r), []).append(r)
-    idw = max([len(r["id"]) for r in results] + [10])
+    idw = max([len(Result(r).id) for r in results] + [10])
     for title in order:
         rows = by.get(title)
         if not rows:
@@ -63,34 +66,30 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
         hdr = (f"  {'id':<{idw}}  {'median ± 95% CI':>21}  {'min … max':>21}  {'CV':>6}  {'n':>4}  "
                f"{'cycles':>7}  verified")
         lines.append(_color(hdr, "2", color))
-        for r in rows:
-            s = r.get("summary") or {}
-            med, ci = s.get("median"), s.get("ci95") or [math.nan, math.nan]
-            half = (ci[1] - ci[0]) / 2 if ci and None not in ci else math.nan
-            cv = s.get("cv")
-            v = r.get("verification") or {}
-            if not v.get("checked"):
-                ver = "-"
-            elif v.get("ok"):
-                ver = "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else "")
-            else:
-                ver = _color(f"FAILED ({v.get('dropped')} disturbed)", "31", color)
+        for d in rows:
+            r = Result(d)
+            s = r.summary
+            med, ci = s.median, s.ci95
+            half = (ci[1] - ci[0]) / 2
+            ver, failed = r.verified
+            if failed:
+                ver = _color(ver, "31", color)
             cyc = ""
-            hz = (r.get("timing") or {}).get("cycle_hz") or cycle_hz
-            if hz and med is not None and math.isfinite(med) and r.get("quantity") in ("switch", "wakeup", "cost"):
+            hz = r.timing.get("cycle_hz") or cycle_hz
+            if hz and math.isfinite(med) and r.quantity in ("switch", "wakeup", "cost"):
                 cyc = f"{med * hz / 1e9:.0f}"
             medtxt = f"{fmt_time(med)} ± {fmt_time(half)}"
-            if med is not None and math.isfinite(med) and med < 0:
+            if math.isfinite(med) and med < 0:
                 medtxt = _color(medtxt, "33", color)
-            lines.append(f"  {r['id']:<{idw}}  {medtxt:>21}  "
-                         f"{fmt_time(s.get('min')) + ' … ' + fmt_time(s.get('max')):>21}  "
-                         f"{(f'{cv:.1%}' if cv is not None and math.isfinite(cv) else 'n/a'):>6}  "
-                         f"{s.get('n', 0):>4}  {cyc:>7}  {ver}")
+            lines.append(f"  {r.id:<{idw}}  {medtxt:>21}  "
+                         f"{fmt_time(s.min) + ' … ' + fmt_time(s.max):>21}  "
+                         f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
+                         f"{s.n:>4}  {cyc:>7}  {ver}")
         if title.startswith("User-level"):
             from ctxbench.run.usergap import gap_lines  # user vs kernel, plain to see
             lines.extend(gap_lines(results))
     lines.append("")
-    by_groups = any((r.get("summary") or {}).get("ci95_resampled") == "groups" for r in results)
+    by_groups = any(Result(r).summary.d.get("ci95_resampled") == "groups" for r in results)
     lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
                  + (" (resampling whole groups)" if by_groups else "") + "; cycles: median in TSC/counter ticks.")
     return "\n".join(lines)

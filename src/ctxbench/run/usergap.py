@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core.model import Result
+
 # Kernel same-CPU ids compared against the user-level asm switch, best first.
 KERNEL_REFS = ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu", "kernel/process/pipe/same-cpu"]
 USER_REF = "user/asm/same-thread"
 
 
 def median_of(results: list[dict], rid: str) -> float | None:
-    for r in results:
-        if r.get("id") == rid:
-            m = (r.get("summary") or {}).get("median")
-            if m is not None and math.isfinite(m):
-                return m
+    for r in map(Result, results):
+        if r.id == rid and math.isfinite(r.summary.median):
+            return r.summary.median
     return None
 
 

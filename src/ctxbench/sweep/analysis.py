@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from ctxbench.core import model
 from ctxbench.stats import resample
 from ctxbench.stats import summary as stats
 from ctxbench.sweep.plan import boundaries, fmt_size, key
@@ -42,11 +43,8 @@ CI_LEVEL = 0.95
 
 
 def _kept(r: dict) -> np.ndarray:
-    """The verified samples of a result (as results.analyse kept them)."""
-    from ctxbench.core import verification
-    _, keep = verification.judge(r)
-    xs = r.get("samples") or []
-    return np.asarray([x for x, k in zip(xs, keep) if k and x is not None and math.isfinite(x)], dtype=float)
+    """The verified samples of a result (as the model's analyse kept them)."""
+    return model.Result(r).kept_samples()
 
 
 def diff_of_medians_ci(total: np.ndarray, direct: np.ndarray, offsets: np.ndarray | None = None,
@@ -124,9 +122,10 @@ def add_indirect(results: list[dict], only: set | None = None) -> None:
         info = {"kind": kind, "sizes": [key(x)[1] for x in pool], "stride": 0, "n": int(direct.size)}
         s = indirect_summary(_kept(r), direct, info, offsets.get(bid))
         r["indirect"] = s
-        warn = [w for w in r.get("warnings", []) if not str(w).startswith("ctxbench: negative indirect")]
+        warn = model.without(r.get("warnings"), "negative_indirect")
         if s["n"] and math.isfinite(s["median"]) and s["median"] < 0 and stride:
-            warn.append("ctxbench: negative indirect cost (printed as measured, not clipped)")
+            warn.append(model.warning("negative_indirect", "negative indirect cost (printed as measured, not "
+                                      "clipped)"))
         r["warnings"] = warn
 
 
@@ -172,14 +171,14 @@ def counters_status(results: list[dict]) -> str | None:
 
 # ---- summary ----------------------------------------------------------------
 
-def series(results: list[dict], bid: str, stride: int, what: str = "indirect") -> list[tuple[int, dict]]:
+def series(results: list[dict], bid: str, stride: int, what: str = "indirect") -> list[tuple[int, model.Summary]]:
     """[(size, summary)] of one mechanism and stride, by size."""
     out = []
     for r in results:
         k = key(r)
         if k and k[0] == bid and k[2] == stride:
-            s = r.get(what) if what == "indirect" else r.get("summary")
-            if s and s.get("n"):
+            s = model.Result(r).indirect if what == "indirect" else model.Result(r).summary
+            if s and s.n:
                 out.append((k[1], s))
     return sorted(out, key=lambda t: t[0])
 
@@ -200,8 +199,8 @@ def where(size: int, env: dict, parties: int = 2) -> str:
 def worst_cv(results: list[dict]) -> tuple[float, dict | None]:
     worst, at = -1.0, None
     for r in results:
-        cv = (r.get("summary") or {}).get("cv")
-        if cv is not None and math.isfinite(cv) and abs(cv) > worst:
+        cv = model.Result(r).summary.cv
+        if math.isfinite(cv) and abs(cv) > worst:
             worst, at = abs(cv), r
     return (worst if at else math.nan), at
 
@@ -216,7 +215,7 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
         lines.append(f"{name} ({bid}):")
         direct = series(results, bid, 0, "summary")
         if direct:
-            meds = [s["median"] for _, s in direct]
+            meds = [s.median for _, s in direct]
             lines.append(f"  direct cost (stride 0): median {np.median(meds):.0f} ns per switch "
                          f"(range over sizes {min(meds):.0f} .. {max(meds):.0f} ns)")
         best = None
@@ -224,25 +223,23 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
             ser = series(results, bid, d)
             if not ser:
                 continue
-            size, s = max(ser, key=lambda t: t[1]["median"])
-            lo, hi = s["ci95"]
-            ci = (f"[{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None and math.isfinite(lo)
-                  and math.isfinite(hi) else f"[no CI: n={s['n']}]")
+            size, s = max(ser, key=lambda t: t[1].median)
+            lo, hi = s.ci95
+            ci = f"[{lo:.0f}, {hi:.0f}]" if math.isfinite(lo) and math.isfinite(hi) else f"[no CI: n={s.n}]"
             lines.append(f"  stride {d:>3} B: indirect peaks at {fmt_size(size):>5} per party, "
-                         f"{s['median']:.0f} ns {ci}  ({where(size, env)})")
-            if best is None or s["median"] > best[2]["median"]:
+                         f"{s.median:.0f} ns {ci}  ({where(size, env)})")
+            if best is None or s.median > best[2].median:
                 best = (d, size, s)
         if best:
             d, size, s = best
             edge = max(k[1] for k in (key(r) for r in results) if k and k[0] == bid)
-            lines.append(f"  largest: {s['median']:.0f} ns per switch at {fmt_size(size)}, stride {d} B "
+            lines.append(f"  largest: {s.median:.0f} ns per switch at {fmt_size(size)}, stride {d} B "
                          f"({where(size, env)})" + (": the largest size measured, so the cost may still rise"
                                                     if size == edge else ""))
     cv, at = worst_cv(results)
     if at is not None:
         k = key(at)
-        cvs = [abs(r["summary"]["cv"]) for r in results
-               if r.get("summary") and r["summary"].get("cv") is not None and math.isfinite(r["summary"]["cv"])]
+        cvs = [abs(cv) for cv in (model.Result(r).summary.cv for r in results) if math.isfinite(cv)]
         within = sum(1 for c in cvs if c <= cv_target)
         verdict = "met" if cv <= cv_target else "not met on this machine"
         lines.append(f"worst CV of the total cost: {cv * 100:.1f}% at {k[0]} {fmt_size(k[1])}:{k[2]} "

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ctxbench.core import engine
-from ctxbench.core import model as results
+from ctxbench.core import model as results, reader
 from ctxbench.core import writer
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
@@ -64,7 +64,7 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     """Results already in `path` (for resume) and its environment."""
     if not os.path.exists(path):
         return [], None
-    doc = results.load(path)
+    doc = reader.load(path)
     sw = doc.get("sweep")
     if not isinstance(sw, dict):
         raise UserError(f"'{path}' exists and is not a sweep results file: choose another -o")

@@ -13,7 +13,6 @@ milliseconds and can be negative (it is never clipped).
 """
 from __future__ import annotations
 
-import math
 
 from ctxbench.sweep.analysis import MISS_EVENTS, series
 from ctxbench.sweep.plan import boundaries, fmt_size, key
@@ -47,9 +46,9 @@ def _boundaries(ax, env, sizes):
 
 def _line(ax, ser, label, **kw):
     xs = [s for s, _ in ser]
-    ys = [x["median"] for _, x in ser]
-    lo = [x["ci95"][0] if x["ci95"][0] is not None else math.nan for _, x in ser]
-    hi = [x["ci95"][1] if x["ci95"][1] is not None else math.nan for _, x in ser]
+    ys = [x.median for _, x in ser]
+    lo = [x.ci95[0] for _, x in ser]
+    hi = [x.ci95[1] for _, x in ser]
     (ln,) = ax.plot(xs, ys, marker="o", ms=3, lw=1.2, label=label, **kw)
     ax.fill_between(xs, lo, hi, color=ln.get_color(), alpha=0.2, lw=0)
 

@@ -10,6 +10,7 @@ side.
 from __future__ import annotations
 
 
+from ctxbench.core import model
 from ctxbench.core.errors import UserError
 from ctxbench.ui import options
 
@@ -174,9 +175,11 @@ def points(sizes: list[int], strides: list[int]) -> list[tuple[int, int]]:
 
 
 def key(result: dict) -> tuple[str, int, int] | None:
-    p = result.get("params") or {}
+    """(id, size, stride) of a sweep point; None for anything else."""
+    r = model.Result(result)
+    p = r.params
     try:
-        return (result["id"], int(p["size"]), int(p["stride"]))
+        return (r.id, int(p["size"]), int(p["stride"]))
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -17,36 +17,37 @@ import math
 
 import numpy as np
 
-from ctxbench.core import verification
+from ctxbench.core import model
 from ctxbench.stats import summary as stats
 from ctxbench.stats.derived import derived_summary
 
 
-def kept_rows(result: dict) -> tuple[np.ndarray, list[str]]:
+def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
     """Indices of the samples to use, and warnings. Disturbed samples (other
-    tasks took the CPU: more switches than the method makes) are dropped
-    while at least two remain; otherwise all are used, with a warning."""
-    n = len(result.get("samples") or [])
-    _, keep = verification.judge(result)
+    tasks took the CPU: more switches than the method makes; judged once by
+    the model) are dropped while at least two remain; otherwise all are
+    used, with a warning."""
+    keep = model.Result(result).keep
+    n = len(keep)
     idx = np.array([i for i, k in enumerate(keep) if k], dtype=int)
     warns = []
     if n and len(idx) < n:
         if len(idx) >= 2:
-            warns.append(f"{n - len(idx)} of {n} runs disturbed (extra switches: another task took the CPU); "
-                         "left out")
+            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (extra switches: "
+                                       "another task took the CPU); left out"))
         else:
-            warns.append(f"{n - len(idx)} of {n} runs disturbed (extra switches: another task took the CPU); "
-                         "too few clean runs, all used")
+            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (extra switches: "
+                                       "another task took the CPU); too few clean runs, all used"))
             idx = np.arange(n)
     return idx, warns
 
 
 def _raw(result: dict, name: str, idx: np.ndarray) -> np.ndarray:
-    arr = np.asarray((result.get("raw") or {}).get(name) or [], dtype=float)
+    arr = model.Result(result).raw(name)
     return arr[idx] if arr.size else arr
 
 
-def switch_cost(e1: dict, en: dict) -> tuple[dict, np.ndarray, np.ndarray, int, list[str]]:
+def switch_cost(e1: dict, en: dict) -> tuple[dict, np.ndarray, np.ndarray, int, list[dict]]:
     """C from the empty pair at n = 1 and n = N."""
     n_big = int(en["params"]["n"])
     i1, w1 = kept_rows(e1)
@@ -100,13 +101,13 @@ def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]
         if n == 1:
             # by construction: R'_total(1) is R_total, so I is exactly 0
             parts["I"] = dict(parts["I"], mean=0.0, median=0.0)
-        warns = list(dict.fromkeys(wr + (wb if n != 1 else []) + c_warn))
-        # the generic "dropped" line of results.analyse is replaced by ours
-        # (which says whether they were really left out)
-        eng = [w for w in (r.get("warnings") or []) if "disturbed and dropped" not in str(w)]
+        warns = [dict(t) for t in dict.fromkeys(tuple(w.items()) for w in wr + (wb if n != 1 else []) + c_warn)]
+        # the model's generic "dropped" warning is replaced by ours (which
+        # says whether they were really left out)
+        eng = model.without(r.get("warnings"), "dropped")
         if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0 and n > 1:
-            warns.append("ctxbench: negative indirect cost I (printed as measured): the run-to-run spread "
-                         "is larger than the effect")
+            warns.append(model.warning("negative_indirect", "negative indirect cost I (printed as measured): the "
+                                       "run-to-run spread is larger than the effect"))
         params = dict(r.get("params") or {})
         params.update({"pair": params.get("pair"), "n": n, "C_from_empty_n": [1, n_big]})
         out.append({
@@ -126,5 +127,5 @@ def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]
 
 
 def max_cv(points: list[dict]) -> float:
-    cvs = [p["parts"]["R_prime"]["cv"] for p in points if math.isfinite(p["parts"]["R_prime"]["cv"])]
+    cvs = [cv for cv in (model.Result(p).parts["R_prime"].cv for p in points) if math.isfinite(cv)]
     return max(cvs) if cvs else math.nan

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core.model import Result, Summary
 from ctxbench.ui.figures import machine_label, plt
 
 MS = 1e6  # ns per ms
@@ -15,9 +16,9 @@ def _finish(fig):
     return fig
 
 
-def _err(s: dict, scale: float):
-    m = s["mean"] / scale
-    lo, hi = s["ci95"]
+def _err(s: Summary, scale: float):
+    m = s.mean / scale
+    lo, hi = s.ci95
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return m, 0.0, 0.0
     return m, max(m - lo / scale, 0.0), max(hi / scale - m, 0.0)
@@ -25,9 +26,9 @@ def _err(s: dict, scale: float):
 
 def _series(points, part, scale=MS):
     xs, ys, lo, hi = [], [], [], []
-    for p in points:
-        m, a, b = _err(p["parts"][part], scale)
-        xs.append(p["params"]["n"])
+    for p in map(Result, points):
+        m, a, b = _err(p.parts[part], scale)
+        xs.append(p.params.n)
         ys.append(m)
         lo.append(a)
         hi.append(b)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 import os
-import math
 
 import matplotlib
+
+from ctxbench.core.model import Environment, Result
 
 matplotlib.use("Agg")  # no display, no network: figures are files or bytes
 import matplotlib.pyplot as plt  # noqa: E402
@@ -14,21 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def machine_label(env: dict) -> str:
     """Hostname, CPU, kernel and VM-ness, for the corner of a figure."""
-    cpu = env.get("cpu") or {}
-    kern = (env.get("kernel") or {}).get("release") or "?"
-    virt = env.get("virtualization") or {}
-    vm = f", virtual machine ({virt.get('hypervisor_vendor') or 'guest'})" if virt.get("is_vm") else ""
-    n = f", {cpu['online']} CPUs" if cpu.get("online") else ""
-    return f"{env.get('hostname') or '?'}: {cpu.get('model') or 'unknown CPU'}{vm}{n}, Linux {kern}"
+    return Environment(env).label
 
 
 def ci_of(result: dict) -> tuple[float, float, float]:
     """(median, low, high) of the kept samples, nan when unknown."""
-    s = result.get("summary") or {}
-    med = s.get("median")
-    ci = s.get("ci95") or [None, None]
-    f = lambda x: float(x) if isinstance(x, (int, float)) and math.isfinite(x) else math.nan  # noqa: E731
-    return f(med), f(ci[0]), f(ci[1])
+    s = Result(result).summary
+    return (s.median, *s.ci95)
 
 
 def png_bytes(fig, dpi: int = 110) -> bytes:

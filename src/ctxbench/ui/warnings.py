@@ -3,18 +3,23 @@ result for the same warning is a wall nobody reads): for the terminal and
 for the report."""
 from __future__ import annotations
 
+from ctxbench.core.model import coded
+
 
 def group(items: list[tuple[str, list]]) -> list[str]:
     """[(where, [warning, ...]), ...] -> one line per distinct warning,
-    naming the places it concerns (the first and last if there are many)."""
-    seen: dict[str, list[str]] = {}
+    naming the places it concerns (the first and last if there are many).
+    Warnings are {code, text} (model.py); the same text under one code is
+    one line."""
+    seen: dict[tuple[str, str], list[str]] = {}
     for where, warns in items:
         for w in warns:
-            seen.setdefault(str(w).replace("ctxbench: ", "", 1), []).append(where)
+            c = coded(w)
+            seen.setdefault((c["code"], c["text"]), []).append(where)
     out = []
-    for w, where in seen.items():
+    for (_, text), where in seen.items():
         at = ", ".join(where) if len(where) <= 4 else f"{len(where)} results ({where[0]}, ..., {where[-1]})"
-        out.append(f"{w} [{at}]")
+        out.append(f"{text} [{at}]")
     return out
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
+from ctxbench.core.model import Result
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.core.errors import UserError
@@ -68,19 +69,15 @@ def _fmt(x: float | None, spec: str) -> str:
 
 
 def render(res: list[dict], hz: float | None) -> str:
-    idw = max(len(r["id"]) for r in res)
+    idw = max(len(Result(r).id) for r in res)
     lines = [f"  {'id':<{idw}}  {'ns/switch':>10}  {'95% CI':>17}  {'cycles':>7}  {'resume':>11}  verified"]
-    for r in res:
-        s = r["summary"]
-        med, ci = s.get("median"), s.get("ci95") or [math.nan, math.nan]
-        cyc = med * hz / 1e9 if hz and med is not None and math.isfinite(med) else None
-        v = r.get("verification") or {}
-        ver = "ok" if v.get("ok") else f"FAILED ({v.get('dropped')} disturbed)" if v.get("checked") else "-"
-        if v.get("ok") and v.get("dropped"):
-            ver += f" ({v['dropped']} dropped)"
-        lines.append(f"  {r['id']:<{idw}}  {_fmt(med, '10.2f')}  "
+    for r in map(Result, res):
+        s = r.summary
+        med, ci = s.median, s.ci95
+        cyc = med * hz / 1e9 if hz and math.isfinite(med) else None
+        lines.append(f"  {r.id:<{idw}}  {_fmt(med, '10.2f')}  "
                      f"{'[' + _fmt(ci[0], '.2f') + ', ' + _fmt(ci[1], '.2f') + ']':>17}  {_fmt(cyc, '7.0f')}  "
-                     f"{(r.get('params') or {}).get('resume', '-'):>11}  {ver}")
+                     f"{r.params.get('resume', '-'):>11}  {r.verified[0]}")
     a = median_of(res, "user/asm/same-thread")
     lines.append("")
     for label, num, den in (

@@ -1,0 +1,213 @@
+"""The schema of every result kind, in one place.
+
+The engine writes results; the front end's analyses (tasks, irq, sweep)
+derive more. Every member a reader uses is declared here, with its type,
+for the kind of result that carries it. The results model (model.py) reads
+only through these declarations, and tests/test_schema.py runs the engine's
+every id and checks its output against them: a renamed key fails a test,
+not a figure.
+
+A declaration lists what a result of that kind *must* have. Members that
+only some results carry (counters, the sweep's `indirect`) are declared as
+optional, so that readers still name them here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NUM = (int, float)
+INT = (int,)
+STR = (str,)
+BOOL = (bool,)
+LIST = (list,)
+DICT = (dict,)
+OPT_STR = (str, type(None))
+OPT_NUM = (int, float, type(None))
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    ids: tuple[str, ...]                 # id prefixes of this kind ("" for a derived kind)
+    doc: str
+    members: dict = field(default_factory=dict)     # required top-level members: types
+    params: dict = field(default_factory=dict)      # required params: types
+    raw: tuple[str, ...] = ()                       # required raw arrays
+    verify: bool = False                            # carries per-sample switch counts
+    optional: dict = field(default_factory=dict)    # members some results carry
+    derived: bool = False                           # built by the front end, not the engine
+
+
+# What every engine result has (harness.c: harness_emit).
+ENGINE_MEMBERS = {"id": STR, "quantity": STR, "unit": STR, "doc": STR, "params": DICT, "samples": LIST,
+                  "group": LIST, "raw": DICT, "warnings": LIST, "engine_summary": DICT, "timing": DICT}
+ENGINE_PARAMS = {"cpu": INT, "groups": INT, "iterations": INT, "n": INT, "pinned": BOOL,
+                 "policy": STR, "policy_requested": STR}
+# What analyse() adds to every analysed result.
+ANALYSED = {"summary": DICT, "verification": DICT}
+# The per-sample switch counts (verify.c), judged by core/verification.py.
+VERIFY_ARRAYS = ("expected_voluntary", "voluntary", "involuntary", "migrations",
+                 "single_voluntary", "single_involuntary", "single_migrations")
+# A ping-pong's params (pingpong.c, user_pp.c): what the run table, the
+# figures and compare read.
+SWITCH_PARAMS = {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "size": INT, "stride": INT,
+                 "t_single": STR, "formula": STR}
+
+KINDS: tuple[Kind, ...] = (
+    Kind("timer", ("timer/",), "overhead of reading a timer",
+         ENGINE_MEMBERS, {**ENGINE_PARAMS, "source": STR, "resolution_ns": NUM}, ("min_ns",)),
+    Kind("baseline", ("baseline/", "reference/"), "fixed work: nop, call, syscall, the speed reference",
+         ENGINE_MEMBERS, ENGINE_PARAMS),
+    Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
+         ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
+         optional={"counters": DICT, "indirect": (dict, type(None))}),
+    Kind("selftest", ("test/",), "hidden known-answer benchmarks (an injected cost)",
+         ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True),
+    Kind("ring", ("ring/",), "a token passed around N parties on one CPU",
+         ENGINE_MEMBERS, {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "parties": INT,
+                          "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True),
+    Kind("tasks-run", ("tasks/",), "a task pair run with n switches (the engine's samples)",
+         ENGINE_MEMBERS, {**ENGINE_PARAMS, "pair": STR, "task_a": STR, "task_b": STR, "scale": NUM},
+         ("t_total_ns", "t_task_a_ns", "t_task_b_ns"), verify=True),
+    Kind("irq-direct", ("irq/direct",), "D: the direct cost of one timer signal",
+         ENGINE_MEMBERS, {**ENGINE_PARAMS, "rate_hz": INT}, ("d_ns", "interrupts")),
+    Kind("irq-run", ("irq/",), "a task with and without timer signals at a rate",
+         ENGINE_MEMBERS, {**ENGINE_PARAMS, "task": STR, "rate_hz": INT, "scale": NUM},
+         ("r_task_ns", "r_prime_ns", "interrupts", "overruns")),
+    Kind("noise", ("noise/",), "gaps seen by a timer-reading loop",
+         {**ENGINE_MEMBERS, "noise": DICT}, {**ENGINE_PARAMS, "noise_cpu": INT},
+         ("gaps", "gap_total_ns", "longest_ns", "threshold_ns", "window_ns")),
+    # derived by the front end
+    Kind("tasks-point", ("tasks/",), "R', C and I of a pair at n switches (tasks/analysis.py)",
+         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
+          "parts": DICT, "warnings": LIST}, {"pair": STR, "n": INT}, derived=True),
+    Kind("irq-point", ("irq/",), "R_task, R' and I of a task at a rate (irq/analysis.py)",
+         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
+          "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True),
+    Kind("userbench", ("user/",), "a user-level switch measured outside the engine (userbench)",
+         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
+         {"kind": STR, "placement": STR, "mechanism": STR}, derived=True),
+)
+BY_NAME = {k.name: k for k in KINDS}
+
+# Members of the results document; the command that wrote it adds a
+# section named after itself ("run", "sweep", ...), which says what it is.
+DOCUMENT = {"schema": STR, "tool": DICT, "environment": DICT, "results": LIST}
+COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "userbench")
+
+# Environment facts the readers use, by path (env.c). Optional ones are
+# absent on some machines (ARM timers, a kernel without cpufreq).
+ENVIRONMENT = {
+    "hostname": STR,
+    "cpu.model": OPT_STR, "cpu.online": INT,
+    "topology.cores": INT, "topology.threads_per_core": INT, "topology.source": STR,
+    "topology.smt_siblings": LIST, "topology.caches": LIST,
+    "tlb.page_size": INT, "tlb.dtlb": LIST,
+    "kernel.release": STR, "kernel.version": OPT_STR, "kernel.cmdline": OPT_STR,
+    "kernel.clocksource": OPT_STR, "kernel.preempt": OPT_STR, "kernel.preempt_banner": OPT_STR,
+    "kernel.isolated": OPT_STR, "kernel.nohz_full": OPT_STR,
+    "kernel.sched_rt_runtime_us": OPT_STR, "kernel.sched_rt_period_us": OPT_STR,
+    "frequency.governors": DICT, "frequency.intel_no_turbo": OPT_STR, "frequency.boost": OPT_STR,
+    "idle.driver": OPT_STR, "idle.states": LIST, "idle.cpu_dma_latency_held_at_0": BOOL,
+    "mitigations": DICT,
+    "virtualization.is_vm": BOOL, "virtualization.hypervisor_vendor": OPT_STR,
+    "virtualization.dmi_product_name": OPT_STR, "virtualization.emulated": BOOL,
+    "virtualization.emulator": OPT_STR, "virtualization.emulation_evidence": OPT_STR,
+    "perf.hardware_counters": BOOL, "perf.software_counters": BOOL, "perf.hardware_error": OPT_STR,
+    "process.sched_fifo_allowed": BOOL, "process.sched_fifo_error": OPT_STR, "process.mlockall": BOOL,
+    "timers.cycle_counter": OPT_STR, "timers.cycle_hz": OPT_NUM,
+}
+ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "idle.no_idle_error": OPT_STR,
+                        "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
+                        "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR}
+
+
+def kind_of(result: dict, command: str | None = None) -> Kind | None:
+    """The kind a result is, or None for an id no kind claims.
+
+    Derived results are told apart by what they carry (`parts`); the rest
+    by their id's prefix, the longest that matches."""
+    rid = str(result.get("id", ""))
+    if result.get("parts") is not None or command == "userbench":
+        derived = [k for k in KINDS if k.derived and any(rid.startswith(p) for p in k.ids)]
+        p = result.get("params") if isinstance(result.get("params"), dict) else {}
+        for k in derived:
+            if all(name in p for name in k.params):
+                return k
+    best = None
+    for k in KINDS:
+        if k.derived:
+            continue
+        for p in k.ids:
+            if rid.startswith(p) and (best is None or len(p) > best[0]):
+                best = (len(p), k)
+    return best[1] if best else None
+
+
+def _type_name(types: tuple) -> str:
+    return " or ".join("null" if t is type(None) else t.__name__ for t in types)
+
+
+def _ok(v, types: tuple) -> bool:
+    if isinstance(v, bool) and bool not in types:
+        return False
+    return isinstance(v, types)
+
+
+def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> list[str]:
+    """What in `result` does not match its kind's declaration (empty: fits)."""
+    kind = kind or kind_of(result)
+    rid = result.get("id")
+    if kind is None:
+        return [f"{rid}: no kind claims this id"]
+    out = []
+    members = {**kind.members, **(ANALYSED if analysed and not kind.derived else {})}
+    for name, types in members.items():
+        if name not in result:
+            out.append(f"{rid}: missing '{name}' ({kind.name})")
+        elif not _ok(result[name], types):
+            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {_type_name(types)}")
+    for name, types in kind.optional.items():
+        if name in result and not _ok(result[name], types):
+            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {_type_name(types)}")
+    params = result.get("params") if isinstance(result.get("params"), dict) else {}
+    for name, types in kind.params.items():
+        if name not in params:
+            out.append(f"{rid}: missing params.{name} ({kind.name})")
+        elif not _ok(params[name], types):
+            out.append(f"{rid}: params.{name} is {type(params[name]).__name__}, not {_type_name(types)}")
+    raw = result.get("raw") if isinstance(result.get("raw"), dict) else {}
+    for name in kind.raw:
+        if name not in raw:
+            out.append(f"{rid}: missing raw.{name} ({kind.name})")
+    if kind.verify:
+        v = result.get("verify")
+        if not isinstance(v, dict):
+            out.append(f"{rid}: missing 'verify' ({kind.name})")
+        else:
+            out += [f"{rid}: missing verify.{a}" for a in VERIFY_ARRAYS if a not in v]
+    return out
+
+
+def get_path(obj: dict, path: str):
+    """obj["a"]["b"] for "a.b"; None where a step is missing."""
+    for step in path.split("."):
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(step)
+    return obj
+
+
+def environment_problems(env: dict) -> list[str]:
+    out = []
+    for path, types in ENVIRONMENT.items():
+        cur: object = env
+        for step in path.split("."):
+            if not isinstance(cur, dict) or step not in cur:
+                out.append(f"environment: missing {path}")
+                break
+            cur = cur[step]
+        else:
+            if not _ok(cur, types):
+                out.append(f"environment: {path} is {type(cur).__name__}, not {_type_name(types)}")
+    return out

@@ -1,0 +1,93 @@
+"""The results model against what the engine really writes: every id the
+engine lists, measured briefly, must fit the kind schema.py declares for
+it, and so must the results the front end derives from them (tasks and
+irq points); the environment record must hold every path the readers use.
+A key renamed in the engine, or read under another name by the front end,
+fails here rather than in a figure."""
+import os
+
+import pytest
+
+from ctxbench.core import engine, schema
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.core.model import Document, Result, coded
+from ctxbench.irq.analysis import irq_point
+from ctxbench.tasks.analysis import pair_points
+
+# smallest counts that still give every member: the values are not judged
+BRIEF = dict(groups=1, iterations=2, min_sample_us=100, warmup_ms=0)
+TWO_CPUS = len(os.sched_getaffinity(0)) >= 2
+
+
+@pytest.fixture(scope="module")
+def every_id(engine_bin):
+    os.environ["CTXBENCH_ENGINE"] = str(engine_bin)
+    ids = [b["id"] for b in engine.list_benchmarks(all_=True)]
+    if not TWO_CPUS:
+        ids = [i for i in ids if "/cross-cpu" not in i]
+    # task-family ids: small tasks and a fixed n keep them to seconds
+    plain = [i for i in ids if not i.startswith(("tasks/", "irq/"))]
+    header, res = run_ids(plain, EngineOptions(**BRIEF))
+    tasks = [i for i in ids if i.startswith(("tasks/", "irq/"))]
+    _, res_t = run_ids(tasks, EngineOptions(groups=1, iterations=2, n=3, warmup_ms=0, task_scale=0.02))
+    return ids, header, res + res_t
+
+
+def test_schema_kinds_claim_every_listed_id(engine_bin):
+    os.environ["CTXBENCH_ENGINE"] = str(engine_bin)
+    for b in engine.list_benchmarks(all_=True):
+        k = schema.kind_of({"id": b["id"]})
+        assert k is not None and not k.derived, b["id"]
+
+
+@pytest.mark.machine
+def test_every_engine_id_fits_its_kind(every_id):
+    ids, header, res = every_id
+    assert sorted(r["id"] for r in res) == sorted(ids)
+    problems = [p for r in res for p in schema.problems(r, analysed=True)]
+    assert problems == []
+    for r in res:
+        v = Result(r)
+        assert v.kind is not None
+        assert len(v.keep) == len(v.samples)
+        assert all(w.code in ("engine", "dropped", "verification", "outliers", "negative") for w in v.warnings)
+
+
+@pytest.mark.machine
+def test_environment_holds_every_path_the_readers_use(every_id):
+    _, header, _ = every_id
+    assert schema.environment_problems(header["environment"]) == []
+    env = Document({"environment": header["environment"]}).environment
+    assert env.label and env.kernel_release
+
+
+@pytest.mark.machine
+def test_derived_points_fit_their_kinds(every_id):
+    _, _, res = every_id
+    by_id = {r["id"]: r for r in res}
+    # the engine ran each task id once at n = 3: enough to derive the points'
+    # members (their values are not judged here)
+    e = by_id["tasks/empty+empty/warm"]
+    pts = pair_points({1: by_id["tasks/sort+crc/warm"], 3: by_id["tasks/sort+crc/warm"]}, e,
+                      dict(e, params=dict(e["params"], n=3)))
+    ipt = [irq_point(by_id["irq/sort"], by_id["irq/direct"])]
+    for p in pts + ipt:
+        assert schema.problems(p) == [], p["id"]
+        assert schema.kind_of(p).derived
+        assert all(coded(w) == w for w in p["warnings"])  # stored as {code, text}
+
+
+def test_a_renamed_key_is_caught():
+    r = {"id": "irq/crc", "quantity": "overhead", "unit": "ns", "doc": "", "params": {"task": "crc", "rate": 100},
+         "samples": [], "group": [], "raw": {}, "warnings": [], "engine_summary": {}, "timing": {}}
+    assert any("params.rate_hz" in p for p in schema.problems(r))
+    env = {"virtualization": {"hypervisor": "KVM"}}
+    assert any("virtualization.hypervisor_vendor" in p for p in schema.environment_problems(env))
+
+
+def test_old_plain_text_warnings_get_codes():
+    assert coded("ctxbench: 3 of 40 samples disturbed and dropped (migration: 3)")["code"] == "dropped"
+    assert coded("negative indirect cost I (printed as measured)")["code"] == "negative_indirect"
+    assert coded("SCHED_FIFO refused; measured under SCHED_OTHER instead") == {
+        "code": "engine", "text": "SCHED_FIFO refused; measured under SCHED_OTHER instead"}
+    assert coded({"code": "no-such-code", "text": "x"})["code"] == "engine"
