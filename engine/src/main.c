@@ -318,6 +318,7 @@ static void close_out(FILE *f, const char *out, int ok)
     tmp_path[0] = 0;
 }
 
+/* atexit and the signal handler (reap_on_exit): unlink is async-signal-safe */
 static void cleanup_tmp(void)
 {
     if (tmp_path[0]) unlink(tmp_path);
@@ -564,6 +565,7 @@ int main(int argc, char **argv)
     sched_ctl_init();
     reap_install();
     atexit(cleanup_tmp);
+    reap_on_exit(cleanup_tmp);
     cli_t c;
     memset(&c, 0, sizeof c);
     int first = parse(argc - 1, argv + 1, &c) + 1;

@@ -13,6 +13,12 @@ static volatile pid_t children[MAX_CHILDREN];
 static pid_t engine_pid;
 static char watch_what[128];
 static unsigned watch_secs;
+static void (*volatile on_exit_hook)(void);
+
+void reap_on_exit(void (*fn)(void))
+{
+    on_exit_hook = fn;
+}
 
 static void put(const char *s)
 {
@@ -37,6 +43,7 @@ static void on_signal(int sig)
 {
     if (getpid() != engine_pid) _exit(128 + sig); /* a child: just go */
     reap_kill_all();
+    if (on_exit_hook) on_exit_hook(); /* e.g. the unfinished output file */
     if (sig == SIGALRM) {
         char buf[256];
         snprintf(buf, sizeof buf, "ctxbench-engine: watchdog: %s did not finish within %u s; stopped\n",

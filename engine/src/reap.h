@@ -9,6 +9,9 @@ void reap_install(void);     /* signal handlers + parent-death signal */
 pid_t reap_fork(void);       /* fork(); the child dies with the engine */
 void reap_forget(pid_t pid); /* after a successful waitpid */
 void reap_kill_all(void);    /* SIGKILL and reap every child */
+/* One async-signal-safe cleanup the signal handler runs before the engine
+ * exits (atexit handlers do not run past _exit): the output's temp file. */
+void reap_on_exit(void (*fn)(void));
 /* Arm the wall-clock watchdog for the benchmark `what` (0 disarms). */
 void watchdog_arm(unsigned seconds, const char *what);
 /* Register a fd to close (e.g. /dev/cpu_dma_latency) — kernel closes it at
