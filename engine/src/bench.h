@@ -65,7 +65,9 @@ struct bench;
 typedef struct bench_run {
     const struct bench *b;
     const run_opts_t *opt;
-    void *state; /* the benchmark's own */
+    void *state;     /* the benchmark's own, from setup to teardown (one group) */
+    void *job_state; /* the benchmark's own across the job's groups (e.g. counter
+                        sums): allocated by the benchmark, free()d by harness_free */
     /* what the run actually obtained, recorded in params */
     policy_t policy_obtained;
     int pinned; /* 1 if every party is pinned as asked */

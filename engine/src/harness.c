@@ -313,6 +313,7 @@ int harness_emit(harness_job_t *h, json_t *j)
 void harness_free(harness_job_t *h)
 {
     if (!h) return;
+    free(h->r.job_state);
     free(h->v.s);
     free(h->v.group);
     free(h);

@@ -217,7 +217,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_t s0, s1, a0, a1, b0, b1, d;
 
     /* t_single: A alone, same work and messages, no switch. */
-    sc_begin(SC_SINGLE);
+    sc_begin(r, SC_SINGLE);
     party_counts_read(0, 0, &s0);
     uint64_t t0 = clock_ns();
     for (uint64_t i = 0; i < n; i++) {
@@ -227,11 +227,11 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     }
     uint64_t t1 = clock_ns();
     party_counts_read(0, 0, &s1);
-    sc_end(SC_SINGLE);
+    sc_end(r, SC_SINGLE);
 
     /* t_switch: n round trips between A and B. B's counts cover its whole
      * run (wake-up by the command, n receives, parking again). */
-    sc_begin(SC_SWITCH);
+    sc_begin(r, SC_SWITCH);
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b0);
     party_counts_read(0, 0, &a0);
     st->sh->cmd_n = n;
@@ -249,8 +249,8 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_read(0, 0, &a1);
     if (wait_parked(st, seq)) return -1;
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b1);
-    sc_end(SC_SWITCH);
-    sc_sample_done();
+    sc_end(r, SC_SWITCH);
+    sc_sample_done(r);
 
     double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
     out->raw[0] = t_single;
@@ -300,7 +300,7 @@ void pp_teardown(bench_run_t *r)
     } else if (st->thread) {
         pthread_join(st->thread, NULL);
     }
-    sc_close();
+    sc_close(r);
     if (st->sh) {
         /* after a setup that failed early the mechanism is all zeros: its
          * fini would close fd 0 */

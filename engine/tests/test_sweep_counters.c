@@ -4,6 +4,7 @@
  * Also: the polluter evicts without changing the array's contents. */
 #include "check.h"
 #include "perf_counters.h"
+#include "sweep_counters.h"
 #include "sweep_polluter.h"
 #include "verify.h"
 #include "work.h"
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const pc_event_t sw[] = {
     {"task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
@@ -98,6 +100,61 @@ int main(void)
               s.fd[0] < 0,
           "refusal not reported");
     CHECK(pc_read(&s, v) != 0, "read of a closed set must fail");
+
+    /* Two jobs interleaved (run A B --counters --interleave): each keeps its
+     * own counts. Job A counts two windows (two setups), job B one; each
+     * job's "windows" must say so, and A's sums must not reach B. */
+    {
+        run_opts_t o;
+        memset(&o, 0, sizeof o);
+        o.counters = 1;
+        bench_run_t ra, rb;
+        memset(&ra, 0, sizeof ra);
+        memset(&rb, 0, sizeof rb);
+        ra.opt = rb.opt = &o;
+        sc_use_events(&ra, sw, 1);
+        sc_use_events(&rb, sw, 1);
+        pid_t self = (pid_t)gettid_();
+        for (int k = 0; k < 2; k++) { /* A's group k, then (once) B's */
+            sc_open(&ra, self);
+            CHECK(sc_armed(&ra), "job A not armed");
+            sc_begin(&ra, SC_SWITCH);
+            for (int i = 0; i < 3; i++) nap();
+            sc_end(&ra, SC_SWITCH);
+            sc_sample_done(&ra);
+            sc_close(&ra);
+            if (k == 0) {
+                sc_open(&rb, self);
+                sc_begin(&rb, SC_SWITCH);
+                sc_end(&rb, SC_SWITCH);
+                sc_sample_done(&rb);
+                CHECK(!sc_armed(&rb), "only the first sample after a setup counts");
+                sc_close(&rb);
+            }
+        }
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        json_t j;
+        json_init(&j, m);
+        json_obj_begin(&j);
+        sc_write(&rb, &j);
+        json_obj_end(&j);
+        fclose(m);
+        CHECK(strstr(buf, "\"windows\":1") != NULL, "job B's windows: %s", buf);
+        free(buf);
+        buf = NULL;
+        m = open_memstream(&buf, &len);
+        json_init(&j, m);
+        json_obj_begin(&j);
+        sc_write(&ra, &j);
+        json_obj_end(&j);
+        fclose(m);
+        CHECK(strstr(buf, "\"windows\":2") != NULL, "job A's windows: %s", buf);
+        free(buf);
+        free(ra.job_state);
+        free(rb.job_state);
+    }
 
 polluter:;
     /* the polluter evicts without changing data */
