@@ -1,7 +1,6 @@
 """ctxbench tasks / irq / noise end to end at tiny sizes (structure, not
 timing), and bad arguments: one clear line, non-zero exit."""
 import json
-import os
 import subprocess
 
 import pytest
@@ -31,11 +30,19 @@ def test_bad_arguments(args, needle):
     assert "Traceback" not in p.stderr
 
 
-def test_engine_bad_scale_env(engine_bin):
-    p = subprocess.run([str(engine_bin), "run", "tasks/sort+crc/warm", "--n", "1"], capture_output=True,
-                       text=True, timeout=60, env=dict(os.environ, CTXBENCH_TASK_SCALE="lots"))
+@pytest.mark.parametrize("scale", ["lots", "0", "1e9", ""])
+def test_engine_bad_task_scale(engine_bin, scale):
+    p = subprocess.run([str(engine_bin), "run", "tasks/sort+crc/warm", "--n", "1", "--task-scale", scale],
+                       capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
-    assert p.stderr.strip().count("\n") == 0 and "CTXBENCH_TASK_SCALE" in p.stderr
+    assert p.stderr.strip().count("\n") == 0 and "--task-scale" in p.stderr
+
+
+def test_engine_records_the_task_scale(engine_bin):
+    p = subprocess.run([str(engine_bin), "run", "irq/sort", "--n", "100", "--groups", "1", "--iterations", "1",
+                        "--task-scale", "0.02", "--json"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["results"][0]["params"]["scale"] == 0.02
 
 
 def test_tasks_end_to_end(tmp_path):

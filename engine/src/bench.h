@@ -38,8 +38,9 @@ typedef struct run_opts {
     int fifo_prio;          /* priority for SCHED_FIFO benchmarks */
     int counters;           /* record perf event counts where the id supports it */
     int quick;
-    int parties;      /* ring: parties in the ring (0: 2) */
-    size_t footprint; /* ring: bytes each party touches per hold of the token */
+    int parties;       /* ring: parties in the ring (0: 2) */
+    size_t footprint;  /* ring: bytes each party touches per hold of the token */
+    double task_scale; /* tasks/ and irq/ ids: size of each task (0: 1) */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

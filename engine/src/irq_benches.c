@@ -44,7 +44,7 @@ static int irq_setup(bench_run_t *r)
     if (!r->pinned) bench_warn(r, "%s", err);
     const char *name = r->b->arg;
     if (name) {
-        if (task_init(&st->task, name, task_scale_env())) return -1;
+        if (task_init(&st->task, name, task_scale(r->opt))) return -1;
         st->ref = task_run_all(&st->task);
     }
     return irq_timer_create(&st->timer);
@@ -129,7 +129,7 @@ static void irq_params(bench_run_t *r, json_t *j)
     if (name) {
         json_kstr(j, "task", name);
         json_kint(j, "rate_hz", (int64_t)r->opt->n);
-        json_knum(j, "scale", task_scale_env());
+        json_knum(j, "scale", task_scale(r->opt));
     } else {
         json_kint(j, "signals", 100);
         json_kint(j, "rate_hz", 10000);

@@ -58,6 +58,7 @@ static void usage(FILE *f)
         "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
         "  --parties N       ring/ ids: parties in the ring (default 2)\n"
         "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
+        "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
         "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
         "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
         "                    id's samples span the whole run (default for run-suite)\n"
@@ -105,7 +106,8 @@ enum {
     OPT_POINTS,
     OPT_COUNTERS,
     OPT_INTERLEAVE,
-    OPT_SEQUENTIAL
+    OPT_SEQUENTIAL,
+    OPT_TASK_SCALE
 };
 
 static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
@@ -130,6 +132,7 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"counters", no_argument, 0, OPT_COUNTERS},
                                          {"interleave", no_argument, 0, OPT_INTERLEAVE},
                                          {"sequential", no_argument, 0, OPT_SEQUENTIAL},
+                                         {"task-scale", required_argument, 0, OPT_TASK_SCALE},
                                          {0, 0, 0, 0}};
 
 #define MAX_POINTS 4096
@@ -260,6 +263,14 @@ static int parse(int argc, char **argv, cli_t *c)
         case OPT_SEQUENTIAL:
             c->interleave = -1;
             break;
+        case OPT_TASK_SCALE: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v >= 0.001 && v <= 1000))
+                die(2, "--task-scale: expected a number from 0.001 to 1000, got '%s'", optarg);
+            c->o.task_scale = v;
+            break;
+        }
         case 'o':
             c->out = optarg;
             break;

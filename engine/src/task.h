@@ -7,6 +7,7 @@
  * a single-run reference. */
 #ifndef CTXBENCH_TASK_H
 #define CTXBENCH_TASK_H
+#include "bench.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +57,8 @@ size_t cache_size_bytes(int level, int data);               /* from sysfs; 0 if 
  * the last-level cache), evicting the tasks' lines and TLB entries. */
 void cache_flush(uint8_t *buf, size_t len);
 size_t cache_flush_len(void);
-/* Scale from CTXBENCH_TASK_SCALE (default 1); exits with one line if bad. */
-double task_scale_env(void);
+/* The size of the tasks: --task-scale (default 1). */
+double task_scale(const run_opts_t *o);
 
 #define TASK_CHUNK (64u * 1024u)
 #endif

@@ -146,13 +146,7 @@ void cache_flush(uint8_t *buf, size_t len)
     (void)sink;
 }
 
-double task_scale_env(void)
+double task_scale(const run_opts_t *o)
 {
-    const char *s = getenv("CTXBENCH_TASK_SCALE");
-    if (!s || !*s) return 1;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !(v >= 0.001 && v <= 1000))
-        die(2, "CTXBENCH_TASK_SCALE: expected a number from 0.001 to 1000, got '%s'", s);
-    return v;
+    return o->task_scale > 0 ? o->task_scale : 1;
 }

@@ -87,7 +87,7 @@ static int pair_setup(bench_run_t *r)
         return -1;
     }
     r->state = st;
-    double scale = task_scale_env();
+    double scale = task_scale(r->opt);
     if (task_init(&st->task[0], cfg->a, scale) || task_init(&st->task[1], cfg->b, scale)) return -1;
     /* The single-run reference every segmented run must reproduce. */
     st->ref[0] = task_run_all(&st->task[0]);
@@ -297,7 +297,7 @@ static void pair_params(bench_run_t *r, json_t *j)
     json_kstr(j, "placement", "same-cpu");
     json_kint(j, "pair_cpu", st ? st->cpu : -1);
     json_kstr(j, "switch", "blocking pipe hand-off between two processes");
-    json_knum(j, "scale", task_scale_env());
+    json_knum(j, "scale", task_scale(r->opt));
     json_kbool(j, "cold", cfg->cold);
     if (cfg->cold)
         json_kstr(j, "cold_method",

@@ -20,7 +20,6 @@ int main(void)
 {
     sched_ctl_init();
     reap_install();
-    setenv("CTXBENCH_TASK_SCALE", "0.01", 1);
     char evid[128];
     int emulated = emulation_detect(evid, sizeof evid);
     if (emulated)
@@ -32,6 +31,7 @@ int main(void)
         if (!bench) continue;
         run_opts_t o;
         run_opts_default(&o);
+        o.task_scale = 0.01;
         bench_run_t r;
         memset(&r, 0, sizeof r);
         r.b = bench;

@@ -45,13 +45,12 @@ def _on_term(signum, frame):
 
 def stream(args: Iterable[str], on_header: Callable[[dict], None],
            on_result: Callable[[dict], None],
-           on_progress: Callable[[dict], None] | None = None, env: dict | None = None) -> None:
+           on_progress: Callable[[dict], None] | None = None) -> None:
     """Run the engine with `args` (plus --jsonl) and call back per line
     (progress lines come from interleaved runs, before their results)."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-                            env=dict(os.environ, **env) if env else None)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
     errors: list[str] = []
     try:
         assert proc.stdout is not None

@@ -30,17 +30,12 @@ class EngineOptions:
         for flag, val in (("--cpu", self.cpu), ("--cross-cpu", self.cross_cpu), ("--groups", self.groups),
                           ("--iterations", self.iterations), ("--min-sample-us", self.min_sample_us),
                           ("--n", self.n), ("--size", self.size), ("--stride", self.stride),
-                          ("--warmup-ms", self.warmup_ms)):
+                          ("--warmup-ms", self.warmup_ms), ("--task-scale", self.task_scale)):
             if val is not None:
                 a += [flag, str(val)]
         if self.no_idle:
             a.append("--no-idle")
         return a + list(self.extra)
-
-    def environment(self) -> dict:
-        """Settings the engine reads from its environment (only the task
-        scale: the task families read it when they size their inputs)."""
-        return {"CTXBENCH_TASK_SCALE": repr(float(self.task_scale))} if self.task_scale is not None else {}
 
 
 def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = None,
@@ -76,5 +71,5 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
             progress.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
 
     args = ["run", *ids, *opts.args()] + (["--interleave"] if interleave else [])
-    engine.stream(args, got_header, got_result, got_progress, env=opts.environment())
+    engine.stream(args, got_header, got_result, got_progress)
     return header, out
