@@ -5,7 +5,7 @@ progress lines show the order; the summary's CI resamples groups."""
 import json
 
 import pytest
-from conftest import run_cli, run_engine
+from conftest import ENGINE, run_cli, run_engine
 
 pytestmark = pytest.mark.machine
 
@@ -63,20 +63,23 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
         assert s["ci95"][0] <= s["median"] <= s["ci95"][1]
 
 
-def test_run_suite_uses_the_front_ends_preset_counts(tmp_path):
+def test_run_suite_and_run_share_the_engines_presets(tmp_path, monkeypatch):
     """A board's run-suite file is measured like the laptop's ctxbench run:
-    the engine's suite counts (engine/src/main.c) equal run.py's PRESETS."""
-    from ctxbench.run.command import PRESETS
+    both take their counts from the engine's one preset table."""
+    from ctxbench.core import engine
+    monkeypatch.setenv("CTXBENCH_ENGINE", str(ENGINE))
+    presets = engine.presets()
+    assert set(presets) == {"quick", "default", "full"}
     out = tmp_path / "suite.json"
     p = run_engine("run-suite", "--quick", "--warmup-ms", "0", "--json", "-o", str(out))
     assert p.returncode == 0, p.stderr
-    groups, iterations, _ = PRESETS["quick"]
+    q = presets["quick"]
     for r in json.loads(out.read_text())["results"]:
-        assert (r["params"]["groups"], r["params"]["iterations"]) == (groups, iterations), r["id"]
-    # the default suite takes ~30 s: its counts are checked where the engine
-    # prints them, built from the same macros the suite uses
-    help_text = " ".join(run_engine("--help").stdout.split())
-    for name in ("default", "quick"):
-        g, i, us = PRESETS[name]
-        assert (f"{g} groups x {i} samples of >= {us} us" in help_text if name == "default"
-                else f"--quick: {g} x {i} of >= {us} us" in help_text), (name, help_text)
+        assert (r["params"]["groups"], r["params"]["iterations"]) == (q["groups"], q["iterations"]), r["id"]
+    # and ctxbench run --quick records the same counts in its engine_args
+    out2 = tmp_path / "run.json"
+    p = run_cli("run", "--quick", "--ids", "baseline/nop", "-o", str(out2), timeout=120)
+    assert p.returncode == 0, p.stderr
+    args = json.loads(out2.read_text())["run"]["engine_args"]
+    for flag, key in (("--groups", "groups"), ("--iterations", "iterations"), ("--min-sample-us", "min_sample_us")):
+        assert args[args.index(flag) + 1] == str(q[key]), (flag, args)

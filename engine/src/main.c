@@ -2,7 +2,8 @@
  *
  *   ctxbench-engine list [--all] [--json]
  *   ctxbench-engine run ID [ID...] [options] [--json|--jsonl] [-o FILE]
- *   ctxbench-engine run-suite [--quick] [options] [--json|--jsonl] [-o FILE]
+ *   ctxbench-engine run-suite [--preset NAME|--quick] [options] [--json|--jsonl] [-o FILE]
+ *   ctxbench-engine presets [--json]
  *   ctxbench-engine env [--json]
  *   ctxbench-engine version
  */
@@ -23,65 +24,70 @@
 #include <unistd.h>
 
 #define SCHEMA "ctxbench/1"
-/* run-suite's counts unless given: src/ctxbench/commands/run.py PRESETS
- * (tests/test_run_interleave.py checks they agree, through the help text) */
-#define SUITE_GROUPS        48
-#define SUITE_ITERATIONS    8
-#define SUITE_MIN_SAMPLE_US 1500
-#define QUICK_GROUPS        5
-#define QUICK_ITERATIONS    6
-#define QUICK_MIN_SAMPLE_US 500
-#define STR_(x)             #x
-#define STR(x)              STR_(x)
+/* The suite presets, the one source of these counts: `ctxbench run`
+ * reads them from `presets --json`, so a board's run-suite file and a
+ * laptop's `ctxbench run` are measured alike. David et al. and Chen et al.
+ * used 20 x 10; the default takes 48 short groups, interleaved over ~25 s,
+ * so that each id's median averages over the host's drift (run-to-run
+ * agreement: README, "How repeatable is a run?"). */
+typedef struct preset {
+    const char *name;
+    int groups, iterations, min_sample_us;
+} preset_t;
+static const preset_t presets[] = {
+    {"quick", 5, 6, 500},
+    {"default", 48, 8, 1500},
+    {"full", 160, 8, 2000},
+};
+#define NPRESETS (sizeof presets / sizeof *presets)
+
+static const preset_t *preset_find(const char *name)
+{
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (!strcmp(presets[i].name, name)) return &presets[i];
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
-    fputs(
-        "usage: ctxbench-engine list [--all] [--json]\n"
-        "       ctxbench-engine run ID [ID...] [options]\n"
-        "       ctxbench-engine run-suite [--quick] [options]\n"
-        "       ctxbench-engine env [--json]\n"
-        "       ctxbench-engine version\n"
-        "options:\n"
-        "  --iterations N    samples per group (default 10)\n"
-        "  --groups G        groups of samples, each with fresh parties (default 20)\n"
-        "  --n N             operations per sample (default: adapted to --min-sample-us)\n"
-        "  --min-sample-us U shortest sample when adapting n (default 1000)\n"
-        "  --cpu C           CPU for the measuring party (default: highest allowed)\n"
-        "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
-        "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
-        "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
-        "  --points S:D,...  (run) measure each id at each size:stride point, one result\n"
-        "                    per point, in one process (the sweep)\n"
-        "  --counters        record perf event counts (kernel ping-pong ids)\n"
-        "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
-        "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
-        "  --parties N       ring/ ids: parties in the ring (default 2)\n"
-        "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
-        "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
-        "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
-        "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
-        "                    id's samples span the whole run (default for run-suite)\n"
-        "  --sequential      all groups of one id, then the next (default for run)\n"
-        "  --quick           (run-suite) the quick subset\n"
-        "                    run-suite's counts, unless given: " STR(SUITE_GROUPS) " groups x " STR(SUITE_ITERATIONS) " samples of\n                    >= " STR(SUITE_MIN_SAMPLE_US) " us (--quick: " STR(
-            QUICK_GROUPS) " x " STR(QUICK_ITERATIONS) " of >= " STR(QUICK_MIN_SAMPLE_US) " us), as 'ctxbench "
-                                                                                         "run'\n"
-                                                                                         "  --json           "
-                                                                                         " one results "
-                                                                                         "document "
-                                                                                         "(schema " SCHEMA
-                                                                                         ")\n"
-                                                                                         "  --jsonl          "
-                                                                                         " header line, then "
-                                                                                         "one result per "
-                                                                                         "line, as they "
-                                                                                         "finish\n"
-                                                                                         "  -o FILE          "
-                                                                                         " write to FILE "
-                                                                                         "atomically instead "
-                                                                                         "of stdout\n",
-        f);
+    fputs("usage: ctxbench-engine list [--all] [--json]\n"
+          "       ctxbench-engine run ID [ID...] [options]\n"
+          "       ctxbench-engine run-suite [--preset NAME | --quick] [options]\n"
+          "       ctxbench-engine presets [--json]\n"
+          "       ctxbench-engine env [--json]\n"
+          "       ctxbench-engine version\n"
+          "options:\n"
+          "  --iterations N    samples per group (default 10)\n"
+          "  --groups G        groups of samples, each with fresh parties (default 20)\n"
+          "  --n N             operations per sample (default: adapted to --min-sample-us)\n"
+          "  --min-sample-us U shortest sample when adapting n (default 1000)\n"
+          "  --cpu C           CPU for the measuring party (default: highest allowed)\n"
+          "  --cross-cpu M     second CPU for cross-cpu ids (default: another allowed CPU)\n"
+          "  --size S          working set per party in bytes, K/M suffixes (default 0)\n"
+          "  --stride D        traversal stride in bytes (default 0: no traversal)\n"
+          "  --points S:D,...  (run) measure each id at each size:stride point, one result\n"
+          "                    per point, in one process (the sweep)\n"
+          "  --counters        record perf event counts (kernel ping-pong ids)\n"
+          "  --warmup-ms MS    CPU warm-up before the first measurement (default 300)\n"
+          "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
+          "  --parties N       ring/ ids: parties in the ring (default 2)\n"
+          "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
+          "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
+          "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
+          "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
+          "                    id's samples span the whole run (default for run-suite)\n"
+          "  --sequential      all groups of one id, then the next (default for run)\n"
+          "  --preset NAME     (run-suite) the counts of a preset, unless given (default:\n"
+          "                    'default'); 'quick' also measures the quick subset of ids\n"
+          "  --quick           (run-suite) --preset quick\n"
+          "  --json            one results document (schema " SCHEMA ")\n"
+          "  --jsonl           header line, then one result per line, as they finish\n"
+          "  -o FILE           write to FILE atomically instead of stdout\n"
+          "presets (groups x samples of >= us, as 'ctxbench run'):\n",
+          f);
+    for (size_t i = 0; i < NPRESETS; i++)
+        fprintf(f, "  %-8s %4d x %d of >= %d us\n", presets[i].name, presets[i].groups, presets[i].iterations,
+                presets[i].min_sample_us);
 }
 
 enum {
@@ -107,7 +113,8 @@ enum {
     OPT_COUNTERS,
     OPT_INTERLEAVE,
     OPT_SEQUENTIAL,
-    OPT_TASK_SCALE
+    OPT_TASK_SCALE,
+    OPT_PRESET
 };
 
 static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
@@ -133,6 +140,7 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"interleave", no_argument, 0, OPT_INTERLEAVE},
                                          {"sequential", no_argument, 0, OPT_SEQUENTIAL},
                                          {"task-scale", required_argument, 0, OPT_TASK_SCALE},
+                                         {"preset", required_argument, 0, OPT_PRESET},
                                          {0, 0, 0, 0}};
 
 #define MAX_POINTS 4096
@@ -148,6 +156,7 @@ typedef struct cli {
     int interleave; /* --interleave / --sequential; run-suite interleaves by default */
     int set_groups, set_iterations, set_min_sample; /* given on the command line */
     const char *out;
+    const preset_t *preset; /* run-suite: --preset / --quick */
 } cli_t;
 
 static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t hi, int size)
@@ -240,7 +249,11 @@ static int parse(int argc, char **argv, cli_t *c)
             c->no_idle = 1;
             break;
         case OPT_QUICK:
-            c->o.quick = 1;
+            c->preset = preset_find("quick");
+            break;
+        case OPT_PRESET:
+            c->preset = preset_find(optarg);
+            if (!c->preset) die(2, "--preset: expected quick, default or full, got '%s'", optarg);
             break;
         case OPT_JSON:
             c->json = 1;
@@ -364,6 +377,28 @@ static int cmd_list(cli_t *c)
         json_arr_end(&j);
         putchar('\n');
     }
+    return 0;
+}
+
+static int cmd_presets(cli_t *c)
+{
+    if (!c->json) {
+        usage(stdout);
+        return 0;
+    }
+    json_t j;
+    json_init(&j, stdout);
+    json_obj_begin(&j);
+    for (size_t i = 0; i < NPRESETS; i++) {
+        json_key(&j, presets[i].name);
+        json_obj_begin(&j);
+        json_kint(&j, "groups", presets[i].groups);
+        json_kint(&j, "iterations", presets[i].iterations);
+        json_kint(&j, "min_sample_us", presets[i].min_sample_us);
+        json_obj_end(&j);
+    }
+    json_obj_end(&j);
+    putchar('\n');
     return 0;
 }
 
@@ -584,6 +619,10 @@ int main(int argc, char **argv)
         if (first < argc) die(2, "list: unexpected argument '%s'", argv[first]);
         return cmd_list(&c);
     }
+    if (!strcmp(cmd, "presets")) {
+        if (first < argc) die(2, "presets: unexpected argument '%s'", argv[first]);
+        return cmd_presets(&c);
+    }
     if (!strcmp(cmd, "env")) {
         json_t j;
         json_init(&j, stdout);
@@ -605,14 +644,13 @@ int main(int argc, char **argv)
         }
     } else if (!strcmp(cmd, "run-suite")) {
         if (first < argc) die(2, "run-suite: unexpected argument '%s'", argv[first]);
+        const preset_t *p = c.preset ? c.preset : preset_find("default");
+        c.o.quick = !strcmp(p->name, "quick");
         unsigned want = c.o.quick ? BENCH_QUICK : BENCH_DEFAULT;
         if (!c.interleave) c.interleave = 1;
-        /* The same counts as `ctxbench run`, so that a board's file and a
-         * laptop's are measured alike. */
-        if (!c.set_groups) c.o.groups = c.o.quick ? QUICK_GROUPS : SUITE_GROUPS;
-        if (!c.set_iterations) c.o.iterations = c.o.quick ? QUICK_ITERATIONS : SUITE_ITERATIONS;
-        if (!c.set_min_sample)
-            c.o.min_sample_ns = 1000ull * (c.o.quick ? QUICK_MIN_SAMPLE_US : SUITE_MIN_SAMPLE_US);
+        if (!c.set_groups) c.o.groups = p->groups;
+        if (!c.set_iterations) c.o.iterations = p->iterations;
+        if (!c.set_min_sample) c.o.min_sample_ns = 1000ull * (uint64_t)p->min_sample_us;
         for (size_t i = 0; i < bench_count(); i++)
             if (bench_at(i)->flags & want) list[n++] = bench_at(i);
     } else {

@@ -117,5 +117,17 @@ def list_benchmarks(all_: bool = False) -> list[dict]:
     return run_json(["list", "--json"] + (["--all"] if all_ else []))  # type: ignore[return-value]
 
 
+_presets: dict | None = None
+
+
+def presets() -> dict[str, dict]:
+    """The suite presets (groups, iterations, min_sample_us by name): the
+    engine holds them, so run-suite on a board and `ctxbench run` agree."""
+    global _presets
+    if _presets is None:
+        _presets = run_json(["presets", "--json"])  # type: ignore[assignment]
+    return _presets  # type: ignore[return-value]
+
+
 def environment() -> dict:
     return run_json(["env"])  # type: ignore[return-value]

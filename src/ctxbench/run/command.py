@@ -14,17 +14,6 @@ from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
 
-PRESETS = {
-    # groups, iterations, shortest sample (µs): seed 001 used 20 x 10; the
-    # default takes 48 short groups, interleaved over ~25 s, so that each id's
-    # median averages over the host's drift (run-to-run agreement, README).
-    # The engine's run-suite uses the same counts (engine/src/main.c).
-    "quick": (5, 6, 500),
-    "default": (48, 8, 1500),
-    "full": (160, 8, 2000),
-}
-
-
 def add_parser(sub):
     p = sub.add_parser("run", help="measure the default suite and write a results file",
                        description="Measure timers, baselines and the direct cost of context switches.")
@@ -48,7 +37,9 @@ def run(args) -> int:
     life = Lifecycle("run", args.output)
 
     preset = "quick" if args.quick else "full" if args.full else "default"
-    groups, iterations, min_us = PRESETS[preset]
+    # the engine's presets (engine/src/main.c, where their counts are explained)
+    counts = engine.presets()[preset]
+    groups, iterations, min_us = counts["groups"], counts["iterations"], counts["min_sample_us"]
     known = engine.list_benchmarks(all_=True)
     if args.ids:
         ids = [i.strip() for i in args.ids.split(",") if i.strip()]
