@@ -19,11 +19,14 @@ CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-po
 # header dependencies tracked by the compiler (.d files beside the objects)
 DEPFLAGS := -MMD -MP
 
-# Engine sources: every .c in engine/src, plus the assembly of the target
-# architecture (engine/arch/<arch>/*.S). main.c only goes into the binary,
-# the rest also into the unit tests (engine/tests/test_*.c).
-ENGINE_SRC := $(sort $(wildcard engine/src/*.c))
-ENGINE_LIB_SRC := $(filter-out engine/src/main.c,$(ENGINE_SRC))
+# Engine sources: every .c in the folders of engine/src (one per layer or
+# benchmark family: docs/ARCHITECTURE.md), plus the assembly of the target
+# architecture (engine/arch/<arch>/*.S). The command line (cli/) only goes
+# into the binary, the rest also into the unit tests (engine/tests/test_*.c).
+# Includes name their folder: #include "core/bench.h".
+ENGINE_SRC := $(sort $(wildcard engine/src/*/*.c))
+ENGINE_CLI_SRC := $(filter engine/src/cli/%,$(ENGINE_SRC))
+ENGINE_LIB_SRC := $(filter-out engine/src/cli/%,$(ENGINE_SRC))
 ARCH_NATIVE := $(shell uname -m)
 ENGINE_ASM_NATIVE := $(sort $(wildcard engine/arch/$(ARCH_NATIVE)/*.S))
 
@@ -79,9 +82,10 @@ $(OBJ)/%.o: engine/src/%.c Makefile | $(DEPS_STAMP)
 $(OBJ)/arch_%.o: engine/arch/$(ARCH_NATIVE)/%.S Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iengine/src -c -o $@ $<
-$(ENGINE): $(LIB_OBJS) $(OBJ)/main.o
+CLI_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_CLI_SRC))
+$(ENGINE): $(LIB_OBJS) $(CLI_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(NATIVE_LIBS)
--include $(wildcard $(OBJ)/*.d)
+-include $(wildcard $(OBJ)/*/*.d)
 
 # Unit tests: one binary per engine/tests/test_*.c, linked with the engine.
 unit-tests: $(UNIT_TESTS)
@@ -120,7 +124,7 @@ check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok lint
 
 # ruff (pyproject.toml) and clang-format (.clang-format); clang-format is
 # skipped with a note where it is not installed (make test installs it).
-C_FORMATTED = $(wildcard engine/src/*.c engine/src/*.h engine/tests/*.c engine/tests/*.h engine/bench/*.cpp)
+C_FORMATTED = $(wildcard engine/src/*/*.c engine/src/*/*.h engine/tests/*.c engine/tests/*.h engine/bench/*.cpp)
 lint: $(VENV)/.test-ok
 	$(VENV)/bin/ruff check src tests
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_FORMATTED) && echo "clang-format: ok"; \

@@ -1,6 +1,6 @@
 # ARM cross builds: `make engine-aarch64` and `make engine-armv7` give static
 # build/<arch>/ctxbench-engine binaries to copy to a board (no Python there).
-# Sources: every engine/src/*.c plus engine/arch/<arch>/*.S. zlib and
+# Sources: every engine/src/*/*.c plus engine/arch/<arch>/*.S. zlib and
 # libcrypto come statically from Debian's ARM packages when they can be
 # fetched (mk/arm-sysroot.sh), else they are left out and the binary's
 # tool/build/libraries record says so. hwloc is left out (sysfs fallback).
@@ -46,10 +46,11 @@ $$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c mk/arm.mk $$(ARM_SYS_$(1))/note
 $$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(TEST_DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -Wa,--noexecstack -Iengine/src -c -o $$@ $$<
-$$(ARM_DIR_$(1))/ctxbench-engine: $$(ARM_OBJS_$(1)) $$(ARM_DIR_$(1))/obj/main.o
+ARM_CLI_OBJS_$(1) = $$(patsubst engine/src/%.c,$$(ARM_DIR_$(1))/obj/%.o,$$(ENGINE_CLI_SRC))
+$$(ARM_DIR_$(1))/ctxbench-engine: $$(ARM_OBJS_$(1)) $$(ARM_CLI_OBJS_$(1))
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -static -o $$@ $$^ $$(ARM_LIBS_$(1))
 engine-$(1): $$(ARM_DIR_$(1))/ctxbench-engine
--include $$(wildcard $$(ARM_DIR_$(1))/obj/*.d)
+-include $$(wildcard $$(ARM_DIR_$(1))/obj/*/*.d)
 
 # engine unit tests, cross-built; tests/test_arm_cross.py runs them under qemu
 ARM_UNITS_$(1) = $$(patsubst engine/tests/%.c,$$(ARM_DIR_$(1))/tests/%,$$(sort $$(wildcard engine/tests/test_*.c)))

@@ -1,4 +1,4 @@
-"""The ring (engine/src/ring.c) as an instrument: switch counts for every
+"""The ring (engine/src/ring/ring.c) as an instrument: switch counts for every
 N, and at N = 2 the ring agrees with the ping-pong it generalises."""
 import json
 

@@ -5,8 +5,8 @@
  * an answer with a reason instead of crashing. Runs natively and, cross-built,
  * under qemu-user. */
 #include "check.h"
-#include "clock.h"
-#include "emulation.h"
+#include "core/clock.h"
+#include "env/emulation.h"
 #include <math.h>
 #include <string.h>
 

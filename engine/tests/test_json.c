@@ -1,6 +1,6 @@
 /* The JSON writer escapes every string and never writes NaN. */
 #include "check.h"
-#include "json.h"
+#include "core/json.h"
 #include <math.h>
 #include <string.h>
 

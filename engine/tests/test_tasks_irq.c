@@ -2,8 +2,8 @@
  * count + merged expirations (overruns) == count; and D comes out positive
  * with every signal seen. */
 #include "check.h"
-#include "irq.h"
-#include "sched_ctl.h"
+#include "irq/irq.h"
+#include "core/sched_ctl.h"
 
 int main(void)
 {

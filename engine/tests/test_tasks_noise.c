@@ -3,9 +3,9 @@
  * must show a gap of that length starting at each of those moments.
  * Tolerances, not timing targets: the machine is shared. */
 #include "check.h"
-#include "clock.h"
-#include "noise.h"
-#include "sched_ctl.h"
+#include "core/clock.h"
+#include "noise/noise.h"
+#include "core/sched_ctl.h"
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sched.h>

@@ -8,11 +8,11 @@
  * emulator's own threads and locks add voluntary switches of their own, so
  * there only the lower bound (at least n) is checked. */
 #include "check.h"
-#include "bench.h"
-#include "harness.h"
-#include "reap.h"
-#include "sched_ctl.h"
-#include "emulation.h"
+#include "core/bench.h"
+#include "core/harness.h"
+#include "core/reap.h"
+#include "core/sched_ctl.h"
+#include "env/emulation.h"
 #include <stdlib.h>
 #include <string.h>
 

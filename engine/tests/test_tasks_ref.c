@@ -1,9 +1,9 @@
 /* Each task's segmented output equals its single-run reference, and a
  * corrupted input is detected (the result differs from the reference). */
 #include "check.h"
-#include "bench.h"
-#include "clock.h"
-#include "task.h"
+#include "core/bench.h"
+#include "core/clock.h"
+#include "tasks/task.h"
 #include <string.h>
 
 int main(void)

@@ -3,7 +3,7 @@
  * and each context finds its own again after switching back. (aarch64 and
  * armv7: FPCR/FPSCR are not callee-saved in their ABIs and not switched.) */
 #include "check.h"
-#include "uctx.h"
+#include "user/uctx.h"
 #include <fenv.h>
 #include <stdio.h>
 #include <string.h>

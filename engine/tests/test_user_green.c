@@ -3,7 +3,7 @@
  * several producers through a small channel arrive in order per producer,
  * none lost or duplicated; the mutex hands over in FIFO order. */
 #include "check.h"
-#include "green.h"
+#include "user/green.h"
 #include <stdlib.h>
 
 #define NTHREADS 1000

@@ -2,7 +2,7 @@
  * caught on an alternate signal stack, its address lies in the guard page,
  * and nothing beyond the stack was written. */
 #include "check.h"
-#include "uctx.h"
+#include "user/uctx.h"
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * the transfer value and the entry's arguments arrive. Runs natively and,
  * cross-compiled, under qemu-aarch64 / qemu-arm. */
 #include "check.h"
-#include "uctx.h"
+#include "user/uctx.h"
 #include "user_probe.h"
 #include <stdio.h>
 #include <string.h>

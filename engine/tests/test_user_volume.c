@@ -2,7 +2,7 @@
  * count), each carrying a sequence number both ways through the transfer
  * value and a shared counter; nothing is lost, duplicated or reordered. */
 #include "check.h"
-#include "uctx.h"
+#include "user/uctx.h"
 #include <stdlib.h>
 
 static uctx_t a, b;

@@ -1,7 +1,7 @@
 /* The traversal touches every element exactly once per pass, for every
  * stride (METHOD.md section 4), and its stores really happen. */
 #include "check.h"
-#include "work.h"
+#include "core/work.h"
 
 int main(void)
 {

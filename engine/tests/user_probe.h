@@ -7,7 +7,7 @@
 #ifndef CTXBENCH_USER_PROBE_H
 #define CTXBENCH_USER_PROBE_H
 #include <stdint.h>
-#include "uctx.h"
+#include "user/uctx.h"
 
 typedef void *(*switch_fn_t)(uctx_t *, uctx_t *, void *);
 

@@ -1,0 +1,334 @@
+#include "kernel/pingpong.h"
+#include "core/clock.h"
+#include "core/reap.h"
+#include "core/sched_ctl.h"
+#include "kernel/pp_counters.h"
+#include "kernel/polluter.h"
+#include "core/verify.h"
+#include "core/work.h"
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const pp_raw_names[] = {"t_single_ns", "t_switch_ns", NULL};
+
+/* Shared between the parties (MAP_SHARED, so forked children see it too). */
+typedef struct pp_shared {
+    uint32_t cmd_seq;    /* A bumps it to start a run of `cmd_n` round trips */
+    uint32_t parked_seq; /* B: finished run `seq` and is about to wait */
+    uint32_t ready;      /* B: set up (pinned, policy, work array) */
+    uint32_t quit;
+    uint64_t cmd_n;
+    int32_t b_pid, b_tid;
+    int32_t b_cpu_ok, b_policy;
+    char b_error[200];
+    int pshared;
+    _Alignas(64) unsigned char mech[MECH_STATE_MAX];
+} pp_shared_t;
+
+typedef struct pp_state {
+    pp_shared_t *sh;
+    const pp_cfg_t *cfg;
+    int cpu_a, cpu_b;
+    work_t work_a;
+    pthread_t thread;
+    pid_t child;
+    uint32_t seq;
+    int mech_inited; /* the mechanism's fds/words exist: fini may run */
+} pp_state_t;
+
+static const pp_cfg_t *cfg_of(bench_run_t *r)
+{
+    return (const pp_cfg_t *)r->b->arg;
+}
+
+/* Party B: pin, set policy, then answer runs until told to quit. */
+static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol, int prio, size_t size,
+                    size_t stride)
+{
+    char err[200] = "";
+    sh->b_pid = getpid();
+    sh->b_tid = gettid_();
+    sh->b_cpu_ok = pin_self(cpu, err, sizeof err) == 0;
+    if (pol == POLICY_FIFO && set_policy_self(POLICY_FIFO, prio, err, sizeof err)) pol = POLICY_OTHER;
+    sh->b_policy = pol;
+    if (err[0]) snprintf(sh->b_error, sizeof sh->b_error, "%s", err);
+    work_t w;
+    if (work_init(&w, size, stride))
+        snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
+    uint32_t seen = 0;
+    atomic_store((_Atomic uint32_t *)&sh->ready, 1);
+    futex_wake_u32(&sh->ready, 1, sh->pshared);
+    void *m = sh->mech;
+    for (;;) {
+        uint32_t s;
+        while ((s = atomic_load((_Atomic uint32_t *)&sh->cmd_seq)) == seen && !sh->quit)
+            futex_wait_u32(&sh->cmd_seq, seen, sh->pshared);
+        if (sh->quit) break;
+        seen = s;
+        uint64_t n = sh->cmd_n;
+        for (uint64_t i = 0; i < n; i++) {
+            cfg->mech->recv(m, CH_AB);
+            work_pass(&w);
+            cfg->mech->send(m, CH_BA);
+        }
+        atomic_store((_Atomic uint32_t *)&sh->parked_seq, seen);
+    }
+    work_fini(&w);
+}
+
+typedef struct {
+    pp_shared_t *sh;
+    const pp_cfg_t *cfg;
+    int cpu;
+    policy_t pol;
+    int prio;
+    size_t size, stride;
+} b_args_t;
+
+static void *b_thread(void *p)
+{
+    b_args_t *a = p;
+    party_b(a->sh, a->cfg, a->cpu, a->pol, a->prio, a->size, a->stride);
+    free(a);
+    return NULL;
+}
+
+int pp_setup(bench_run_t *r)
+{
+    const pp_cfg_t *cfg = cfg_of(r);
+    const run_opts_t *o = r->opt;
+    pp_state_t *st = calloc(1, sizeof *st);
+    if (!st) {
+        bench_error("out of memory");
+        return -1;
+    }
+    r->state = st;
+    st->cfg = cfg;
+    st->cpu_a = o->cpu;
+    st->cpu_b = st->cpu_a;
+    if (cfg->cross) {
+        st->cpu_b = o->cpu2;
+        if (st->cpu_b < 0 || st->cpu_b == st->cpu_a) {
+            bench_error("cross-cpu needs two CPUs (have only CPU %d)", st->cpu_a);
+            return -1;
+        }
+    }
+    st->sh = mmap(NULL, sizeof(pp_shared_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (st->sh == MAP_FAILED) {
+        st->sh = NULL;
+        bench_error("mmap: %s", strerror(errno));
+        return -1;
+    }
+    memset(st->sh, 0, sizeof *st->sh);
+    st->sh->pshared = cfg->process;
+    if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
+    st->mech_inited = 1;
+
+    /* Party A is the calling thread, pinned by the harness. */
+    char err[200];
+    r->policy_obtained = POLICY_OTHER;
+    if (r->b->policy == POLICY_FIFO) {
+        if (set_policy_self(POLICY_FIFO, o->fifo_prio, err, sizeof err) == 0)
+            r->policy_obtained = POLICY_FIFO;
+        else
+            bench_warn(r, "%s; measured under SCHED_OTHER instead", err);
+    }
+    if (work_init(&st->work_a, o->size, o->stride)) {
+        bench_error("cannot map %zu bytes", o->size);
+        return -1;
+    }
+
+    policy_t pol_b = r->policy_obtained;
+    if (cfg->process) {
+        pid_t p = reap_fork();
+        if (p < 0) {
+            bench_error("fork: %s", strerror(errno));
+            return -1;
+        }
+        if (p == 0) {
+            party_b(st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride);
+            _exit(0);
+        }
+        st->child = p;
+    } else {
+        b_args_t *a = malloc(sizeof *a);
+        if (!a) {
+            bench_error("out of memory");
+            return -1;
+        }
+        *a = (b_args_t){st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride};
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setstacksize(&at, 256 * 1024);
+        int rc = pthread_create(&st->thread, &at, b_thread, a);
+        pthread_attr_destroy(&at);
+        if (rc) {
+            free(a);
+            bench_error("pthread_create: %s", strerror(rc));
+            return -1;
+        }
+    }
+    /* Wait (bounded: 2 s) until B is ready. */
+    for (int i = 0; i < 2000 && !atomic_load((_Atomic uint32_t *)&st->sh->ready); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (!st->sh->ready) {
+        bench_error("party B did not start");
+        return -1;
+    }
+    if (!st->sh->b_cpu_ok) r->pinned = 0;
+    if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
+    if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO)
+        r->policy_obtained = POLICY_OTHER;
+    sc_open(r, st->sh->b_tid);
+    return 0;
+}
+
+/* Wait until B has finished run `seq` (bounded: 2 s). */
+static int wait_parked(pp_state_t *st, uint32_t seq)
+{
+    uint64_t t_end = clock_ns() + 2000000000ull;
+    while (atomic_load((_Atomic uint32_t *)&st->sh->parked_seq) != seq) {
+        if (clock_ns() > t_end) {
+            bench_error("party B did not finish its run");
+            return -1;
+        }
+        sched_yield();
+    }
+    return 0;
+}
+
+int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
+{
+    pp_state_t *st = r->state;
+    const mech_t *m = st->cfg->mech;
+    void *ms = st->sh->mech;
+    party_counts_t s0, s1, a0, a1, b0, b1, d;
+
+    /* t_single: A alone, same work and messages, no switch. */
+    sc_begin(r, SC_SINGLE);
+    party_counts_read(0, 0, &s0);
+    uint64_t t0 = clock_ns();
+    for (uint64_t i = 0; i < n; i++) {
+        work_pass(&st->work_a);
+        m->send(ms, CH_SELF);
+        m->recv(ms, CH_SELF);
+    }
+    uint64_t t1 = clock_ns();
+    party_counts_read(0, 0, &s1);
+    sc_end(r, SC_SINGLE);
+
+    /* t_switch: n round trips between A and B. B's counts cover its whole
+     * run (wake-up by the command, n receives, parking again). */
+    sc_begin(r, SC_SWITCH);
+    party_counts_read(st->sh->b_pid, st->sh->b_tid, &b0);
+    party_counts_read(0, 0, &a0);
+    st->sh->cmd_n = n;
+    uint32_t seq = ++st->seq;
+    atomic_store((_Atomic uint32_t *)&st->sh->cmd_seq, seq);
+    futex_wake_u32(&st->sh->cmd_seq, 1, st->cfg->process);
+    uint64_t t2 = clock_ns();
+    for (uint64_t i = 0; i < n; i++) {
+        work_pass(&st->work_a);
+        m->send(ms, CH_AB);
+        m->recv(ms, CH_BA);
+        if (st->cfg->evict_lines) polluter_evict(&st->work_a, st->cfg->evict_lines);
+    }
+    uint64_t t3 = clock_ns();
+    party_counts_read(0, 0, &a1);
+    if (wait_parked(st, seq)) return -1;
+    party_counts_read(st->sh->b_pid, st->sh->b_tid, &b1);
+    sc_end(r, SC_SWITCH);
+    sc_sample_done(r);
+
+    double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
+    out->raw[0] = t_single;
+    out->raw[1] = t_switch;
+    out->value = (t_switch / 2.0 - t_single) / (double)n;
+    out->duration_ns = t3 - t2;
+    out->has_verify = 1;
+    verify_zero(&out->v);
+    /* Each party blocks once per message it waits for: 2n in all. */
+    out->v.expected_voluntary = 2 * (int64_t)n;
+    d = party_counts_delta(&a0, &a1);
+    verify_add_switch(&out->v, &d);
+    d = party_counts_delta(&b0, &b1);
+    verify_add_switch(&out->v, &d);
+    d = party_counts_delta(&s0, &s1);
+    verify_add_single(&out->v, &d);
+    return 0;
+}
+
+void pp_teardown(bench_run_t *r)
+{
+    pp_state_t *st = r->state;
+    if (!st) return;
+    char err[200];
+    if (st->sh) {
+        atomic_store((_Atomic uint32_t *)&st->sh->quit, 1);
+        atomic_fetch_add((_Atomic uint32_t *)&st->sh->cmd_seq, 1);
+        futex_wake_u32(&st->sh->cmd_seq, 1, st->cfg->process);
+    }
+    if (st->child > 0) {
+        /* bounded: 1 s, then SIGKILL */
+        int status;
+        for (int i = 0; i < 100; i++) {
+            if (waitpid(st->child, &status, WNOHANG) == st->child) {
+                reap_forget(st->child);
+                st->child = 0;
+                break;
+            }
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+        if (st->child > 0) {
+            kill(st->child, SIGKILL);
+            waitpid(st->child, &status, 0);
+            reap_forget(st->child);
+        }
+    } else if (st->thread) {
+        pthread_join(st->thread, NULL);
+    }
+    sc_close(r);
+    if (st->sh) {
+        /* after a setup that failed early the mechanism is all zeros: its
+         * fini would close fd 0 */
+        if (st->mech_inited) st->cfg->mech->fini(st->sh->mech);
+        munmap(st->sh, sizeof *st->sh);
+    }
+    work_fini(&st->work_a);
+    if (r->policy_obtained == POLICY_FIFO) set_policy_self(POLICY_OTHER, 0, err, sizeof err);
+    free(st);
+    r->state = NULL;
+}
+
+void pp_params(bench_run_t *r, json_t *j)
+{
+    const pp_cfg_t *cfg = cfg_of(r);
+    int cpu_b = cfg->cross ? r->opt->cpu2 : r->opt->cpu;
+    json_kstr(j, "mechanism", cfg->mech->name);
+    json_kstr(j, "kind", cfg->process ? "process" : "thread");
+    json_kstr(j, "placement", cfg->cross ? "cross-cpu" : "same-cpu");
+    json_kint(j, "cpu_b", cpu_b);
+    json_kint(j, "size", (int64_t)r->opt->size);
+    json_kint(j, "stride", (int64_t)r->opt->stride);
+    json_kstr(j, "t_single", cfg->mech->note);
+    json_kstr(j, "formula", "(t_switch/2 - t_single)/n");
+    if (cfg->evict_lines) json_kint(j, "evict_lines", cfg->evict_lines);
+}
+
+void pp_extra(bench_run_t *r, json_t *j)
+{
+    if (r->opt->counters) sc_write(r, j);
+}

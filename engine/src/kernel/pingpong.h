@@ -1,0 +1,27 @@
+/* Kernel-level ping-pong between two parties (threads or forked processes),
+ * the driver behind every kernel/<...> id (METHOD.md section 2):
+ *
+ *     t_avg = (t_switch / 2 - t_single) / n
+ *
+ * t_single: party A sends n messages to itself (with its unit of work
+ * before each); t_switch: A and B exchange n round trips, each doing its
+ * work before sending. Both are measured in every sample. */
+#ifndef CTXBENCH_PINGPONG_H
+#define CTXBENCH_PINGPONG_H
+#include "core/bench.h"
+#include "kernel/mech.h"
+
+typedef struct pp_cfg {
+    const mech_t *mech;
+    int process;          /* 0: threads of one process, 1: forked processes */
+    int cross;            /* 0: both parties on one CPU, 1: on two CPUs (wake-up) */
+    unsigned evict_lines; /* test polluter: lines of A's array evicted at every switch back to A */
+} pp_cfg_t;
+
+extern const char *const pp_raw_names[];
+int pp_setup(bench_run_t *r);
+int pp_sample(bench_run_t *r, uint64_t n, sample_t *out);
+void pp_teardown(bench_run_t *r);
+void pp_params(bench_run_t *r, json_t *j);
+void pp_extra(bench_run_t *r, json_t *j); /* counters (pp_counters.h) */
+#endif
