@@ -1,0 +1,18 @@
+/* Where results go: stdout, or FILE through FILE.tmp.<pid> renamed at the
+ * end (an interrupted run leaves a complete file or none), one result in
+ * the mode asked for (human line, --json member, --jsonl line), and the
+ * progress lines of interleaved runs. */
+#ifndef CTXBENCH_CLI_OUTPUT_H
+#define CTXBENCH_CLI_OUTPUT_H
+#include "cli/options.h"
+#include "core/harness.h"
+#include "core/json.h"
+#include <stdio.h>
+
+FILE *open_out(const char *out);
+void close_out(FILE *f, const char *out, int ok);
+/* atexit and the signal handler (reap_on_exit): removes the temp file */
+void cleanup_tmp(void);
+int write_result(const cli_t *c, FILE *f, json_t *j, harness_job_t *h, const bench_t *b);
+void progress(const cli_t *c, FILE *f, size_t done, size_t total, const char *id, int group);
+#endif

@@ -1,0 +1,141 @@
+#include "cli/run.h"
+#include "cli/output.h"
+#include "core/clock.h"
+#include "core/harness.h"
+#include "core/sched_ctl.h"
+#include "core/util.h"
+#include "env/env.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static env_run_t g_env;
+static int dma_fd = -1;
+
+static void prepare_run(cli_t *c)
+{
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+        g_env.mlocked = 1;
+    else
+        snprintf(g_env.mlock_error, sizeof g_env.mlock_error, "mlockall refused: %s", strerror(errno));
+    g_env.no_idle_requested = c->no_idle;
+    if (c->no_idle) {
+        /* As cyclictest does: while this fd is open with 0, idle states with
+         * exit latency > 0 are not entered. Closed (by the kernel) at exit. */
+        dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+        int32_t zero = 0;
+        if (dma_fd >= 0 && write(dma_fd, &zero, sizeof zero) == sizeof zero)
+            g_env.no_idle_held = 1;
+        else
+            snprintf(g_env.no_idle_error, sizeof g_env.no_idle_error, "/dev/cpu_dma_latency: %s",
+                     strerror(errno));
+    }
+    rt_cpu_limit(2000); /* a SCHED_FIFO party that spins 2 s without blocking is stopped */
+    cycle_hz();         /* calibrate once, before any measurement */
+}
+
+void write_header(json_t *j)
+{
+    json_kstr(j, "schema", SCHEMA);
+    json_key(j, "tool");
+    json_obj_begin(j);
+    tool_write(j);
+    json_obj_end(j);
+    json_key(j, "environment");
+    json_obj_begin(j);
+    env_write(j, &g_env);
+    json_obj_end(j);
+}
+
+/* The order of the ids in round g: a permutation drawn from a fixed seed,
+ * so that no id always follows the same one (a cross-CPU id leaves the
+ * other CPU in a different state than a user-level one), yet two runs use
+ * the same orders. */
+static void round_order(size_t *order, size_t n, int g)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(g + 1);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t k = (size_t)(x % i), t = order[i - 1];
+        order[i - 1] = order[k];
+        order[k] = t;
+    }
+}
+
+/* Measure `n` benchmarks: prepared one by one, then group g of each (in
+ * round_order), then their results. With n == 1 this is one id start to
+ * finish. */
+static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, size_t n, int show_progress)
+{
+    harness_job_t **jobs = calloc(n, sizeof *jobs);
+    size_t *order = calloc(n, sizeof *order);
+    if (!jobs || !order) die(1, "out of memory");
+    size_t total = n * (size_t)(c->o.groups + 1), done = 0;
+    for (size_t i = 0; i < n; i++) {
+        jobs[i] = harness_prepare(list[i], &c->o);
+        if (show_progress) progress(c, f, ++done, total, list[i]->id, -1);
+    }
+    for (int g = 0; g < c->o.groups; g++) {
+        round_order(order, n, g);
+        for (size_t k = 0; k < n; k++) {
+            size_t i = order[k];
+            if (jobs[i]) harness_group(jobs[i], g);
+            if (show_progress) progress(c, f, ++done, total, list[i]->id, g);
+        }
+    }
+    free(order);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!jobs[i] || write_result(c, f, j, jobs[i], list[i])) rc = 1;
+        harness_free(jobs[i]);
+    }
+    free(jobs);
+    return rc;
+}
+
+int run_ids(cli_t *c, const bench_t **list, size_t n)
+{
+    prepare_run(c);
+    FILE *f = open_out(c->out);
+    json_t j;
+    json_init(&j, f);
+    int rc = 0;
+    if (c->jsonl) {
+        json_obj_begin(&j);
+        json_kstr(&j, "type", "header");
+        write_header(&j);
+        json_obj_end(&j);
+        fputc('\n', f);
+        fflush(f);
+    } else if (c->json) {
+        json_obj_begin(&j);
+        write_header(&j);
+        json_key(&j, "results");
+        json_arr_begin(&j);
+    }
+    /* With --points, every id is measured at every point, in this order, one
+     * after the other; otherwise the ids may be interleaved group by group. */
+    size_t np = c->points ? c->npoints : 1;
+    int interleave = c->interleave > 0 && !c->points && n > 1;
+    size_t batch = interleave ? n : 1;
+    for (size_t k = 0; k < n * np; k += batch) {
+        if (c->points) {
+            c->o.size = c->points[k % np].size;
+            c->o.stride = c->points[k % np].stride;
+        }
+        if (run_batch(c, f, &j, list + k / np, batch, interleave)) rc = 1;
+    }
+    if (c->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        fputc('\n', f);
+    }
+    close_out(f, c->out, rc == 0);
+    return rc;
+}
