@@ -16,7 +16,7 @@ from conftest import FIXTURES, ctxbench_cmd
 from ctxbench.cli import main
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError
-from ctxbench.run.table import fmt_time
+from ctxbench.ui.format import fmt_time
 
 BASE = str(FIXTURES / "ring_base.json")
 SAME = str(FIXTURES / "ring_same.json")

@@ -4,7 +4,8 @@ import math
 
 from ctxbench.run import table
 from ctxbench.userbench import command as userbench
-from ctxbench.run.usergap import gap_lines, ratio
+from ctxbench.run.usergap import gap_lines
+from ctxbench.stats.derived import ratio
 
 
 def _r(rid, med, resume="ret"):

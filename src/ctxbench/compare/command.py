@@ -13,7 +13,7 @@ import math
 
 from ctxbench.core import reader
 from ctxbench.core.model import Document, Environment
-from ctxbench.run import table
+from ctxbench.ui.format import fmt_time
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError
 
@@ -151,7 +151,7 @@ def run(args) -> int:
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
-        print(f"{k:<{w}}  {table.fmt_time(ma):>12}  {table.fmt_time(mb):>12}  "
+        print(f"{k:<{w}}  {fmt_time(ma):>12}  {fmt_time(mb):>12}  "
               f"{(f'{rel:+.1%}' if math.isfinite(rel) and abs(rel) < 1e4 else 'n/a'):>8}  "
               f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))

@@ -289,6 +289,14 @@ class Result:
         return self.id + (f" [{extra}]" if extra else "")
 
 
+def median_of(results: list[dict], rid: str) -> float | None:
+    """The (finite) median of the result with this id, None if absent."""
+    for r in map(Result, results):
+        if r.id == rid and math.isfinite(r.summary.median):
+            return r.summary.median
+    return None
+
+
 class Environment:
     """The environment record (env.c); paths declared in schema.ENVIRONMENT."""
     __slots__ = ("d",)

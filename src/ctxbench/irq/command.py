@@ -8,8 +8,8 @@ import math
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.irq import figures as irq_figures
 from ctxbench.irq.analysis import irq_point
-from ctxbench.run.table import fmt_time
-from ctxbench.tasks import args as task_args
+from ctxbench.ui.format import fmt_time
+from ctxbench.core import workloads
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -37,7 +37,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    tasks = task_args.tasks(args.task)
+    tasks = workloads.tasks(args.task)
     rates = args.rates
     life = Lifecycle("irq", args.output)
 

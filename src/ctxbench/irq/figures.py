@@ -3,22 +3,21 @@ task (after Fig. 5 of David et al., ExpCS 2007; README, References)."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result, Summary
-from ctxbench.tasks.figures import MS, _err, _finish, _grid
-from ctxbench.ui.figures import machine_label
+from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
 
 NAME = "irq-fig5-overhead"  # file name
 
 
 def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
     """Indirect interrupt overhead vs rate, one panel per task."""
-    fig, axes = _grid(len(by_task))
+    fig, axes = panel_grid(len(by_task))
     for ax, (task, pts) in zip(axes, by_task.items()):
         pts = sorted(map(Result, pts), key=lambda p: p.params.rate_hz)
         x = [p.params.rate_hz for p in pts]
         for part, label, mk in (("I", "indirect (I)", "o"), ("direct", "direct (k·D)", "s")):
             ys, lo, hi = [], [], []
             for p in pts:
-                m, a, b = _err(p.parts[part], MS)
+                m, a, b = err_bar(p.parts[part], MS)
                 ys.append(m)
                 lo.append(a)
                 hi.append(b)
@@ -31,4 +30,4 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
         ax.legend(fontsize=7)
     fig.suptitle(f"Interrupt (timer signal) overhead (after David et al., ExpCS 2007, Fig. 5); 95% CI; D = {Summary(d_summary).mean / 1e3:.2f} µs"
                  f"\n{machine_label(env)}", fontsize=8)
-    return _finish(fig)
+    return finish_titled(fig)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.noise import figures as noise_figures
-from ctxbench.run.table import fmt_time
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress

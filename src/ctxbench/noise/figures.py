@@ -1,7 +1,7 @@
 """The noise figure: a histogram of the gaps a pinned tight loop sees."""
 from __future__ import annotations
 
-from ctxbench.tasks.figures import MS, _finish
+from ctxbench.ui.figures import MS, finish_titled
 from ctxbench.ui.figures import machine_label, plt
 
 NAME = "noise-gaps"  # file name
@@ -28,7 +28,7 @@ def noise_histogram(noise: dict, env: dict, cpu, per_window: dict | None = None)
                     f"[{per_window['ci95'][0] / MS:.1f}, {per_window['ci95'][1] / MS:.1f}] ms, CV {per_window['cv']:.1%}\n"
                     if per_window and per_window.get("n") else "") +
                  f"{machine_label(env)}", fontsize=8)
-    return _finish(fig)
+    return finish_titled(fig)
 
 
 def _fmt(ns: float) -> str:

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 from ctxbench.core import schema
 from ctxbench.core.model import Result, Summary
 from ctxbench.run import table
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.model import Figure, Table
 
@@ -50,13 +51,13 @@ def median_ci(r: dict | Summary) -> str:
     if not math.isfinite(med):
         return "n/a"
     if not all(map(math.isfinite, ci)):
-        return table.fmt_time(med)
-    return f"{table.fmt_time(med)} ± {table.fmt_time((ci[1] - ci[0]) / 2)}"
+        return fmt_time(med)
+    return f"{fmt_time(med)} ± {fmt_time((ci[1] - ci[0]) / 2)}"
 
 
 def spread(r: dict) -> list[str]:
     s = Result(r).summary
-    return [f"{table.fmt_time(s.min)} … {table.fmt_time(s.max)}",
+    return [f"{fmt_time(s.min)} … {fmt_time(s.max)}",
             f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a", str(s.n)]
 
 
@@ -209,8 +210,8 @@ def render_noise(rs: list[dict], env: dict) -> list:
         out += _figures([(NAME, noise_histogram(nz, env, _p(r).get("noise_cpu"), r.get("summary")))],
                         "gaps seen by a tight timer-reading loop on the pinned CPU")
         out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
-                         [[str(_p(r).get("noise_cpu")), str(nz.get("count")), table.fmt_time(nz.get("threshold_ns")),
-                           table.fmt_time(nz.get("total_ns")), table.fmt_time(nz.get("longest_ns"))]],
+                         [[str(_p(r).get("noise_cpu")), str(nz.get("count")), fmt_time(nz.get("threshold_ns")),
+                           fmt_time(nz.get("total_ns")), fmt_time(nz.get("longest_ns"))]],
                          "System noise"))
     return out
 

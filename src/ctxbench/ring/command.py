@@ -9,7 +9,7 @@ from ctxbench.core import checks
 from ctxbench.core.model import Result
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import figures as ring_figures
-from ctxbench.run import table
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -111,7 +111,7 @@ def render_table(res: list[dict]) -> str:
         half = (s.ci95[1] - s.ci95[0]) / 2
         spc = r.verification.get("switches_per_handoff")
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
-                     f"{table.fmt_time(s.median) + ' ± ' + table.fmt_time(half):>21}  "
+                     f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  "
                      f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
                      f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)

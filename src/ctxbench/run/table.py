@@ -7,6 +7,7 @@ import math
 import sys
 
 from ctxbench.core.model import Result
+from ctxbench.ui.format import fmt_time
 
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
@@ -16,24 +17,6 @@ SECTIONS = [
     ("kernel/", "wakeup", "Cross-CPU wake-up latency per hand-off (not a switch cost)"),
     ("user/", None, "User-level switch: direct cost per switch, one kernel thread"),
 ]
-
-
-def fmt_time(ns: float, width: int = 0) -> str:
-    if ns is None or not math.isfinite(ns):
-        s = "n/a"
-    elif abs(ns) >= 1e12:  # over 1000 s: no switch takes that; print it, but short
-        s = f"{ns / 1e9:.3g} s"
-    elif abs(ns) >= 1e6:
-        s = f"{ns / 1e6:.2f} ms"
-    elif abs(ns) >= 1e4:
-        s = f"{ns / 1e3:.1f} µs"
-    elif abs(ns) >= 1e3:
-        s = f"{ns / 1e3:.2f} µs"
-    elif abs(ns) >= 100:
-        s = f"{ns:.0f} ns"
-    else:
-        s = f"{ns:.1f} ns"
-    return s.rjust(width) if width else s
 
 
 def _section(r: dict) -> str:

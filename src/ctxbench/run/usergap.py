@@ -2,26 +2,12 @@
 `ctxbench userbench` print (all from measured medians, nothing assumed)."""
 from __future__ import annotations
 
-import math
-
-from ctxbench.core.model import Result
+from ctxbench.core.model import median_of
+from ctxbench.stats.derived import ratio
 
 # Kernel same-CPU ids compared against the user-level asm switch, best first.
 KERNEL_REFS = ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu", "kernel/process/pipe/same-cpu"]
 USER_REF = "user/asm/same-thread"
-
-
-def median_of(results: list[dict], rid: str) -> float | None:
-    for r in map(Result, results):
-        if r.id == rid and math.isfinite(r.summary.median):
-            return r.summary.median
-    return None
-
-
-def ratio(num: float | None, den: float | None) -> float | None:
-    if num is None or den is None or den <= 0 or num < 0:
-        return None  # a ratio of a negative or zero cost means nothing
-    return num / den
 
 
 def gap_lines(results: list[dict]) -> list[str]:

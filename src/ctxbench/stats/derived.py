@@ -35,3 +35,10 @@ def derived_summary(fn: Callable[[Mapping[str, np.ndarray]], float],
             "stdev": sd, "cv": sd / abs(point) if point else math.nan,
             "ci95": [float(lo), float(hi)], "ci95_of": "mean",
             "method": "bootstrap of independent sets (stdev: of the estimate)"}
+
+
+def ratio(num: float | None, den: float | None) -> float | None:
+    """num / den of two measured costs; None where it means nothing."""
+    if num is None or den is None or den <= 0 or num < 0:
+        return None  # a ratio of a negative or zero cost means nothing
+    return num / den

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.run.table import fmt_time
+from ctxbench.ui.format import fmt_time
 from ctxbench.tasks import analysis as tasks_analysis
-from ctxbench.tasks import args as task_args
+from ctxbench.core import workloads
 from ctxbench.tasks import figures as tasks_figures
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
@@ -25,7 +25,7 @@ def add_parser(sub):
                                    "switching cooperatively exactly n times: direct cost n*C and indirect "
                                    "cost I = R'_total - (R_total - C) - n*C, broken down per task.")
     p.add_argument("--pair", metavar="A+B,...",
-                   help=f"task pairs (default {','.join(task_args.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
+                   help=f"task pairs (default {','.join(workloads.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
     p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
                    help=f"values of n, e.g. 1..99 or 1,25,50 (default {DEFAULT_SWITCHES}; 1 is always added)")
     options.add_repeat(p, DEFAULT_REPEAT, ", as David et al. 2007")
@@ -41,7 +41,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    pairs = task_args.pairs(args.pair)
+    pairs = workloads.pairs(args.pair)
     ns = sorted(set(args.switches) | {1})
     n_big = max(99, max(ns))
     life = Lifecycle("tasks", args.output)

@@ -1,33 +1,18 @@
-"""Figures for tasks / irq / noise (seed 000 Figures 2, 3 and 5, and the
-noise gap histogram): PNG and SVG, with the 95% intervals and the machine."""
+"""The task-pair figures (Figures 2 and 3 of David et al., ExpCS 2007):
+direct and indirect overhead against n, and its breakdown; 95% intervals."""
 from __future__ import annotations
 
-import math
 
-from ctxbench.core.model import Result, Summary
-from ctxbench.ui.figures import machine_label, plt
+from ctxbench.core.model import Result
+from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
 
-MS = 1e6  # ns per ms
 FIG2, FIG3 = "tasks-fig2-overheads", "tasks-fig3-breakdown"  # file names
-
-
-def _finish(fig):
-    fig.tight_layout(rect=(0, 0, 1, 0.88))  # room for the two-line title
-    return fig
-
-
-def _err(s: Summary, scale: float):
-    m = s.mean / scale
-    lo, hi = s.ci95
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return m, 0.0, 0.0
-    return m, max(m - lo / scale, 0.0), max(hi / scale - m, 0.0)
 
 
 def _series(points, part, scale=MS):
     xs, ys, lo, hi = [], [], [], []
     for p in map(Result, points):
-        m, a, b = _err(p.parts[part], scale)
+        m, a, b = err_bar(p.parts[part], scale)
         xs.append(p.params.n)
         ys.append(m)
         lo.append(a)
@@ -35,18 +20,9 @@ def _series(points, part, scale=MS):
     return xs, ys, [lo, hi]
 
 
-def _grid(k: int):
-    cols = min(3, k)
-    rows = (k + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax in axes.flat[k:]:
-        ax.set_visible(False)
-    return fig, list(axes.flat)
-
-
 def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
     """Direct (n*C) and indirect (I) overhead vs n, one panel per pair."""
-    fig, axes = _grid(len(by_pair))
+    fig, axes = panel_grid(len(by_pair))
     for ax, (pair, pts) in zip(axes, by_pair.items()):
         for part, label, mk in (("direct", "direct (n·C)", "s"), ("I", "indirect (I)", "o")):
             x, y, e = _series(pts, part)
@@ -58,13 +34,13 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
         ax.legend(fontsize=7)
     fig.suptitle(f"Context switch overheads, direct and indirect (after David et al., ExpCS 2007, Fig. 2); mean of runs, 95% CI; "
                  f"Max CV {maxcv:.2%}\n{machine_label(env)}", fontsize=8)
-    return _finish(fig)
+    return finish_titled(fig)
 
 
 def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
     """The indirect overhead broken down: each task's own segments and the
     switches' own inflation."""
-    fig, axes = _grid(len(by_pair))
+    fig, axes = panel_grid(len(by_pair))
     for ax, (pair, pts) in zip(axes, by_pair.items()):
         a, b = pair.split("+")
         for part, label in (("I_task_a", a), ("I_task_b", b), ("I_switch", "switch inflation"), ("I", "total I")):
@@ -78,4 +54,4 @@ def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
         ax.legend(fontsize=7)
     fig.suptitle(f"Indirect context switch overhead breakdown (after David et al., ExpCS 2007, Fig. 3); 95% CI; Max CV {maxcv:.2%}\n"
                  f"{machine_label(env)}", fontsize=8)
-    return _finish(fig)
+    return finish_titled(fig)

@@ -3,11 +3,12 @@ the ways a figure leaves the program (PNG bytes, a file)."""
 from __future__ import annotations
 
 import io
+import math
 import os
 
 import matplotlib
 
-from ctxbench.core.model import Environment, Result
+from ctxbench.core.model import Environment, Result, Summary
 
 matplotlib.use("Agg")  # no display, no network: figures are files or bytes
 import matplotlib.pyplot as plt  # noqa: E402
@@ -51,3 +52,30 @@ def save(fig, directory: str, name: str, formats: tuple[str, ...] = FORMATS, dpi
         paths.append(p)
     plt.close(fig)
     return paths
+
+
+# ---- shared by the panel figures of tasks, irq and noise --------------------
+
+MS = 1e6  # ns per ms
+
+
+def finish_titled(fig):
+    fig.tight_layout(rect=(0, 0, 1, 0.88))  # room for the two-line title
+    return fig
+
+
+def err_bar(s: Summary, scale: float):
+    m = s.mean / scale
+    lo, hi = s.ci95
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return m, 0.0, 0.0
+    return m, max(m - lo / scale, 0.0), max(hi / scale - m, 0.0)
+
+
+def panel_grid(k: int):
+    cols = min(3, k)
+    rows = (k + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[k:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
-from ctxbench.core.model import Result
+from ctxbench.core.model import Result, median_of
+from ctxbench.stats.derived import ratio
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.progress import Progress
-from ctxbench.run.usergap import median_of, ratio
 
 IDS = ["user/asm/same-thread", "user/asm-ret/same-thread", "user/asm-jmp/same-thread",
        "user/asm-minimal/same-thread", "user/ucontext/same-thread", "user/green/yield", "user/green/channel"]

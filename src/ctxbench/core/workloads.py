@@ -1,5 +1,5 @@
-"""The tasks that `ctxbench tasks` pairs and `ctxbench irq` interrupts, and
-parsing of their names."""
+"""The engine's task workloads: what `ctxbench tasks` pairs and `ctxbench irq`
+interrupts, and parsing of their names."""
 from __future__ import annotations
 
 from ctxbench.core.errors import UserError
