@@ -63,15 +63,17 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
         assert s["ci95"][0] <= s["median"] <= s["ci95"][1]
 
 
-def test_run_suite_and_run_share_the_engines_presets(tmp_path, monkeypatch):
+@pytest.mark.parametrize("quick", [["--quick"], ["--preset", "quick"]])
+def test_run_suite_and_run_share_the_engines_presets(tmp_path, monkeypatch, quick):
     """A board's run-suite file is measured like the laptop's ctxbench run:
-    both take their counts from the engine's one preset table."""
+    both take their counts from the engine's one preset table (--quick is
+    --preset quick)."""
     from ctxbench.core import engine
     monkeypatch.setenv("CTXBENCH_ENGINE", str(ENGINE))
     presets = engine.presets()
     assert set(presets) == {"quick", "default", "full"}
     out = tmp_path / "suite.json"
-    p = run_engine("run-suite", "--quick", "--warmup-ms", "0", "--json", "-o", str(out))
+    p = run_engine("run-suite", *quick, "--warmup-ms", "0", "--json", "-o", str(out))
     assert p.returncode == 0, p.stderr
     q = presets["quick"]
     for r in json.loads(out.read_text())["results"]:
@@ -83,3 +85,24 @@ def test_run_suite_and_run_share_the_engines_presets(tmp_path, monkeypatch):
     args = json.loads(out2.read_text())["run"]["engine_args"]
     for flag, key in (("--groups", "groups"), ("--iterations", "iterations"), ("--min-sample-us", "min_sample_us")):
         assert args[args.index(flag) + 1] == str(q[key]), (flag, args)
+
+
+def test_presets_text_and_json_are_one_table():
+    """'presets' prints the table 'presets --json' gives the front end."""
+    table = json.loads(run_engine("presets", "--json").stdout)
+    lines = run_engine("presets").stdout.splitlines()
+    for name, c in table.items():
+        row = [line.split() for line in lines if line.split()[:1] == [name]]
+        assert row == [[name, str(c["groups"]), "x", str(c["iterations"]), "of", ">=", str(c["min_sample_us"]),
+                        "us"]], (name, lines)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run-suite", "--preset", "huge"], "--preset"),
+    (["run-suite", "--preset"], "--preset"),
+    (["presets", "extra"], "unexpected argument"),
+])
+def test_bad_preset_arguments_give_one_line(args, needle):
+    p = run_engine(*args)
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and needle in lines[0], p.stderr

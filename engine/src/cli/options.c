@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The suite presets, the one source of these counts: `ctxbench run`
+ * reads them from `presets --json`, so a board's run-suite file and a
+ * laptop's `ctxbench run` are measured alike. David et al. and Chen et al.
+ * used 20 x 10; the default takes 48 short groups, interleaved over ~25 s,
+ * so that each id's median averages over the host's drift (run-to-run
+ * agreement: README, "How repeatable is a run?"). Quick is a smoke test;
+ * full trades minutes for more groups and longer samples. */
 static const preset_t presets[] = {
     {"quick", 5, 6, 500},
     {"default", 48, 8, 1500},
@@ -19,6 +26,14 @@ const preset_t *preset_find(const char *name)
     for (size_t i = 0; i < NPRESETS; i++)
         if (!strcmp(presets[i].name, name)) return &presets[i];
     return NULL;
+}
+
+static void presets_table(FILE *f)
+{
+    fputs("presets (groups x samples of >= us, as 'ctxbench run'):\n", f);
+    for (size_t i = 0; i < NPRESETS; i++)
+        fprintf(f, "  %-8s %4d x %d of >= %d us\n", presets[i].name, presets[i].groups, presets[i].iterations,
+                presets[i].min_sample_us);
 }
 
 void usage(FILE *f)
@@ -55,12 +70,9 @@ void usage(FILE *f)
           "  --quick           (run-suite) --preset quick\n"
           "  --json            one results document (schema " SCHEMA ")\n"
           "  --jsonl           header line, then one result per line, as they finish\n"
-          "  -o FILE           write to FILE atomically instead of stdout\n"
-          "presets (groups x samples of >= us, as 'ctxbench run'):\n",
+          "  -o FILE           write to FILE atomically instead of stdout\n",
           f);
-    for (size_t i = 0; i < NPRESETS; i++)
-        fprintf(f, "  %-8s %4d x %d of >= %d us\n", presets[i].name, presets[i].groups, presets[i].iterations,
-                presets[i].min_sample_us);
+    presets_table(f);
 }
 
 enum {
@@ -304,7 +316,7 @@ int cmd_list(const cli_t *c)
 int cmd_presets(const cli_t *c)
 {
     if (!c->json) {
-        usage(stdout);
+        presets_table(stdout);
         return 0;
     }
     json_t j;

@@ -8,12 +8,8 @@
 
 #define SCHEMA "ctxbench/1"
 
-/* The suite presets, the one source of these counts: `ctxbench run`
- * reads them from `presets --json`, so a board's run-suite file and a
- * laptop's `ctxbench run` are measured alike. David et al. and Chen et al.
- * used 20 x 10; the default takes 48 short groups, interleaved over ~25 s,
- * so that each id's median averages over the host's drift (run-to-run
- * agreement: README, "How repeatable is a run?"). */
+/* The suite presets (run-suite --preset NAME, `presets --json`): the
+ * table, and why these counts, are in options.c. */
 typedef struct preset {
     const char *name;
     int groups, iterations, min_sample_us;

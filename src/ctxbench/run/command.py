@@ -37,7 +37,7 @@ def run(args) -> int:
     life = Lifecycle("run", args.output)
 
     preset = "quick" if args.quick else "full" if args.full else "default"
-    # the engine's presets (engine/src/cli/main.c, where their counts are explained)
+    # the engine's presets (engine/src/cli/options.c, where their counts are explained)
     counts = engine.presets()[preset]
     groups, iterations, min_us = counts["groups"], counts["iterations"], counts["min_sample_us"]
     known = engine.list_benchmarks(all_=True)
