@@ -23,6 +23,8 @@ void polluter_evict(work_t *w, unsigned lines)
         __asm__ __volatile__("clflush (%0)" ::"r"(p + i * LINE) : "memory");
 #elif defined(__aarch64__)
         __asm__ __volatile__("dc civac, %0" ::"r"(p + i * LINE) : "memory");
+#else
+        (void)p; /* no eviction here (polluter_supported() says 0) */
 #endif
     }
 #if defined(__x86_64__) || defined(__i386__)
