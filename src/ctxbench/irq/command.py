@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.irq import figures as irq_figures
 from ctxbench.irq.analysis import irq_point
 from ctxbench.ui.format import fmt_time
 from ctxbench.core import workloads
@@ -60,8 +59,9 @@ def run(args) -> int:
     doc = life.document(header, [dict(direct, id="irq/direct")] + points, {
         "tasks": tasks, "rates_hz": rates, "repeat": args.repeat, "scale": args.scale, "D": direct["summary"]})
     life.write(doc)
-    life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(by_task, env, direct["summary"]))]
-                 if args.plot else [])
+    if args.plot:  # matplotlib only when figures are asked for (start-up time)
+        from ctxbench.irq import figures as irq_figures
+        life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(by_task, env, direct["summary"]))])
 
     d = direct["summary"]
     print(f"D (direct cost of servicing one timer signal, mean of 100, warm) = {fmt_time(d['mean'])} "

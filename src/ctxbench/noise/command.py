@@ -4,7 +4,6 @@ counted on that CPU over the same windows."""
 from __future__ import annotations
 
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.noise import figures as noise_figures
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
@@ -41,8 +40,9 @@ def run(args) -> int:
     nz = r.get("noise") or {}
     cpu = r["params"].get("noise_cpu")
     life.write(life.document(header, [r], {"cpu": cpu, "seconds": args.seconds}))
-    life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.get("summary")))]
-                 if args.plot else [])
+    if args.plot:  # matplotlib only when figures are asked for (start-up time)
+        from ctxbench.noise import figures as noise_figures
+        life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.get("summary")))])
 
     win = nz.get("window_ns") or 1
     print(f"CPU {cpu}: {nz.get('count', 0)} gaps above {nz.get('threshold_ns')} ns "

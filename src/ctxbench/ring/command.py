@@ -8,7 +8,6 @@ import math
 from ctxbench.core import checks
 from ctxbench.core.model import Result
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.ring import figures as ring_figures
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
@@ -93,7 +92,9 @@ def run(args) -> int:
         findings += checks.result_findings(r)
     doc["checks"] = [f.as_dict() for f in findings]
     life.write(doc)
-    life.figures(args.plot, [("ring", ring_figures.figure(res, env))] if args.plot else [])
+    if args.plot:  # matplotlib only when figures are asked for (start-up time)
+        from ctxbench.ring import figures as ring_figures
+        life.figures(args.plot, [("ring", ring_figures.figure(res, env))])
 
     print(render_table(res))
     bad = [f"{v.id} N={v.params.parties}" for v in map(Result, res) if not v.verification.get("ok")]

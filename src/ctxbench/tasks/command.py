@@ -8,7 +8,6 @@ from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.format import fmt_time
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.core import workloads
-from ctxbench.tasks import figures as tasks_figures
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -74,8 +73,10 @@ def run(args) -> int:
         "pairs": pairs, "switches": ns, "repeat": args.repeat, "cold": args.cold, "scale": args.scale,
         "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv})
     life.write(doc)
-    life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv)),
-                             (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv))] if args.plot else [])
+    if args.plot:  # matplotlib only when figures are asked for (start-up time)
+        from ctxbench.tasks import figures as tasks_figures
+        life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv)),
+                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv))])
 
     print(render(by_pair, maxcv))
     print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
