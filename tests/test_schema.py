@@ -21,7 +21,12 @@ TWO_CPUS = len(os.sched_getaffinity(0)) >= 2
 
 @pytest.fixture(scope="module")
 def every_id(engine_bin):
-    os.environ["CTXBENCH_ENGINE"] = str(engine_bin)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CTXBENCH_ENGINE", str(engine_bin))
+        return _measure_every_id()
+
+
+def _measure_every_id():
     ids = [b["id"] for b in engine.list_benchmarks(all_=True)]
     if not TWO_CPUS:
         ids = [i for i in ids if "/cross-cpu" not in i]
@@ -33,8 +38,8 @@ def every_id(engine_bin):
     return ids, header, res + res_t
 
 
-def test_schema_kinds_claim_every_listed_id(engine_bin):
-    os.environ["CTXBENCH_ENGINE"] = str(engine_bin)
+def test_schema_kinds_claim_every_listed_id(engine_bin, monkeypatch):
+    monkeypatch.setenv("CTXBENCH_ENGINE", str(engine_bin))
     for b in engine.list_benchmarks(all_=True):
         k = schema.kind_of({"id": b["id"]})
         assert k is not None and not k.derived, b["id"]
@@ -75,6 +80,17 @@ def test_derived_points_fit_their_kinds(every_id):
         assert schema.problems(p) == [], p["id"]
         assert schema.kind_of(p).derived
         assert all(coded(w) == w for w in p["warnings"])  # stored as {code, text}
+
+
+def test_the_boost_helpers_result_fits_its_kind():
+    # userbench builds this result from the helper's lines, not the engine
+    from ctxbench.userbench.command import boost_result
+    rows = [{"n": 1000, "value": 5.0 + i, "t_single_ns": 1e4, "t_switch_ns": 2.2e4, "voluntary": 0,
+             "involuntary": 0} for i in range(6)]
+    r = boost_result(rows, 1)
+    assert schema.kind_of(r) is schema.BY_NAME["boost"]
+    assert schema.problems(r) == []
+    assert Result(r).summary.median == 7.5
 
 
 def test_a_renamed_key_is_caught():

@@ -60,9 +60,6 @@ class Note:
     code: str
     text: str
 
-    def as_dict(self) -> dict:
-        return {"code": self.code, "text": self.text}
-
 
 def warning(code: str, text: str) -> dict:
     """The stored form of a warning."""
@@ -161,7 +158,6 @@ class Summary:
     max = property(lambda s: _num(s.d.get("max")))
     cv = property(lambda s: _num(s.d.get("cv")))
     n = property(lambda s: int(s.d.get("n") or 0))
-    outliers = property(lambda s: int(s.d.get("outliers") or 0))
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -189,7 +185,6 @@ class Params:
         return self.d.items()
 
     cpu = property(lambda s: s.d.get("cpu"))
-    cpu_b = property(lambda s: s.d.get("cpu_b"))
     placement = property(lambda s: s.d.get("placement"))
     mechanism = property(lambda s: s.d.get("mechanism"))
     kind = property(lambda s: s.d.get("kind"))
@@ -201,7 +196,6 @@ class Params:
     n = property(lambda s: s.d.get("n"))
     task = property(lambda s: s.d.get("task"))
     rate_hz = property(lambda s: s.d.get("rate_hz"))
-    noise_cpu = property(lambda s: s.d.get("noise_cpu"))
     policy = property(lambda s: s.d.get("policy"))
     policy_requested = property(lambda s: s.d.get("policy_requested"))
     pinned = property(lambda s: s.d.get("pinned"))
@@ -225,7 +219,6 @@ class Result:
     summary = property(lambda s: Summary(s.d.get("summary")))
     verification = property(lambda s: _obj(s.d.get("verification")))
     noise = property(lambda s: _obj(s.d.get("noise")))
-    counters = property(lambda s: _obj(s.d.get("counters")))
     timing = property(lambda s: _obj(s.d.get("timing")))
 
     @property

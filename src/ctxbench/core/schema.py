@@ -28,7 +28,7 @@ OPT_NUM = (int, float, type(None))
 @dataclass(frozen=True)
 class Kind:
     name: str
-    ids: tuple[str, ...]                 # id prefixes of this kind ("" for a derived kind)
+    ids: tuple[str, ...]                 # id prefixes of this kind (the longest match wins)
     doc: str
     members: dict = field(default_factory=dict)     # required top-level members: types
     params: dict = field(default_factory=dict)      # required params: types
@@ -84,9 +84,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("irq-point", ("irq/",), "R_task, R' and I of a task at a rate (irq/analysis.py)",
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
           "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True),
-    Kind("userbench", ("user/",), "a user-level switch measured outside the engine (userbench)",
+    # written by userbench from the Boost.Context helper's lines, not by the engine
+    Kind("boost", ("boost/",), "Boost.Context's fiber switch, same method (ctxbench userbench)",
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
-         {"kind": STR, "placement": STR, "mechanism": STR}, derived=True),
+         {"kind": STR, "placement": STR, "mechanism": STR}, ("t_single_ns", "t_switch_ns")),
 )
 BY_NAME = {k.name: k for k in KINDS}
 
@@ -122,13 +123,13 @@ ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "idle.no_idle_error":
                         "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR}
 
 
-def kind_of(result: dict, command: str | None = None) -> Kind | None:
+def kind_of(result: dict) -> Kind | None:
     """The kind a result is, or None for an id no kind claims.
 
     Derived results are told apart by what they carry (`parts`); the rest
     by their id's prefix, the longest that matches."""
     rid = str(result.get("id", ""))
-    if result.get("parts") is not None or command == "userbench":
+    if result.get("parts") is not None:
         derived = [k for k in KINDS if k.derived and any(rid.startswith(p) for p in k.ids)]
         p = result.get("params") if isinstance(result.get("params"), dict) else {}
         for k in derived:

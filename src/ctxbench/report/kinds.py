@@ -73,7 +73,7 @@ def _schema_kind(r: dict) -> str:
 
 
 def _is_run(r: dict) -> bool:
-    return _schema_kind(r) in ("timer", "baseline", "switch", "selftest", "userbench") and not _is_sweep(r)
+    return _schema_kind(r) in ("timer", "baseline", "switch", "selftest", "boost") and not _is_sweep(r)
 
 
 def render_run(rs: list[dict], env: dict) -> list:

@@ -50,7 +50,11 @@ def run_boost(exe: str, samples: int, cpu: int | None) -> dict:
         raise UserError("the Boost.Context helper did not finish within 300 s")
     if p.returncode != 0:
         raise UserError(f"the Boost.Context helper failed: {p.stderr.strip() or p.returncode}")
-    rows = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    return boost_result([json.loads(line) for line in p.stdout.splitlines() if line.strip()], cpu)
+
+
+def boost_result(rows: list[dict], cpu: int | None) -> dict:
+    """The helper's sample lines as an analysed result (schema kind "boost")."""
     n = len(rows)
     raw = {"id": BOOST_ID, "quantity": "switch", "unit": "ns",
            "doc": "Boost.Context fiber resume, same method (separate helper binary)",
