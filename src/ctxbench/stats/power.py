@@ -1,0 +1,125 @@
+"""Power and paired designs for derived quantities (METHOD.md, Statistics:
+Power). Every indirect cost is a small difference of large measured
+quantities; before one is reported, the run must know the smallest effect
+it can resolve.
+
+- The minimum detectable effect (MDE) of an estimate with standard error
+  `se` is (z_{1-alpha/2} + z_{power}) * se: the true effect that a two-sided
+  test at alpha = 5% finds with 80% probability. An estimate whose absolute
+  value is below its MDE is reported as "below MDE", not as a finding.
+- Designs are paired: reference and treatment are measured in the same
+  round (interleaved, ABAB...), and a round is the unit of resampling, so
+  the drift between rounds is carried in every interval.
+- `slope` fits a line over many points (seed 000's I against n, irq's
+  R' - R against k) instead of differencing two large numbers.
+- `rounds_for` is the effort a pilot implies: how many rounds bring the
+  standard error down to a target, given the pilot's.
+
+Every interval here is a percentile bootstrap over rounds with the
+project's fixed seed (stats.resample), so re-analysing a file gives the
+same numbers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ctxbench.stats import resample
+
+Z_ALPHA = 1.959963984540054  # two-sided, alpha = 5%
+Z_POWER = 0.8416212335729143  # power 80%
+MDE_FACTOR = Z_ALPHA + Z_POWER  # 2.80
+
+
+def mde(se: float) -> float:
+    """Minimum detectable effect of an estimate with standard error se."""
+    return MDE_FACTOR * se if math.isfinite(se) else math.nan
+
+
+def rounds_for(se_pilot: float, rounds_pilot: int, target_se: float, most: int) -> int:
+    """Rounds needed for the standard error to shrink from se_pilot (measured
+    over rounds_pilot rounds) to target_se: se falls as 1/sqrt(rounds).
+    Capped at `most` (what the time budget allows)."""
+    if not (math.isfinite(se_pilot) and se_pilot > 0 and target_se > 0):
+        return max(rounds_pilot, 1)
+    need = math.ceil(rounds_pilot * (se_pilot / target_se) ** 2)
+    return int(max(rounds_pilot, min(most, need)))
+
+
+def _ols_slope(x: np.ndarray, y: np.ndarray) -> float:
+    xm = x - x.mean()
+    den = float(np.dot(xm, xm))
+    return float(np.dot(xm, y - y.mean()) / den) if den > 0 else math.nan
+
+
+def _cluster_draws(clusters: np.ndarray, rng: np.random.Generator, resamples: int) -> list[np.ndarray]:
+    labels, inv = np.unique(clusters, return_inverse=True)
+    members = [np.flatnonzero(inv == i) for i in range(labels.size)]
+    picks = rng.integers(0, labels.size, size=(resamples, labels.size))
+    return [np.concatenate([members[j] for j in row]) for row in picks]
+
+
+def _clusters(n: int, clusters: Sequence | None) -> np.ndarray:
+    return np.arange(n) if clusters is None else np.asarray(clusters)
+
+
+def effect(estimate: float, boot: np.ndarray, level: float = resample.LEVEL) -> dict:
+    """The record every derived effect carries: estimate, its percentile
+    interval, standard error (sd of the bootstrap), MDE, and two verdicts:
+    `resolved` (the interval excludes 0) and `below_mde` (|estimate| < MDE:
+    the run cannot tell it from noise)."""
+    boot = boot[np.isfinite(boot)]
+    if not math.isfinite(estimate) or boot.size < 2:
+        nan = math.nan
+        return {"estimate_ns": estimate, "ci95": [nan, nan], "se_ns": nan, "mde_ns": nan,
+                "resolved": False, "below_mde": True}
+    lo, hi = resample.interval(boot, level)
+    se = float(np.std(boot, ddof=1))
+    m = mde(se)
+    return {"estimate_ns": float(estimate), "ci95": [lo, hi], "se_ns": se, "mde_ns": m,
+            "resolved": bool(lo > 0 or hi < 0), "below_mde": bool(abs(estimate) < m)}
+
+
+def slope(x: Sequence[float], y: Sequence[float], clusters: Sequence | None = None,
+          resamples: int = resample.RESAMPLES, seed: int = resample.SEED) -> dict:
+    """Least-squares slope of y on x, as an `effect`; the bootstrap draws
+    whole clusters (rounds) with replacement."""
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ok = np.isfinite(xa) & np.isfinite(ya)
+    cl = _clusters(xa.size, clusters)[ok]
+    xa, ya = xa[ok], ya[ok]
+    est = _ols_slope(xa, ya) if xa.size >= 2 else math.nan
+    if xa.size < 3 or np.unique(cl).size < 2:
+        return effect(est, np.array([]))
+    boot = np.array([_ols_slope(xa[i], ya[i]) for i in _cluster_draws(cl, resample.generator(seed), resamples)])
+    return effect(est, boot)
+
+
+def paired_mean(diffs: Sequence[float], clusters: Sequence | None = None,
+                resamples: int = resample.RESAMPLES, seed: int = resample.SEED) -> dict:
+    """Mean of paired differences (treatment - reference of one round), as an
+    `effect`; the bootstrap draws whole clusters with replacement."""
+    d = np.asarray(diffs, dtype=float)
+    ok = np.isfinite(d)
+    cl = _clusters(d.size, clusters)[ok]
+    d = d[ok]
+    est = float(d.mean()) if d.size else math.nan
+    if d.size < 2 or np.unique(cl).size < 2:
+        return effect(est, np.array([]))
+    boot = np.array([d[i].mean() for i in _cluster_draws(cl, resample.generator(seed), resamples)])
+    return effect(est, boot)
+
+
+def verdict(e: dict, unit_label: str = "") -> str:
+    """One phrase for a table: the estimate with its interval, or what the run
+    could not resolve."""
+    from ctxbench.ui.format import fmt_time  # late: stats stays free of ui at import
+
+    est, (lo, hi), m = e.get("estimate_ns"), e.get("ci95") or [math.nan, math.nan], e.get("mde_ns")
+    if est is None or not math.isfinite(est):
+        return "n/a"
+    if e.get("below_mde"):
+        return f"below {fmt_time(m)}{unit_label} (MDE; measured {fmt_time(est)})"
+    return f"{fmt_time(est)}{unit_label} [{fmt_time(lo)}, {fmt_time(hi)}]"
