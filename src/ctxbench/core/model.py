@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxbench.core import schema, verification
-from ctxbench.stats import summary as stats
+from ctxbench.stats import drift, summary as stats
 
 SCHEMA = "ctxbench/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
@@ -123,6 +123,31 @@ def analyse(result: dict) -> dict:
                                 "varies more than the quantity itself"))
     r["warnings"] = warnings
     return r
+
+
+def apply_drift(results: list[dict]) -> dict:
+    """For results measured interleaved by group (one round = group g of
+    every id): estimate the machine's common drift from all of them and
+    widen each one's interval by it (stats.drift). Returns the record the
+    document keeps: rounds, relative sd, per-round factor."""
+    series = []
+    for r in results:
+        v = Result(r)
+        g = v.groups
+        if g is None:
+            continue
+        kept = [(float(x), int(k)) for x, k, keep in zip(v.samples, g, v.keep)
+                if keep and x is not None and math.isfinite(_num(x))]
+        if kept:
+            series.append((np.array([x for x, _ in kept]), np.array([k for _, k in kept])))
+    factor = drift.common_factor(series)
+    rel = drift.relative_sd(factor)
+    for r in results:
+        if Result(r).groups is not None and isinstance(r.get("summary"), dict):
+            r["summary"] = drift.widen(r["summary"], rel)
+    return {"rounds": int(factor.size), "ids": len(series), "block_rounds": drift.BLOCK,
+            "relative_sd": rel if math.isfinite(rel) else None,
+            "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 
 def document(tool: dict, environment: dict, results: list[dict], extra: dict | None = None) -> dict:

@@ -126,6 +126,9 @@ def load(path: str) -> dict:
     try:
         doc["results"] = [model.analyse(r) if "samples" in r and "parts" not in r else model.with_coded_warnings(r)
                           for r in res]
+        run = doc.get("run")
+        if isinstance(run, dict) and run.get("order") == "interleaved by group":
+            run["drift"] = model.apply_drift(doc["results"])  # re-derived with the samples
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the checks above did not foresee: still one line, not a traceback
         raise UserError(f"'{path}' is malformed: {type(e).__name__}: {e}")

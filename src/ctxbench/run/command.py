@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 from ctxbench.core import checks, engine, writer
+from ctxbench.core import model as results
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
@@ -70,10 +71,11 @@ def run(args) -> int:
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     header, res = run_ids(ids, opts, prog, interleave=True)
     prog.close()
+    drift = results.apply_drift(res)  # intervals that cover a run at another time
 
     env = header.get("environment", {})
     doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
-                                      "order": "interleaved by group",
+                                      "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
     findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} |
                                                             {r["params"].get("cpu_b") for r in res} - {None}))
@@ -87,7 +89,7 @@ def run(args) -> int:
     doc["checks"] = [f.as_dict() for f in findings]
     life.write(doc)
 
-    print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz")))
+    print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz"), drift=drift))
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
         print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)

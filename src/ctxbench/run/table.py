@@ -31,7 +31,8 @@ def _color(s: str, code: str, on: bool) -> str:
     return f"\033[{code}m{s}\033[0m" if on else s
 
 
-def render(results: list[dict], cycle_hz: float | None = None, color: bool | None = None) -> str:
+def render(results: list[dict], cycle_hz: float | None = None, color: bool | None = None,
+           drift: dict | None = None) -> str:
     if color is None:
         color = sys.stdout.isatty()
     lines = []
@@ -75,4 +76,11 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
     by_groups = any(Result(r).summary.d.get("ci95_resampled") == "groups" for r in results)
     lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
                  + (" (resampling whole groups)" if by_groups else "") + "; cycles: median in TSC/counter ticks.")
+    rel = (drift or {}).get("relative_sd")
+    if rel is not None:
+        lines.append(f"The interval also holds the machine's drift seen over this run's {drift.get('rounds')} "
+                     f"interleaved rounds (sd {rel:.2%}, common to all ids): it covers a run at another time.")
+    elif drift is not None:
+        lines.append("Too few interleaved rounds to estimate the machine's drift: the interval covers this run "
+                     "only, not a run at another time.")
     return "\n".join(lines)
