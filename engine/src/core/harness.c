@@ -1,4 +1,6 @@
 #include "core/harness.h"
+#include "core/placement.h"
+#include <alloca.h>
 #include "core/clock.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
@@ -289,7 +291,19 @@ harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)
     return h;
 }
 
+static int __attribute__((noinline)) group_body(harness_job_t *h, int g);
+
+/* The group runs on a stack shifted by a random number of cache lines
+ * (core/placement.h): every frame the benchmark's sample function and its
+ * callees use lands elsewhere in its page from group to group. */
 int harness_group(harness_job_t *h, int g)
+{
+    volatile char *pad = alloca(placement_offset() + 1);
+    pad[0] = 0;
+    return group_body(h, g);
+}
+
+static int group_body(harness_job_t *h, int g)
 {
     if (h->failed) return -1;
     const bench_t *b = h->r.b;

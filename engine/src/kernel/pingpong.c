@@ -1,11 +1,13 @@
 #include "kernel/pingpong.h"
 #include "core/clock.h"
+#include "core/placement.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
 #include "kernel/pp_counters.h"
 #include "kernel/polluter.h"
 #include "core/verify.h"
 #include "core/work.h"
+#include <alloca.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,6 +39,7 @@ typedef struct pp_shared {
 
 typedef struct pp_state {
     pp_shared_t *sh;
+    void *sh_map; /* the mapping sh lies in, at a random line (core/placement.h) */
     const pp_cfg_t *cfg;
     int cpu_a, cpu_b;
     work_t work_a;
@@ -55,6 +58,9 @@ static const pp_cfg_t *cfg_of(bench_run_t *r)
 static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol, int prio, size_t size,
                     size_t stride)
 {
+    /* B's frames at their own random line of the page (core/placement.h) */
+    volatile char *pad = alloca(placement_offset() + 1);
+    pad[0] = 0;
     char err[200] = "";
     sh->b_pid = getpid();
     sh->b_tid = gettid_();
@@ -123,12 +129,14 @@ int pp_setup(bench_run_t *r)
             return -1;
         }
     }
-    st->sh = mmap(NULL, sizeof(pp_shared_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) {
-        st->sh = NULL;
+    void *m = mmap(NULL, sizeof(pp_shared_t) + PLACEMENT_SPAN, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
         bench_error("mmap: %s", strerror(errno));
         return -1;
     }
+    st->sh_map = m;
+    st->sh = (pp_shared_t *)((char *)m + placement_offset());
     memset(st->sh, 0, sizeof *st->sh);
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
@@ -305,7 +313,7 @@ void pp_teardown(bench_run_t *r)
         /* after a setup that failed early the mechanism is all zeros: its
          * fini would close fd 0 */
         if (st->mech_inited) st->cfg->mech->fini(st->sh->mech);
-        munmap(st->sh, sizeof *st->sh);
+        munmap(st->sh_map, sizeof *st->sh + PLACEMENT_SPAN);
     }
     work_fini(&st->work_a);
     if (r->policy_obtained == POLICY_FIFO) set_policy_self(POLICY_OTHER, 0, err, sizeof err);

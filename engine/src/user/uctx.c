@@ -1,6 +1,7 @@
 /* Stacks and initial frames for the assembly switches (uctx.h). The frame
  * layouts below must match engine/arch/<arch>/switch_*.S. */
 #include "user/uctx.h"
+#include "core/placement.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,9 @@ void uctx_entry_returned(void *data)
 
 int uctx_make(uctx_t *c, const uctx_stack_t *st, uctx_entry_t entry, void *data)
 {
-    uintptr_t top = (uintptr_t)st->hi & ~(uintptr_t)15;
+    /* the top at a random line of its page (core/placement.h): two stacks
+     * at one page offset alias in the store buffer's 4K check */
+    uintptr_t top = ((uintptr_t)st->hi - placement_offset()) & ~(uintptr_t)15;
     if (top - (uintptr_t)st->lo < 512) return -1;
 #if defined(__x86_64__)
     /* mxcsr|fcw, r15 r14 r13 r12 rbx rbp, return address = trampoline. The
