@@ -154,3 +154,45 @@ def test_bootstrap_memory_is_bounded_and_chunking_changes_nothing():
     many = resample.interval(resample.cluster_medians(x, g, resample.generator(), budget=400 * 3))
     assert one == many
     assert list(resample.chunks(2000, 1 << 20)) == [(a, min(2000, a + 16)) for a in range(0, 2000, 16)]
+
+
+def test_third_task_time_marks_the_sample():
+    # clean windows: the parties ran all but a few µs; a busy loop took 3 ms
+    r = _res([440] * 3, [0] * 3, [440] * 3)
+    r["verify"].update(window_ns=[1_000_000, 1_000_000, 4_000_000], runtime_ns=[999_997, 1_000_003, 1_000_000])
+    rec, keep = verification.judge(r)
+    assert keep == [True, True, False]
+    assert rec["reasons"] == {"other tasks ran on the CPU": 1}
+    assert rec["disturbed"] == 1 and rec["failed"] == 0
+
+
+def test_third_task_time_is_not_judged_across_cpus():
+    r = _res([128], [0], [128], placement="cross-cpu")
+    r["verify"].update(window_ns=[1_000_000], runtime_ns=[1_500_000])  # two CPUs' time in one window
+    assert verification.judge(r)[1] == [True]
+
+
+def test_a_runnable_third_task_marks_the_sample():
+    r = _res([440] * 2, [0] * 2, [440] * 2)
+    r["verify"]["others_runnable"] = [0, 1]
+    rec, keep = verification.judge(r)
+    assert keep == [True, False] and rec["reasons"] == {"another task runnable on the CPU": 1}
+
+
+def test_disturbed_and_failed_are_two_verdicts():
+    # 10% of samples met other load: disturbed, dropped, the rest stands
+    n = 50
+    vol = [0] * n
+    inv = [1 if i < 5 else 0 for i in range(n)]
+    a = results.analyse(_res(vol, inv, [0] * n))
+    assert a["verification"]["verdict"] == "ok" and a["verification"]["disturbed"] == 5
+    assert results.Result(a).verified == ("ok (5 disturbed, dropped)", False)
+    # most samples met other load: not verified (not "failed")
+    inv = [1 if i < 30 else 0 for i in range(n)]
+    a = results.analyse(_res(vol, inv, [0] * n))
+    assert a["verification"]["verdict"] == "not verified"
+    assert results.Result(a).verified[0].startswith("NOT VERIFIED (30 of 50")
+    # the method's switches missing: failed
+    a = results.analyse(_res([100] * 10, [0] * 10, [440] * 10))
+    assert a["verification"]["verdict"] == "failed" and a["verification"]["failed"] == 10
+    assert results.Result(a).verified[1]

@@ -50,6 +50,12 @@ typedef struct verify_counts {
     int64_t voluntary, involuntary, migrations;
     /* the same for the single-party (t_single) half, expected 0 */
     int64_t single_voluntary, single_involuntary, single_migrations;
+    /* over the switching window: the parties' CPU time and the window's
+     * wall time (core/verify.h), -1 unknown, 0 both when not recorded */
+    int64_t runtime_ns, window_ns;
+    /* 1: another task was runnable on the measured CPU right after the
+     * sample (the harness's yield probe), 0: none, -1: not probed */
+    int64_t others_runnable;
 } verify_counts_t;
 
 typedef struct sample {

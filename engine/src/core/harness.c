@@ -7,6 +7,8 @@
 #include "core/util.h"
 #include "core/verify.h"
 #include <math.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,9 +130,9 @@ static void short_summary(json_t *j, const samples_t *v)
 
 static void verify_arrays(json_t *j, const samples_t *v)
 {
-    static const char *names[] = {"expected_voluntary", "voluntary",        "involuntary",
-                                  "migrations",         "single_voluntary", "single_involuntary",
-                                  "single_migrations"};
+    static const char *names[] = {
+        "expected_voluntary", "voluntary",         "involuntary", "migrations", "single_voluntary",
+        "single_involuntary", "single_migrations", "runtime_ns",  "window_ns",  "others_runnable"};
     json_key(j, "verify");
     json_obj_begin(j);
     json_kstr(j, "source", verify_source());
@@ -141,7 +143,8 @@ static void verify_arrays(json_t *j, const samples_t *v)
             const verify_counts_t *c = &v->s[i].v;
             const int64_t f[] = {c->expected_voluntary, c->voluntary,        c->involuntary,
                                  c->migrations,         c->single_voluntary, c->single_involuntary,
-                                 c->single_migrations};
+                                 c->single_migrations,  c->runtime_ns,       c->window_ns,
+                                 c->others_runnable};
             if (f[k] < 0)
                 json_null(j);
             else
@@ -291,6 +294,23 @@ harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)
     return h;
 }
 
+/* Is another task runnable on the measured CPU? Yield once and see whether
+ * the thread was switched out. A third task that merely waits on the run
+ * queue during a sample changes the scheduler's path (on a KVM guest a busy
+ * loop on the CPU made the kept same-CPU samples 25% slower though it ran
+ * in none of them), and neither the parties' switch counts nor their CPU
+ * time can see it. -1 when the measuring thread is not on that CPU (the
+ * task pairs wait elsewhere) or the counts are unreadable. Between
+ * samples, never inside the timed part. */
+static int64_t others_runnable(int cpu)
+{
+    struct rusage a, b;
+    if (sched_getcpu() != cpu || getrusage(RUSAGE_THREAD, &a)) return -1;
+    sched_yield();
+    if (getrusage(RUSAGE_THREAD, &b)) return -1;
+    return (b.ru_nvcsw + b.ru_nivcsw) - (a.ru_nvcsw + a.ru_nivcsw) > 0;
+}
+
 static int __attribute__((noinline)) group_body(harness_job_t *h, int g);
 
 /* The group runs on a stack shifted by a random number of cache lines
@@ -319,7 +339,12 @@ static int group_body(harness_job_t *h, int g)
         rc = b->sample(&h->r, h->n, &s);
         for (int i = 0; i < h->o.iterations && !rc; i++) {
             memset(&s, 0, sizeof s);
-            if (b->sample(&h->r, h->n, &s) || push(&h->v, &s, g)) rc = -1;
+            if (b->sample(&h->r, h->n, &s)) {
+                rc = -1;
+                break;
+            }
+            s.v.others_runnable = s.has_verify ? others_runnable(h->o.cpu) : -1;
+            if (push(&h->v, &s, g)) rc = -1;
         }
     }
     if (b->teardown) b->teardown(&h->r); /* also after a failed setup: see harness_prepare */

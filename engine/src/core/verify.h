@@ -7,6 +7,12 @@
 
 typedef struct party_counts {
     int64_t voluntary, involuntary, migrations; /* -1: not readable */
+    /* CPU time the thread has run (its thread CPU clock, ns; -1: not
+     * readable) and the clock when read: over a window, the wall time the
+     * parties did not run is time the CPU gave to something else (a third
+     * task, which their switch counts cannot see) */
+    int64_t runtime_ns;
+    int64_t at_ns;
 } party_counts_t;
 
 /* pid 0 / tid 0 mean the calling thread. */

@@ -35,6 +35,42 @@ def engine_path() -> str:
     raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
 
 
+# The CPUs this process may use, taken once, before it ever moves itself:
+# the engine inherits the front end's affinity and picks its default CPU
+# from it, so the engine is always started with this set.
+ALLOWED = frozenset(os.sched_getaffinity(0))
+_housekeeping: dict = {}
+
+
+def measured_cpu(args: list[str]) -> int:
+    """The CPU the engine measures on: --cpu, or its default (the highest
+    allowed CPU, engine/src/core/sched_ctl.c default_cpu)."""
+    if "--cpu" in args:
+        i = args.index("--cpu")
+        if i + 1 < len(args) and args[i + 1].isdigit():
+            return int(args[i + 1])
+    return max(ALLOWED)
+
+
+def _off_measured_cpu(cpu: int) -> None:
+    """Move the front end (it reads the stream and redraws progress) to the
+    other allowed CPUs while the engine measures; where none is left, say so
+    (housekeeping() goes into every results file)."""
+    rest = ALLOWED - {cpu}
+    _housekeeping.update(measured_cpu=cpu, front_end_cpus=sorted(rest or ALLOWED),
+                         shares_measured_cpu=not rest)
+    if rest:
+        try:
+            os.sched_setaffinity(0, rest)
+        except OSError:
+            _housekeeping.update(front_end_cpus=sorted(ALLOWED), shares_measured_cpu=True)
+
+
+def housekeeping() -> dict:
+    """Where the front end ran while the engine measured (empty before)."""
+    return dict(_housekeeping)
+
+
 class _Terminated(Exception):
     pass
 
@@ -50,7 +86,10 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     (progress lines come from interleaved runs, before their results)."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
+    os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    if args and args[0] == "run":
+        _off_measured_cpu(measured_cpu(list(args)))
     errors: list[str] = []
     try:
         assert proc.stdout is not None
@@ -78,6 +117,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         signal.signal(signal.SIGTERM, old)
         if proc.poll() is None:
             _stop(proc)
+        os.sched_setaffinity(0, ALLOWED)
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
     if proc.returncode != 0:
         msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"

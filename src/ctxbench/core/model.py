@@ -30,8 +30,8 @@ SUPPORTED_SCHEMAS = (SCHEMA,)
 # code: what it means (README, "Warnings").
 CODES = {
     "engine": "written by the engine (a refused setting, a fallback it took)",
-    "dropped": "samples whose switch counts show a disturbance, left out",
-    "verification": "too many samples disturbed: the switch counts do not match the method",
+    "dropped": "samples disturbed by other load (extra switches, migrations, CPU time), left out",
+    "verification": "the result is not verified: the method's switches did not happen, or most samples met other load",
     "outliers": "samples far from the median, kept",
     "negative": "a derived cost below zero, printed as measured",
     "disturbed_runs": "task-pair runs with extra switches (left out, or all kept when too few are clean)",
@@ -112,8 +112,11 @@ def analyse(result: dict) -> dict:
     if rec["checked"] and rec["dropped"]:
         why = ", ".join(f"{k}: {v}" for k, v in sorted(rec["reasons"].items()))
         warnings.append(warning("dropped", f"{rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})"))
-    if rec["checked"] and not rec["ok"]:
+    if rec["checked"] and rec.get("verdict") == "failed":
         warnings.append(warning("verification", "verification failed: the switch counts do not match the method"))
+    elif rec["checked"] and rec.get("verdict") == "not verified":
+        warnings.append(warning("verification", f"not verified: {rec['disturbed']} of {len(samples)} samples met "
+                                "other load on the CPU; the rest may be the lucky part of a busy machine"))
     if s.get("outliers"):
         warnings.append(warning("outliers", f"{s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs "
                                 "from the median; kept): an interruption the switch counts cannot see, e.g. the "
@@ -274,9 +277,13 @@ class Result:
         v = self.verification
         if not v.get("checked"):
             return "-", False
-        if v.get("ok"):
-            return "ok" + (f" ({v['dropped']} dropped)" if v.get("dropped") else ""), False
-        return f"FAILED ({v.get('dropped')} disturbed)", True
+        verdict = v.get("verdict") or ("ok" if v.get("ok") else "failed")  # files before verdicts: ok or not
+        disturbed = v.get("disturbed", v.get("dropped") or 0)
+        if verdict == "ok":
+            return "ok" + (f" ({v['dropped']} disturbed, dropped)" if v.get("dropped") else ""), False
+        if verdict == "not verified":
+            return f"NOT VERIFIED ({disturbed} of {len(self.samples)} disturbed)", True
+        return f"FAILED ({v.get('failed', v.get('dropped'))} without the method's switches)", True
 
     def kept_samples(self) -> np.ndarray:
         """The kept samples that are finite numbers."""

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 
-from ctxbench.core import model, writer
+from ctxbench.core import engine, model, writer
 from ctxbench.core.errors import UserError
 from ctxbench.ui import options
 
@@ -34,6 +35,10 @@ class Lifecycle:
         results, and this command's own section (with `started`)."""
         sec = dict(section or {})
         sec.setdefault("started", self.started)
+        sec.setdefault("housekeeping", engine.housekeeping())
+        if sec["housekeeping"].get("shares_measured_cpu"):
+            print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
+                  "reading the engine) ran on the measured CPU", file=sys.stderr)
         return model.document(header.get("tool", {}), header.get("environment", {}), results,
                               extra={self.kind: sec, **extra})
 

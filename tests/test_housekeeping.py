@@ -1,0 +1,68 @@
+"""Housekeeping off the measured CPU: while the engine measures, the front
+end runs on the other allowed CPUs, and the engine still sees them all."""
+import json
+import os
+import sys
+
+import pytest
+
+from ctxbench.core import engine
+
+FAKE = r'''#!PYTHON
+import json, os, sys, time
+def allowed(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split(":", 1)[1].strip()
+print(json.dumps({"type": "header", "tool": {}, "environment": {}}), flush=True)
+time.sleep(0.3)  # the front end moves itself once the engine has started
+print(json.dumps({"type": "result", "result": {"id": "fake", "own": allowed(os.getpid()),
+                                                "parent": allowed(os.getppid())}}), flush=True)
+'''
+
+
+def _cpus(text: str) -> set[int]:
+    out = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+
+
+@pytest.fixture
+def fake_engine(tmp_path, monkeypatch):
+    p = tmp_path / "fake-engine"
+    p.write_text(FAKE.replace("PYTHON", sys.executable))
+    p.chmod(0o755)
+    monkeypatch.setenv("CTXBENCH_ENGINE", str(p))
+    return p
+
+
+def _stream(args):
+    got = []
+    engine.stream(args, lambda h: None, got.append)
+    return got[0]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two allowed CPUs")
+def test_front_end_leaves_the_measured_cpu(fake_engine):
+    cpu = max(engine.ALLOWED)
+    r = _stream(["run", "x", "--cpu", str(cpu)])
+    assert cpu not in _cpus(r["parent"]), r
+    assert _cpus(r["own"]) == set(engine.ALLOWED), "the engine must see every allowed CPU"
+    hk = engine.housekeeping()
+    assert hk["measured_cpu"] == cpu and cpu not in hk["front_end_cpus"] and not hk["shares_measured_cpu"]
+    assert os.sched_getaffinity(0) == set(engine.ALLOWED), "restored after the run"
+
+
+def test_default_cpu_is_the_engines(fake_engine):
+    assert engine.measured_cpu(["run", "x"]) == max(engine.ALLOWED)
+    assert engine.measured_cpu(["run", "x", "--cpu", "0"]) == 0
+
+
+def test_one_cpu_is_said(fake_engine, monkeypatch):
+    only = min(engine.ALLOWED)
+    monkeypatch.setattr(engine, "ALLOWED", frozenset({only}))
+    _stream(["run", "x", "--cpu", str(only)])
+    assert engine.housekeeping()["shares_measured_cpu"] is True
+    json.dumps(engine.housekeeping())
