@@ -12,7 +12,7 @@ from ctxbench.core import engine, schema
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Document, Result, coded
 from ctxbench.irq.analysis import irq_point
-from ctxbench.tasks.analysis import pair_points
+from ctxbench.tasks.analysis import analyse_pair
 
 # smallest counts that still give every member: the values are not judged
 BRIEF = dict(groups=1, iterations=2, min_sample_us=100, warmup_ms=0)
@@ -33,9 +33,12 @@ def _measure_every_id():
     # task-family ids: small tasks and a fixed n keep them to seconds
     plain = [i for i in ids if not i.startswith(("tasks/", "irq/"))]
     header, res = run_ids(plain, EngineOptions(**BRIEF))
-    tasks = [i for i in ids if i.startswith(("tasks/", "irq/"))]
-    _, res_t = run_ids(tasks, EngineOptions(groups=1, iterations=2, n=3, warmup_ms=0, task_scale=0.02))
-    return ids, header, res + res_t
+    tasks = [i for i in ids if i.startswith("tasks/")]
+    _, res_t = run_ids(tasks, EngineOptions(groups=2, iterations=2, warmup_ms=0, task_scale=0.02,
+                                            extra=["--n-list", "1,3"]))
+    irqs = [i for i in ids if i.startswith("irq/")]
+    _, res_i = run_ids(irqs, EngineOptions(groups=1, iterations=2, n=3, warmup_ms=0, task_scale=0.02))
+    return ids, header, res + res_t + res_i
 
 
 def test_schema_kinds_claim_every_listed_id(engine_bin, monkeypatch):
@@ -72,9 +75,7 @@ def test_derived_points_fit_their_kinds(every_id):
     by_id = {r["id"]: r for r in res}
     # the engine ran each task id once at n = 3: enough to derive the points'
     # members (their values are not judged here)
-    e = by_id["tasks/empty+empty/warm"]
-    pts = pair_points({1: by_id["tasks/sort+crc/warm"], 3: by_id["tasks/sort+crc/warm"]}, e,
-                      dict(e, params=dict(e["params"], n=3)))
+    pts = analyse_pair(by_id["tasks/sort+crc/warm"], by_id["tasks/empty+empty/warm"], resamples=50)["points"]
     ipt = [irq_point(by_id["irq/sort"], by_id["irq/direct"])]
     for p in pts + ipt:
         assert schema.problems(p) == [], p["id"]

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.machine
     (["tasks", "--pair", "sort+sort"], "itself"),
     (["tasks", "--switches", "0"], "--switches"),
     (["tasks", "--switches", "5..1"], "--switches"),
-    (["tasks", "--repeat", "0"], "--repeat"),
+    (["tasks", "--rounds", "0"], "--rounds"),
+    (["tasks", "--budget", "1"], "--budget"),
     (["tasks", "--scale", "-1"], "--scale"),
     (["irq", "--rates", "abc"], "--rates"),
     (["irq", "--task", "bogus"], "--task"),
@@ -47,24 +48,45 @@ def test_engine_records_the_task_scale(engine_bin):
 
 def test_tasks_end_to_end(tmp_path):
     out = tmp_path / "t.json"
-    p = run_cli("tasks", "--pair", "sort+crc", "--switches", "1,5", "--repeat", "2", "--scale", "0.01",
+    p = run_cli("tasks", "--pair", "sort+crc", "--switches", "1,5,20", "--rounds", "3", "--scale", "0.01",
                 "--warm", "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
     assert doc["schema"] == "ctxbench/1"
     pts = [r for r in doc["results"] if r["id"].startswith("tasks/sort+crc/")]
-    assert [r["params"]["n"] for r in pts] == [1, 5]
+    assert [r["params"]["n"] for r in pts] == [1, 5, 20]
     for r in pts:
-        assert r["params"]["pair"] == "sort+crc"
+        assert r["params"]["pair"] == "sort+crc" and r["params"]["rounds"] == 3
         for part in ("R_total", "R_prime", "C", "I", "I_task_a", "I_task_b", "I_switch"):
             s = r["parts"][part]
             assert "mean" in s and len(s["ci95"]) == 2
-        assert r["verify"]["expected_voluntary"] == [r["params"]["n"]] * 2
     assert pts[0]["parts"]["I"]["mean"] == 0
+    per = doc["tasks"]["per_pair"]["sort+crc"]
+    for e in [per["per_switch"], *per["per_task"].values()]:
+        assert {"estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde"} <= set(e)
+    assert set(per["per_task"]) == {"sort", "crc"}
     for f in ("tasks-fig2-overheads", "tasks-fig3-breakdown"):
         for ext in ("png", "svg"):
             assert (tmp_path / "figs" / f"{f}.{ext}").stat().st_size > 0
-    assert "Max CV" in p.stdout
+    assert "Max CV" in p.stdout and "per switch" in p.stdout
+
+
+def test_tasks_recovers_a_known_cost_per_switch(tmp_path):
+    """Known answer: the hidden pair's tasks spin 5 µs (wall time) after
+    every switch-in; the per-switch indirect cost must come out as 5 µs
+    within 10%, and each task pays half (a resumes after every other
+    switch). A 500 ns tolerance is ten times the spread of a 5 µs spin
+    (a clock read, ~20-50 ns, each side) and leaves room for the empty
+    tasks' own small indirect cost."""
+    out = tmp_path / "t.json"
+    p = run_cli("tasks", "--pair", "empty+empty/burn-5us", "--rounds", "12", "--switches", "1,500,1000,2000",
+                "-o", str(out), timeout=240)
+    assert p.returncode == 0, p.stderr
+    per = json.loads(out.read_text())["tasks"]["per_pair"]["empty+empty/burn-5us"]
+    paid = sum(e["estimate_ns"] for e in per["per_task"].values())
+    assert abs(paid - 5000) < 500, per["per_task"]
+    e = per["per_switch"]
+    assert abs(e["estimate_ns"] - 5000) < 500, e
 
 
 def test_irq_end_to_end(tmp_path):

@@ -61,6 +61,8 @@ void usage(FILE *f)
           "  --parties N       ring/ ids: parties in the ring (default 2)\n"
           "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
           "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
+          "  --n-list N,...    tasks/ ids: up to 16 values of n, one sample of each per group,\n"
+          "                    rotated from group to group (use --iterations = their count)\n"
           "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
           "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
           "                    id's samples span the whole run (default for run-suite)\n"
@@ -99,6 +101,7 @@ enum {
     OPT_INTERLEAVE,
     OPT_SEQUENTIAL,
     OPT_TASK_SCALE,
+    OPT_N_LIST,
     OPT_PRESET
 };
 
@@ -125,6 +128,7 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"interleave", no_argument, 0, OPT_INTERLEAVE},
                                          {"sequential", no_argument, 0, OPT_SEQUENTIAL},
                                          {"task-scale", required_argument, 0, OPT_TASK_SCALE},
+                                         {"n-list", required_argument, 0, OPT_N_LIST},
                                          {"preset", required_argument, 0, OPT_PRESET},
                                          {0, 0, 0, 0}};
 
@@ -245,6 +249,17 @@ int cli_parse(int argc, char **argv, cli_t *c)
         case OPT_SEQUENTIAL:
             c->interleave = -1;
             break;
+        case OPT_N_LIST: {
+            char *copy = strdup(optarg), *save = NULL;
+            c->o.n_count = 0;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (c->o.n_count == RUN_MAX_N_LIST) die(2, "--n-list: more than %d values", RUN_MAX_N_LIST);
+                c->o.n_list[c->o.n_count++] = num_arg("n-list", tok, 1, 1ull << 32, 0);
+            }
+            free(copy);
+            if (!c->o.n_count) die(2, "--n-list: empty list");
+            break;
+        }
         case OPT_TASK_SCALE: {
             char *end;
             double v = strtod(optarg, &end);

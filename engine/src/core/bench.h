@@ -25,6 +25,8 @@ enum bench_flags {
 typedef enum { POLICY_OTHER = 0, POLICY_FIFO = 1 } policy_t;
 
 /* Options for one run, from the command line. 0/-1 mean "default". */
+#define RUN_MAX_N_LIST 16
+
 typedef struct run_opts {
     int groups;             /* groups of samples; each group has its own setup */
     int iterations;         /* samples per group */
@@ -41,6 +43,10 @@ typedef struct run_opts {
     int parties;       /* ring: parties in the ring (0: 2) */
     size_t footprint;  /* ring: bytes each party touches per hold of the token */
     double task_scale; /* tasks/ and irq/ ids: size of each task (0: 1) */
+    /* tasks/ ids: values of n measured round-robin, one of each per group
+     * (a round), in an order rotated from group to group (0: use n) */
+    int n_count;
+    uint64_t n_list[RUN_MAX_N_LIST];
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

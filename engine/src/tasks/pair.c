@@ -47,6 +47,7 @@
 typedef struct {
     const char *a, *b;
     int cold;
+    uint64_t burn_ns; /* known answer: extra busy time after every switch-in */
 } pair_cfg_t;
 
 typedef struct {
@@ -73,9 +74,11 @@ typedef struct {
     size_t flush_len;
     pair_shared_t *sh;
     int cpu;
+    int ref_done;       /* ref[] computed (once: the tasks are deterministic) */
+    uint64_t k, rounds; /* sample in this group; groups so far (the rotation) */
 } pair_state_t;
 
-static const char *const pair_raw[] = {"t_total_ns", "t_task_a_ns", "t_task_b_ns", NULL};
+static const char *const pair_raw[] = {"t_total_ns", "t_task_a_ns", "t_task_b_ns", "n", NULL};
 
 static int pair_setup(bench_run_t *r)
 {
@@ -89,9 +92,15 @@ static int pair_setup(bench_run_t *r)
     r->state = st;
     double scale = task_scale(r->opt);
     if (task_init(&st->task[0], cfg->a, scale) || task_init(&st->task[1], cfg->b, scale)) return -1;
-    /* The single-run reference every segmented run must reproduce. */
-    st->ref[0] = task_run_all(&st->task[0]);
-    st->ref[1] = task_run_all(&st->task[1]);
+    /* The single-run reference every segmented run must reproduce (the
+     * tasks are deterministic: computed in the first group only). */
+    if (!st->ref_done) {
+        st->ref[0] = task_run_all(&st->task[0]);
+        st->ref[1] = task_run_all(&st->task[1]);
+        st->ref_done = 1;
+    }
+    st->k = 0;
+    st->rounds++;
     for (int k = 0; k < 2; k++)
         st->info[k] =
             (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail};
@@ -150,7 +159,8 @@ static int get_byte(int fd)
 }
 
 /* One party: role 0 = task a, 1 = task b. tok[role] wakes this party. */
-static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int ready_w, int done_w, int cold)
+static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int ready_w, int done_w, int cold,
+                  uint64_t burn_ns)
 {
     pair_shared_t *sh = st->sh;
     char err[200] = "";
@@ -174,12 +184,15 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     uint64_t seg = 0;
     int final = 0;
     for (size_t s = 0; s < mine; s++) {
+        size_t j = 2 * s + (size_t)role; /* global segment index */
         uint64_t a = clock_ns();
+        if (burn_ns && j > 0) /* after a switch-in: the known extra cost */
+            while (clock_ns() - a < burn_ns) {
+            }
         t->ops->run(t, b[s], b[s + 1]);
         uint64_t e = clock_ns();
         seg += e - a;
-        size_t j = 2 * s + (size_t)role; /* global segment index */
-        if (j == n) {                    /* the last segment of the run */
+        if (j == n) { /* the last segment of the run */
             sh->t_end = e;
             final = 1;
             /* Both parties' counts, now: the other one is off this CPU
@@ -213,6 +226,11 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     pair_state_t *st = r->state;
     pair_shared_t *sh = st->sh;
     memset(sh, 0, sizeof *sh);
+    /* --n-list: one of each per group (round), rotated from group to group
+     * so that no n always comes first (sample 0 of a group is the warm-up) */
+    const run_opts_t *o = r->opt;
+    if (o->n_count) n = o->n_list[(st->k + st->rounds) % (uint64_t)o->n_count];
+    st->k++;
     int tok[2][2], ready[2], done[2];
     if (pipe2(tok[0], O_CLOEXEC) || pipe2(tok[1], O_CLOEXEC) || pipe2(ready, O_CLOEXEC) ||
         pipe2(done, O_CLOEXEC)) {
@@ -227,7 +245,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
             reap_kill_all();
             return -1;
         }
-        if (pid[role] == 0) party(st, role, n, tok, ready[1], done[1], cfg->cold);
+        if (pid[role] == 0) party(st, role, n, tok, ready[1], done[1], cfg->cold, cfg->burn_ns);
         sh->pid[role] = pid[role];
     }
     int rc = 0;
@@ -276,6 +294,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     out->raw[0] = out->value;
     out->raw[1] = (double)sh->seg_ns[0];
     out->raw[2] = (double)sh->seg_ns[1];
+    out->raw[3] = (double)n;
     out->duration_ns = sh->t_end - sh->t0;
     out->has_verify = 1;
     verify_zero(&out->v);
@@ -305,6 +324,13 @@ static void pair_params(bench_run_t *r, json_t *j)
                   "3x the last-level cache before its first segment; user space cannot "
                   "flush the TLB or drain the write buffer directly");
     json_kint(j, "cold_flush_bytes", cfg->cold && st ? (int64_t)st->flush_len : 0);
+    if (cfg->burn_ns) json_kint(j, "burn_ns", (int64_t)cfg->burn_ns);
+    if (r->opt->n_count) {
+        json_key(j, "n_list");
+        json_arr_begin(j);
+        for (int i = 0; i < r->opt->n_count; i++) json_int(j, (int64_t)r->opt->n_list[i]);
+        json_arr_end(j);
+    }
     if (st) {
         for (int k = 0; k < 2; k++) {
             json_key(j, k ? "task_b_info" : "task_a_info");
@@ -321,8 +347,9 @@ static void pair_params(bench_run_t *r, json_t *j)
     }
 }
 
-#define PAIR(var, A, B, cold, idstr, ord)                                                                    \
-    static const pair_cfg_t var##_cfg = {A, B, cold};                                                        \
+#define PAIR(var, A, B, cold, idstr, ord) PAIR_BURN(var, A, B, cold, 0, idstr, ord)
+#define PAIR_BURN(var, A, B, cold, burn, idstr, ord)                                                         \
+    static const pair_cfg_t var##_cfg = {A, B, cold, burn};                                                  \
     static const bench_t var = {.id = idstr,                                                                 \
                                 .quantity = "run",                                                           \
                                 .unit = "ns",                                                                \
@@ -356,3 +383,6 @@ PAIR2(p_ad, aes, deflate, 909);
 PAIR2(p_ac, aes, crc, 910);
 PAIR2(p_ca, crc, aes, 911);
 PAIR2(p_ee, empty, empty, 912);
+/* Known answer for the per-switch indirect cost: empty tasks, each spinning
+ * 5 us (wall time) at the start of every segment after a switch-in. */
+PAIR_BURN(p_burn, "empty", "empty", 1, 5000, "tasks/empty+empty/burn-5us", 913);

@@ -68,7 +68,7 @@ KINDS: tuple[Kind, ...] = (
                           "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True),
     Kind("tasks-run", ("tasks/",), "a task pair run with n switches (the engine's samples)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "pair": STR, "task_a": STR, "task_b": STR, "scale": NUM},
-         ("t_total_ns", "t_task_a_ns", "t_task_b_ns"), verify=True),
+         ("t_total_ns", "t_task_a_ns", "t_task_b_ns", "n"), verify=True),
     Kind("irq-direct", ("irq/direct",), "D: the direct cost of one timer signal",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "rate_hz": INT}, ("d_ns", "interrupts")),
     Kind("irq-run", ("irq/",), "a task with and without timer signals at a rate",

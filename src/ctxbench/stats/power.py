@@ -48,7 +48,7 @@ def rounds_for(se_pilot: float, rounds_pilot: int, target_se: float, most: int) 
     return int(max(rounds_pilot, min(most, need)))
 
 
-def _ols_slope(x: np.ndarray, y: np.ndarray) -> float:
+def ols_slope(x: np.ndarray, y: np.ndarray) -> float:
     xm = x - x.mean()
     den = float(np.dot(xm, xm))
     return float(np.dot(xm, y - y.mean()) / den) if den > 0 else math.nan
@@ -59,6 +59,28 @@ def _cluster_draws(clusters: np.ndarray, rng: np.random.Generator, resamples: in
     members = [np.flatnonzero(inv == i) for i in range(labels.size)]
     picks = rng.integers(0, labels.size, size=(resamples, labels.size))
     return [np.concatenate([members[j] for j in row]) for row in picks]
+
+
+def round_draws(rounds: Sequence, resamples: int = resample.RESAMPLES,
+                seed: int = resample.SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct round labels and `resamples` draws of them with
+    replacement (resamples x rounds): for statistics over several series
+    measured in the same rounds (e.g. a task pair and the empty pair
+    interleaved group by group), resampled together."""
+    labels = np.unique(np.asarray(rounds))
+    return labels, resample.generator(seed).choice(labels, size=(resamples, labels.size))
+
+
+def rows_by_round(row_rounds: Sequence) -> dict:
+    """Round label -> indices of its rows (to gather a draw's rows fast)."""
+    rr = np.asarray(row_rounds)
+    return {r: np.flatnonzero(rr == r) for r in np.unique(rr)}
+
+
+def rows_of(index: dict, draw: np.ndarray) -> np.ndarray:
+    """Indices of the rows of the rounds in `draw`, with multiplicity."""
+    parts = [index[r] for r in draw if r in index]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
 
 
 def _clusters(n: int, clusters: Sequence | None) -> np.ndarray:
@@ -90,10 +112,10 @@ def slope(x: Sequence[float], y: Sequence[float], clusters: Sequence | None = No
     ok = np.isfinite(xa) & np.isfinite(ya)
     cl = _clusters(xa.size, clusters)[ok]
     xa, ya = xa[ok], ya[ok]
-    est = _ols_slope(xa, ya) if xa.size >= 2 else math.nan
+    est = ols_slope(xa, ya) if xa.size >= 2 else math.nan
     if xa.size < 3 or np.unique(cl).size < 2:
         return effect(est, np.array([]))
-    boot = np.array([_ols_slope(xa[i], ya[i]) for i in _cluster_draws(cl, resample.generator(seed), resamples)])
+    boot = np.array([ols_slope(xa[i], ya[i]) for i in _cluster_draws(cl, resample.generator(seed), resamples)])
     return effect(est, boot)
 
 

@@ -1,15 +1,27 @@
-"""Seed 000's arithmetic on the engine's raw results (METHOD.md 5 and 6).
+"""Seed 000's task pairs (METHOD.md section 5), measured so that the answer
+resolves: the n values and the empty pair interleaved in rounds, fitted.
 
-Task pairs, per pair and n:
-    R_total    = R'_total at n = 1 (one switch between the two tasks)
-    C          = direct cost of one switch: the same runner with empty
-                 tasks, (E(N) - E(1)) / (N - 1)
-    I          = R'_total(n) - (R_total - C) - n*C     (0 at n = 1)
+One engine job per pair measures R'_total at every n of a list, one of
+each per round (group), in an order rotated from round to round; the empty
+pair (the switch alone) is measured the same way in the same rounds. Then:
+
+    C          = slope of the empty pair's R'_total against n (one switch)
+    b          = slope of the pair's R'_total against n (a switch and
+                 what it costs the tasks afterwards)
+    per switch = b - C: the indirect cost of one switch
+    per task   = slope of each task's own summed segment time against n:
+                 the part of it each task pays (per switch of the pair)
+and, per n, seed 000's quantities:
+    R_total    = R'_total at n = 1
+    I(n)       = R'_total(n) - (R_total - C) - n*C  = R'(n) - R'(1) - (n-1)C
     I_task_a/b = each task's own segments at n minus at n = 1
-    I_switch   = I - I_task_a - I_task_b (the switches' own inflation)
-Interrupts, per task and rate (R_task and R'_task measured back to back in
-one sample, k = handler count of that sample, D from irq/direct):
-    I = R'_task - R_task - k*D
+    I_switch   = I - I_task_a - I_task_b
+
+A single difference R'(99) - R'(1) is a hundredth of the run-to-run noise of
+a 300 ms run; a slope over thousands of switches, in rounds that share the
+machine's state, is not. Every interval is a percentile bootstrap of whole
+rounds (pair and empty pair together), so the drift between rounds is in
+it; every effect carries its minimum detectable effect (stats.power).
 """
 from __future__ import annotations
 
@@ -18,112 +30,146 @@ import math
 import numpy as np
 
 from ctxbench.core import model
+from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
-from ctxbench.stats.derived import derived_summary
 
 
 def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
-    """Indices of the samples to use, and warnings. Disturbed samples (other
-    tasks took the CPU: more switches than the method makes; judged once by
-    the model) are dropped while at least two remain; otherwise all are
-    used, with a warning."""
+    """Indices of the samples to use, and warnings. Disturbed runs (the
+    model's verdict) are dropped while at least two remain; otherwise all
+    are used, with a warning."""
     keep = model.Result(result).keep
     n = len(keep)
     idx = np.array([i for i, k in enumerate(keep) if k], dtype=int)
     warns = []
     if n and len(idx) < n:
         if len(idx) >= 2:
-            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (extra switches: "
-                                       "another task took the CPU); left out"))
+            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (other load on "
+                                       "the CPU); left out"))
         else:
-            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (extra switches: "
-                                       "another task took the CPU); too few clean runs, all used"))
+            warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (other load on "
+                                       "the CPU); too few clean runs, all used"))
             idx = np.arange(n)
     return idx, warns
 
 
-def _raw(result: dict, name: str, idx: np.ndarray) -> np.ndarray:
-    arr = model.Result(result).raw(name)
-    return arr[idx] if arr.size else arr
+def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """The kept runs of one job as columns: n, total, a, b, round."""
+    idx, warns = kept_rows(result)
+    r = model.Result(result)
+    cols = {"total": r.raw("t_total_ns"), "a": r.raw("t_task_a_ns"), "b": r.raw("t_task_b_ns"),
+            "n": r.raw("n")}
+    if not cols["n"].size:  # a job measured at one n (--n)
+        cols["n"] = np.full(len(r.samples), float(r.params.get("n") or 1))
+    g = r.groups
+    cols["round"] = np.asarray(g if g is not None else range(len(r.samples)))
+    if set(cols["n"][idx]) != set(cols["n"]):  # an n with no clean run left: keep them all, and say so
+        idx = np.arange(len(r.samples))
+        warns = [model.warning("disturbed_runs", "every run at some n was disturbed (other load on the CPU): "
+                               "all runs used; the result is not verified")]
+    return {k: (v[idx] if v.size else v) for k, v in cols.items()}, warns
 
 
-def switch_cost(e1: dict, en: dict) -> tuple[dict, np.ndarray, np.ndarray, int, list[dict]]:
-    """C from the empty pair at n = 1 and n = N."""
-    n_big = int(en["params"]["n"])
-    i1, w1 = kept_rows(e1)
-    iN, wN = kept_rows(en)
-    a = _raw(e1, "t_total_ns", i1)
-    b = _raw(en, "t_total_ns", iN)
-    c = derived_summary(lambda m: (m["N"][0] - m["1"][0]) / (n_big - 1), {"1": a, "N": b})
-    return c, a, b, n_big, w1 + wN
+def _stats(P: dict, E: dict, ns: list[int], ip: np.ndarray, ie: np.ndarray) -> np.ndarray:
+    """Everything estimated, from the rows ip of the pair and ie of the empty
+    pair: [C, b, slope_a, slope_b, then per n: mean total, mean a, mean b]."""
+    out = [power.ols_slope(E["n"][ie], E["total"][ie]), power.ols_slope(P["n"][ip], P["total"][ip]),
+           power.ols_slope(P["n"][ip], P["a"][ip]), power.ols_slope(P["n"][ip], P["b"][ip])]
+    pn = P["n"][ip]
+    for n in ns:
+        m = pn == n
+        for k in ("total", "a", "b"):
+            out.append(float(P[k][ip][m].mean()) if m.any() else math.nan)
+    return np.asarray(out, dtype=float)
 
 
-def pair_points(pair_results: dict[int, dict], e1: dict, en: dict) -> list[dict]:
-    """One result per n for one pair; pair_results maps n -> engine result."""
-    if 1 not in pair_results:
-        raise ValueError("the n = 1 run (R_total) is missing")
-    c_sum, ea, eb, n_big, c_warn = switch_cost(e1, en)
-    base = pair_results[1]
-    ib, wb = kept_rows(base)
-    B = np.column_stack([_raw(base, k, ib) for k in ("t_total_ns", "t_task_a_ns", "t_task_b_ns")])
-    out = []
-    for n in sorted(pair_results):
-        r = pair_results[n]
-        ir, wr = kept_rows(r)
-        P = np.column_stack([_raw(r, k, ir) for k in ("t_total_ns", "t_task_a_ns", "t_task_b_ns")])
-        sets = {"P": P, "B": B, "E1": ea, "EN": eb}
+def _summary(est: float, boot: np.ndarray, rounds: int) -> dict:
+    """A derived part as the summary-shaped dict the tables and figures read
+    (mean, median, ci95, stdev of the estimate), with its MDE."""
+    e = power.effect(est, boot)
+    se = e["se_ns"]
+    return {"n": rounds, "mean": est, "median": est, "stdev": se, "cv": se / abs(est) if est else math.nan,
+            "ci95": e["ci95"], "ci95_of": "mean", "mde": e["mde_ns"], "below_mde": e["below_mde"],
+            "method": "bootstrap of whole rounds (pair and empty pair together)"}
 
-        def C(m):
-            return (m["EN"][0] - m["E1"][0]) / (n_big - 1)
 
-        def I(m, n=n):
-            return m["P"][0] - (m["B"][0] - C(m)) - n * C(m)
+def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> dict:
+    """Per-switch and per-task effects and seed 000's points for one pair."""
+    P, wp = table(pair_result)
+    E, we = table(empty_result)
+    params = model.Result(pair_result).params
+    pair = str(params.get("pair"))
+    ta, tb = pair.split("+")[:2] if "+" in pair else ("a", "b")
+    if ta == tb:  # the empty pair (known answers): name them by role
+        ta, tb = f"{ta} (a)", f"{tb} (b)"
+    ns = sorted({int(x) for x in P["n"]})
+    if 1 not in ns:
+        raise ValueError("the n = 1 runs (R_total) are missing")
+    ip, ie = np.arange(P["n"].size), np.arange(E["n"].size)
+    est = _stats(P, E, ns, ip, ie)
+    labels, draws = power.round_draws(np.concatenate([P["round"], E["round"]]), resamples)
+    jp, je = power.rows_by_round(P["round"]), power.rows_by_round(E["round"])
+    boot = np.array([_stats(P, E, ns, power.rows_of(jp, d), power.rows_of(je, d)) for d in draws])
+    rounds = int(labels.size)
 
-        def Ia(m):
-            return m["P"][1] - m["B"][1]
+    def eff(fn):
+        return power.effect(float(fn(est)), np.array([fn(b) for b in boot]))
 
-        def Ib(m):
-            return m["P"][2] - m["B"][2]
+    def part(fn):
+        return _summary(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
 
+    at = {n: 4 + 3 * i for i, n in enumerate(ns)}  # column of n's mean total
+    c1 = at[1]
+    per_switch = eff(lambda s: s[1] - s[0])
+    summary = {
+        "pair": pair, "rounds": rounds, "n_values": ns,
+        "per_switch": per_switch,
+        "per_task": {ta: eff(lambda s: s[2]), tb: eff(lambda s: s[3])},
+        "switch_inflation": eff(lambda s: s[1] - s[0] - s[2] - s[3]),
+        "C": eff(lambda s: s[0]),
+        "slope": eff(lambda s: s[1]),
+        "R_total_ns": float(est[c1]),
+    }
+    warns = [dict(t) for t in dict.fromkeys(tuple(w.items()) for w in wp + we)]
+    if per_switch["resolved"] and per_switch["estimate_ns"] < 0:
+        warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "
+                                   "excludes 0 (printed as measured): the empty pair's switch (C) costs more "
+                                   "than the pair's; a disturbed empty pair or a task that runs faster when "
+                                   "split are the candidates"))
+    points = []
+    for n in ns:
+        k = at[n]
         parts = {
-            "R_total": stats.summarize(B[:, 0]),
-            "R_prime": stats.summarize(P[:, 0]),
-            "C": c_sum,
-            "direct": derived_summary(lambda m, n=n: n * C(m), sets),
-            "I": derived_summary(I, sets),
-            "I_pct": derived_summary(lambda m: 100.0 * I(m) / m["B"][0], sets),
-            "I_task_a": derived_summary(Ia, sets),
-            "I_task_b": derived_summary(Ib, sets),
-            "I_switch": derived_summary(lambda m: I(m) - Ia(m) - Ib(m), sets),
-            "task_a_time": stats.summarize(P[:, 1]),
-            "task_b_time": stats.summarize(P[:, 2]),
+            "R_total": part(lambda s: s[c1]),
+            "R_prime": stats.summarize(P["total"][P["n"] == n]),
+            "C": part(lambda s: s[0]),
+            "direct": part(lambda s, n=n: n * s[0]),
+            "I": part(lambda s, k=k, n=n: s[k] - s[c1] - (n - 1) * s[0]),
+            "I_pct": part(lambda s, k=k, n=n: 100.0 * (s[k] - s[c1] - (n - 1) * s[0]) / s[c1]),
+            "I_task_a": part(lambda s, k=k: s[k + 1] - s[c1 + 1]),
+            "I_task_b": part(lambda s, k=k: s[k + 2] - s[c1 + 2]),
+            "I_switch": part(lambda s, k=k, n=n: (s[k] - s[c1] - (n - 1) * s[0]) - (s[k + 1] - s[c1 + 1])
+                             - (s[k + 2] - s[c1 + 2])),
+            "task_a_time": stats.summarize(P["a"][P["n"] == n]),
+            "task_b_time": stats.summarize(P["b"][P["n"] == n]),
         }
-        if n == 1:
-            # by construction: R'_total(1) is R_total, so I is exactly 0
-            parts["I"] = dict(parts["I"], mean=0.0, median=0.0)
-        warns = [dict(t) for t in dict.fromkeys(tuple(w.items()) for w in wr + (wb if n != 1 else []) + c_warn)]
-        # the model's generic "dropped" warning is replaced by ours (which
-        # says whether they were really left out)
-        eng = model.without(r.get("warnings"), "dropped")
-        if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0 and n > 1:
-            warns.append(model.warning("negative_indirect", "negative indirect cost I (printed as measured): the "
-                                       "run-to-run spread is larger than the effect"))
-        params = dict(r.get("params") or {})
-        params.update({"pair": params.get("pair"), "n": n, "C_from_empty_n": [1, n_big]})
-        out.append({
-            "id": f"tasks/{params['pair']}/n={n}",
-            "quantity": "run", "unit": "ns",
+        if n == 1:  # by construction: R'_total(1) is R_total
+            for q in ("I", "I_pct", "I_task_a", "I_task_b", "I_switch"):
+                parts[q] = dict(parts[q], mean=0.0, median=0.0)
+        pw = list(warns)
+        if n > 1 and parts["I"]["mean"] < 0 and not parts["I"]["below_mde"]:
+            pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
+                                    "measured)"))
+        p = dict(params.items())
+        p.update({"pair": pair, "n": n, "rounds": rounds})
+        points.append({
+            "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
             "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
-            "params": params,
-            "samples": r.get("samples"),
-            "raw": r.get("raw"),
-            "verify": r.get("verify"),
-            "summary": stats.summarize(P[:, 0]),
-            "parts": parts,
-            "cv_R_prime": parts["R_prime"]["cv"],
-            "warnings": eng + warns,
+            "params": p, "samples": [float(x) for x in P["total"][P["n"] == n]],
+            "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
+            "warnings": pw,
         })
-    return out
+    return {"summary": summary, "points": points}
 
 
 def max_cv(points: list[dict]) -> float:

@@ -1,33 +1,52 @@
 """ctxbench tasks: seed 000's task pairs with n context switches (METHOD.md
-section 5): R_total, R'_total, C, I and I's breakdown per task."""
+section 5): R_total, R'_total, C, I and its breakdown per task, and the
+indirect cost PER SWITCH: the slope over thousands of switches, measured in
+rounds that interleave the n values and the empty pair (tasks/analysis.py).
+
+Power before precision: a pilot of a few rounds per pair measures the noise
+and the time a round takes; the command then gives each pair the rounds its
+share of the budget allows, or fewer when fewer resolve the effect to +-50%,
+and says at the start what it cannot resolve."""
 from __future__ import annotations
 
 import math
+import time
 
+from ctxbench.core import model, workloads
+from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.ui.format import fmt_time
+from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
-from ctxbench.core import workloads
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
-DEFAULT_SWITCHES = "1,25,50,75,99"
-DEFAULT_REPEAT = 5  # runs per point, as seed 000
+DEFAULT_SWITCHES = "1,1000,2000,4000"
 MAX_SWITCHES = 100000
+DEFAULT_BUDGET_S = 270  # the whole default command stays under 5 minutes
+PILOT_ROUNDS = 3
+MAX_ROUNDS = 400
+# hidden pairs with a known answer (engine/src/tasks/pair.c)
+TEST_PAIRS = ("empty+empty/burn-5us",)
 
 
 def add_parser(sub):
     p = sub.add_parser("tasks", help="indirect cost of n switches between two real tasks (David et al. 2007)",
                        description="Two tasks (sort, deflate, aes, crc) in two processes on one CPU, "
-                                   "switching cooperatively exactly n times: direct cost n*C and indirect "
-                                   "cost I = R'_total - (R_total - C) - n*C, broken down per task.")
+                                   "switching cooperatively exactly n times, n values interleaved in rounds "
+                                   "with the empty pair: the indirect cost per switch (slope over n), per "
+                                   "task, and seed 000's I = R'_total - (R_total - C) - n*C.")
     p.add_argument("--pair", metavar="A+B,...",
                    help=f"task pairs (default {','.join(workloads.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
     p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
-                   help=f"values of n, e.g. 1..99 or 1,25,50 (default {DEFAULT_SWITCHES}; 1 is always added)")
-    options.add_repeat(p, DEFAULT_REPEAT, ", as David et al. 2007")
+                   help=f"values of n, at most 15 (default {DEFAULT_SWITCHES}; 1 is always added): the slope "
+                        "needs a wide range")
+    p.add_argument("--budget", type=options.count(10, 24 * 3600), default=DEFAULT_BUDGET_S, metavar="S",
+                   help=f"seconds of measuring for all pairs, pilot included (default {DEFAULT_BUDGET_S})")
+    p.add_argument("--rounds", type=options.count(2, MAX_ROUNDS), metavar="R",
+                   help="rounds per pair, fixed (no pilot, no budget)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--cold", dest="cold", action="store_true", default=True,
                    help="start each run with caches and TLB emptied as far as user space can (default)")
@@ -39,72 +58,148 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
+def _pairs(spec: str | None) -> list[str]:
+    if spec and spec.strip() in TEST_PAIRS:
+        return [spec.strip()]
+    return workloads.pairs(spec)
+
+
+def _measure(pair: str, ns: list[int], rounds: int, args, suffix: str, first: bool) -> tuple[dict, list[dict]]:
+    """One engine job: the pair and the empty pair, `rounds` groups of one
+    run at each n, interleaved group by group."""
+    pid = f"tasks/{pair}" + ("" if "/" in pair else suffix)
+    eid = f"tasks/empty+empty{suffix}"
+    opts = EngineOptions(cpu=args.cpu, groups=rounds, iterations=len(ns), task_scale=args.scale,
+                         warmup_ms=None if first else 0, extra=["--n-list", ",".join(map(str, ns))])
+    h, res = run_ids([pid, eid], opts, None, interleave=True)
+    by = {r["id"]: r for r in res}
+    return h, [by[pid], by[eid]]
+
+
+def _merge(a: dict, b: dict) -> dict:
+    """Two jobs' results of one id as one (b's rounds numbered after a's)."""
+    shift = 1 + max(a.get("group") or [-1])
+    out = dict(a)
+    out["samples"] = list(a["samples"]) + list(b["samples"])
+    out["group"] = list(a.get("group") or []) + [g + shift for g in (b.get("group") or [])]
+    out["raw"] = {k: list(a["raw"].get(k, [])) + list(v) for k, v in b["raw"].items()}
+    out["verify"] = {k: (list(a["verify"].get(k, [])) + list(v)) if isinstance(v, list) else v
+                     for k, v in (b.get("verify") or {}).items()}
+    return model.analyse(out)
+
+
 def run(args) -> int:
-    pairs = workloads.pairs(args.pair)
+    pairs = _pairs(args.pair)
     ns = sorted(set(args.switches) | {1})
-    n_big = max(99, max(ns))
+    if len(ns) > 16:
+        raise UserError("--switches: at most 15 values besides 1")
+    if len(ns) < 2:
+        raise UserError("--switches: at least one value besides 1 (the slope needs two)")
     life = Lifecycle("tasks", args.output)
     suffix = "" if args.cold else "/warm"
-
-    plan = [("empty+empty", 1), ("empty+empty", n_big)] + [(p, n) for p in pairs for n in ns]
-    prog = Progress(len(plan), label="tasks ")
-    raw: dict[tuple[str, int], dict] = {}
+    t0 = time.monotonic()
+    pilot = args.rounds or PILOT_ROUNDS
+    prog = Progress(len(pairs) * 2, label="tasks ")
     header: dict = {}
-    for k, (pair, n) in enumerate(plan):
-        opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.repeat, n=n, task_scale=args.scale,
-                             warmup_ms=None if k == 0 else 0)
-        h, res = run_ids([f"tasks/{pair}{suffix}"], opts, None)
+    raw: dict[str, list[dict]] = {}
+    plan: dict[str, dict] = {}
+    for k, pair in enumerate(pairs):
+        prog.update(f"{pair}: pilot, {pilot} rounds" if not args.rounds else f"{pair}: {pilot} rounds")
+        ts = time.monotonic()
+        h, res = _measure(pair, ns, pilot, args, suffix, k == 0)
         header = header or h
-        raw[(pair, n)] = res[0]
-        prog.step(f"{pair} n={n}")
+        raw[pair] = res
+        plan[pair] = {"pilot_rounds": pilot, "round_s": (time.monotonic() - ts) / pilot}
+        prog.step(pair)
+    if not args.rounds:
+        left = max(0.0, args.budget - (time.monotonic() - t0))
+        lines = _choose(pairs, raw, plan, left)
+        prog.close()
+        print("\n".join(lines))
+        prog = Progress(len(pairs), label="tasks ")
+        for pair in pairs:
+            more = plan[pair]["rounds"] - pilot
+            if more > 0:
+                prog.update(f"{pair}: {more} more rounds")
+                _, res = _measure(pair, ns, more, args, suffix, False)
+                raw[pair] = [_merge(a, b) for a, b in zip(raw[pair], res)]
+            prog.step(pair)
     prog.close()
 
-    points, by_pair = [], {}
+    by_pair, per_pair, points = {}, {}, []
     for pair in pairs:
-        pts = tasks_analysis.pair_points({n: raw[(pair, n)] for n in ns}, raw[("empty+empty", 1)],
-                                         raw[("empty+empty", n_big)])
-        by_pair[pair] = pts
-        points += pts
+        a = tasks_analysis.analyse_pair(*raw[pair])
+        by_pair[pair] = a["points"]
+        per_pair[pair] = dict(a["summary"], **plan[pair])
+        points += a["points"]
     maxcv = tasks_analysis.max_cv(points)
-    c_results = [dict(raw[("empty+empty", 1)], id="tasks/empty+empty/n=1"),
-                 dict(raw[("empty+empty", n_big)], id=f"tasks/empty+empty/n={n_big}")]
+    c_results = [dict(raw[p][1], id=f"tasks/empty+empty/with={p}") for p in pairs]
     env = header.get("environment", {})
     doc = life.document(header, points + c_results, {
-        "pairs": pairs, "switches": ns, "repeat": args.repeat, "cold": args.cold, "scale": args.scale,
-        "C_from": f"empty tasks, same runner, n = 1 and n = {n_big}", "max_cv": maxcv})
+        "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
+        "wall_s": time.monotonic() - t0, "per_pair": per_pair, "max_cv": maxcv,
+        "C_from": "empty tasks, same runner, slope of R'_total over n, in the same rounds",
+        "design": "n values (and the empty pair) interleaved in rounds, order rotated; slopes over n; "
+                  "bootstrap of whole rounds"})
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.tasks import figures as tasks_figures
-        life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv)),
-                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv))])
+        life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv, per_pair)),
+                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair))])
 
-    print(render(by_pair, maxcv))
+    print(render(by_pair, per_pair, maxcv))
     print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
     life.finish()
     return 0
 
 
-def _ci(s: dict) -> str:
-    lo, hi = s["ci95"]
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return ""
-    return f"[{fmt_time(lo)}, {fmt_time(hi)}]"
+def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]:
+    """Rounds per pair from the pilot: its share of what is left of the
+    budget, or fewer when fewer resolve the per-switch cost to +-50%."""
+    lines = ["pilot (the per-switch cost this run can resolve):"]
+    share = left_s / max(1, len(pairs))
+    for pair in pairs:
+        pl = plan[pair]
+        e = tasks_analysis.analyse_pair(*raw[pair], resamples=400)["summary"]["per_switch"]
+        afford = pl["pilot_rounds"] + int(share / max(pl["round_s"], 1e-3))
+        est, se = abs(e["estimate_ns"]), e["se_ns"]
+        # +-50%: 1.96 se <= est / 2
+        need = power.rounds_for(se, pl["pilot_rounds"], est / (2 * 1.96), MAX_ROUNDS) if est > 0 else MAX_ROUNDS
+        rounds = max(pl["pilot_rounds"], min(afford, need, MAX_ROUNDS))
+        pl["rounds"] = rounds
+        mde = e["mde_ns"] * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(e["mde_ns"]) else math.nan
+        pl["planned_mde_ns"] = mde
+        msg = (f"  {pair}: pilot {fmt_time(e['estimate_ns'])} per switch; {rounds} rounds "
+               f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)}")
+        if need > afford and est > 0:
+            msg += (f"; +-50% would need ~{need} rounds (~{need * pl['round_s'] / 60:.0f} min): a longer "
+                    "--budget, fewer pairs, or an isolated CPU")
+        lines.append(msg)
+    return lines
 
 
-def render(by_pair: dict, maxcv: float) -> str:
+def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
     lines = []
-    hdr = f"{'pair':<14}{'n':>4}  {'R_prime mean':>13} {'CV':>6}  {'direct n*C':>11}  {'indirect I':>11} {'95% CI':<26}{'I %':>8}"
+    hdr = (f"{'pair':<22}{'n':>6}  {'R_prime mean':>13} {'CV':>6}  {'direct n*C':>11}  {'indirect I':>11} "
+           f"{'95% CI':<26}{'I %':>8}")
     lines.append(hdr)
     lines.append("-" * len(hdr))
     for pair, pts in by_pair.items():
         for p in pts:
             q = p["parts"]
-            lines.append(f"{pair:<14}{p['params']['n']:>4}  {fmt_time(q['R_prime']['mean']):>13} "
+            lo, hi = q["I"]["ci95"]
+            ci = f"[{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else ""
+            lines.append(f"{pair:<22}{p['params']['n']:>6}  {fmt_time(q['R_prime']['mean']):>13} "
                          f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
-                         f"{fmt_time(q['I']['mean']):>11} {_ci(q['I']):<26}{q['I_pct']['mean']:>7.3f}%")
-    c = next(iter(by_pair.values()))[0]["parts"]["C"]
-    lines.append(f"\nC (direct cost of one switch, empty tasks) = {fmt_time(c['mean'])} {_ci(c)}")
-    lines.append(f"Max CV (R'_total, over all points) = {maxcv:.2%}")
+                         f"{fmt_time(q['I']['mean']):>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%")
+    lines.append(f"\nMax CV (R'_total, over all points) = {maxcv:.2%}")
+    lines.append("\nIndirect cost per switch (slope of R'_total over n minus the empty pair's, 95% CI over rounds):")
+    for pair, s in per_pair.items():
+        ta, tb = list(s["per_task"])[:2]
+        lines.append(f"  {pair:<22} {power.verdict(s['per_switch'])}   (C = {power.verdict(s['C'])}; "
+                     f"{s['rounds']} rounds, MDE {fmt_time(s['per_switch']['mde_ns'])})")
+        lines.append(f"  {'':<22}   paid by {ta}: {power.verdict(s['per_task'][ta])}; by {tb}: "
+                     f"{power.verdict(s['per_task'][tb])}; the switch itself: {power.verdict(s['switch_inflation'])}")
     for pair, pts in by_pair.items():
         last = pts[-1]
         lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "

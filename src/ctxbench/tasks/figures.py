@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from ctxbench.core.model import Result
+from ctxbench.stats import power
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
 
 FIG2, FIG3 = "tasks-fig2-overheads", "tasks-fig3-breakdown"  # file names
@@ -20,7 +21,12 @@ def _series(points, part, scale=MS):
     return xs, ys, [lo, hi]
 
 
-def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
+def _per_switch(per_pair: dict | None, pair: str) -> str:
+    s = (per_pair or {}).get(pair)
+    return f"\nper switch: {power.verdict(s['per_switch'])}" if s else ""
+
+
+def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: dict | None = None):
     """Direct (n*C) and indirect (I) overhead vs n, one panel per pair."""
     fig, axes = panel_grid(len(by_pair))
     for ax, (pair, pts) in zip(axes, by_pair.items()):
@@ -28,7 +34,7 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
             x, y, e = _series(pts, part)
             ax.errorbar(x, y, yerr=e, marker=mk, ms=3, capsize=2, label=label)
         ax.axhline(0, color="grey", lw=0.5)
-        ax.set_title(pair.replace("+", " and "))
+        ax.set_title(pair.replace("+", " and ") + _per_switch(per_pair, pair), fontsize=8)
         ax.set_xlabel("context switches n")
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
@@ -37,7 +43,7 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
     return finish_titled(fig)
 
 
-def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
+def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: dict | None = None):
     """The indirect overhead broken down: each task's own segments and the
     switches' own inflation."""
     fig, axes = panel_grid(len(by_pair))
@@ -48,7 +54,7 @@ def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float):
             ax.errorbar(x, y, yerr=e, marker="o", ms=3, capsize=2, label=label,
                         lw=1.6 if part == "I" else 1)
         ax.axhline(0, color="grey", lw=0.5)
-        ax.set_title(pair.replace("+", " and "))
+        ax.set_title(pair.replace("+", " and ") + _per_switch(per_pair, pair), fontsize=8)
         ax.set_xlabel("context switches n")
         ax.set_ylabel("indirect overhead (ms)")
         ax.legend(fontsize=7)
