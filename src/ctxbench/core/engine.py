@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import sys
 from pathlib import Path
 from typing import Callable, Iterable
@@ -81,9 +82,11 @@ def _on_term(signum, frame):
 
 def stream(args: Iterable[str], on_header: Callable[[dict], None],
            on_result: Callable[[dict], None],
-           on_progress: Callable[[dict], None] | None = None) -> None:
+           on_progress: Callable[[dict], None] | None = None, deadline_s: float | None = None) -> bool:
     """Run the engine with `args` (plus --jsonl) and call back per line
-    (progress lines come from interleaved runs, before their results)."""
+    (progress lines come from interleaved runs, before their results).
+    With `deadline_s`, the engine is stopped after that many seconds (the
+    results it wrote before are kept): returns False if it was, else True."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
     os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
@@ -91,6 +94,16 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     if args and args[0] == "run":
         _off_measured_cpu(measured_cpu(list(args)))
     errors: list[str] = []
+    stopped = threading.Event()
+
+    def stop_at_deadline():
+        stopped.set()
+        proc.terminate()
+
+    timer = threading.Timer(max(deadline_s, 0.0), stop_at_deadline) if deadline_s is not None else None
+    if timer:
+        timer.daemon = True
+        timer.start()
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -114,16 +127,21 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         _stop(proc)
         raise KeyboardInterrupt
     finally:
+        if timer:
+            timer.cancel()
         signal.signal(signal.SIGTERM, old)
         if proc.poll() is None:
             _stop(proc)
         os.sched_setaffinity(0, ALLOWED)
+    if stopped.is_set():
+        return False
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
     if proc.returncode != 0:
         msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"
         raise UserError(msg, code=1)
     for l in lines:
         print(f"warning: {l}", file=sys.stderr)
+    return True
 
 
 def _stop(proc: subprocess.Popen) -> None:
