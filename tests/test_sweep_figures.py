@@ -26,7 +26,9 @@ def test_fixture_has_the_sweep_schema(doc):
     for r in doc["results"]:
         assert isinstance(r["params"]["size"], int) and isinstance(r["params"]["stride"], int)
         assert r["samples"] and r["summary"]["n"] > 0
-        assert set(r["indirect"]) >= {"n", "median", "ci95", "ci95_of", "reference"}
+        assert set(r["indirect"]) >= {"n", "median", "ci95", "ci95_of", "reference", "estimate_ns", "se_ns",
+                                      "mde_ns", "resolved", "below_mde"}
+        assert len(set(r["group"])) >= doc["sweep"]["pilot_rounds"]  # rounds, paired by group
 
 
 def test_figures_from_fixture(doc, tmp_path):
@@ -71,10 +73,15 @@ def test_counter_figures_when_counters_exist(doc, tmp_path):
 
 def test_summary_text_from_fixture(doc):
     mechs = figures_sweep._mechanisms(doc)
-    text = sweep_analysis.text_summary(doc["results"], doc["environment"], mechs, 12.0)
-    assert "indirect peaks at" in text and "worst CV" in text and "wall time: 12 s" in text
+    text = sweep_analysis.text_summary(doc["results"], doc["environment"], mechs, 12.0, 300.0)
+    assert "strided points resolved" in text and "stride-0 check" in text
+    assert "wall time: 12 s of a 300 s budget" in text
     for name, _ in mechs:
         assert name in text
+    # every point has a cell: its estimate, '<MDE' or '~estimate'
+    for r in doc["results"]:
+        cell = sweep_analysis.cell(None, r["indirect"])
+        assert cell != "n/a" and (cell[0] in "<~" or r["indirect"]["resolved"])
 
 
 def test_fixture_keys_are_unique(doc):

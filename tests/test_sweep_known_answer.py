@@ -17,7 +17,8 @@ def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_
     out = tmp_path / "pol.json"
     mechs = ",".join(f"test/polluter/{n}" for n in LINES)
     p = run_cli("sweep", "--mechanism", mechs, "--sizes", "32K,64K,128K", "--strides", "0,64",
-                "--groups", "4", "--iterations", "10", "--no-plot", "--no-counters", "-o", str(out), timeout=600)
+                "--groups", "4", "--iterations", "10", "--budget", "90", "--no-plot", "--no-counters", "-o", str(out),
+                timeout=600)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
     res = {(r["id"], r["params"]["size"], r["params"]["stride"]): r for r in doc["results"]}
@@ -25,7 +26,9 @@ def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_
     # every point is one result of the run schema, with an indirect summary and its CI
     for r in res.values():
         for k in ("n", "median", "ci95", "cv"):
-            assert k in r["summary"] and k in r["indirect"]
+            assert k in r["summary"]
+        for k in ("estimate_ns", "median", "ci95", "se_ns", "mde_ns", "resolved", "below_mde", "n"):
+            assert k in r["indirect"]
         assert r["params"].get("evict_lines", 0) == int(r["id"].rsplit("/", 1)[1])
 
     # 64 KiB per party = 1024 lines. Every evicted line is fetched again

@@ -57,28 +57,58 @@ def test_mechanisms_map_and_skip_unknown():
         sweep_plan.resolve_mechanisms("nonsense", known)
 
 
-def _result(bid, size, stride, samples):
-    return {"id": bid, "params": {"size": size, "stride": stride}, "samples": list(samples)}
+def _result(bid, size, stride, per_round):
+    """A point measured in len(per_round) rounds, one list of samples each."""
+    samples = [x for v in per_round for x in v]
+    groups = [g for g, v in enumerate(per_round) for _ in v]
+    return {"id": bid, "params": {"size": size, "stride": stride}, "samples": samples, "group": groups}
 
 
 def test_indirect_known_answer_on_synthetic_samples():
+    """A known indirect cost of 500 ns under a drift of +-300 ns from round
+    to round (common to the point and its reference): the pairing cancels
+    the drift, so the estimate is within a few noise SEs of 500."""
     rng = np.random.default_rng(1)
-    direct = 1000 + rng.normal(0, 30, 60)
-    res = [_result("m", 4096, 0, direct), _result("m", 8192, 0, 1000 + rng.normal(0, 30, 60)),
-           _result("m", 4096, 64, 1500 + rng.normal(0, 30, 60))]
+    rounds = 12
+    drift = rng.normal(0, 300, rounds)
+
+    def pt(size, stride, cost):
+        return _result("m", size, stride, [list(cost + drift[g] + rng.normal(0, 30, 6)) for g in range(rounds)])
+
+    res = [pt(4096, 0, 1000), pt(8192, 0, 1000), pt(16384, 0, 1000), pt(4096, 64, 1500)]
     sweep_analysis.add_indirect(res)
-    ind = res[2]["indirect"]
-    assert abs(ind["median"] - 500) < 40
+    ind = res[3]["indirect"]
+    assert ind["n"] == rounds and ind["resolved"] and not ind["below_mde"]
+    # per-round median of 6 samples of sd 30, differenced: sd ~ 30*1.25*sqrt(2/6) ~ 22 ns,
+    # se over 12 rounds ~ 7 ns: 40 ns is more than 5 se
+    assert abs(ind["estimate_ns"] - 500) < 40
     assert ind["ci95"][0] < 500 < ind["ci95"][1]
-    assert 4096 in ind["reference"]["sizes"]
-    for r in res[:2]:  # stride 0 against the other sizes' stride 0: zero
+    assert ind["mde_ns"] < 100  # the drift (300 ns) is not in it: paired
+    assert ind["reference"]["sizes"] == [4096]
+    for r in res[:3]:  # stride 0 against the other sizes' stride 0 in the same rounds: zero
         lo, hi = r["indirect"]["ci95"]
-        assert lo < 0 < hi
-    # negative indirect cost stays negative, with a warning
-    res2 = [_result("m", 4096, 0, direct), _result("m", 4096, 8, direct - 200)]
+        assert lo < 0 < hi and r["indirect"]["n"] == rounds
+    # negative indirect cost stays negative, with a warning that says what it is
+    res2 = [pt(4096, 0, 1000), pt(4096, 8, 800)]
     sweep_analysis.add_indirect(res2)
-    assert res2[1]["indirect"]["median"] < 0
-    assert any(w["code"] == "negative_indirect" for w in res2[1]["warnings"])
+    assert res2[1]["indirect"]["estimate_ns"] < 0 and res2[1]["indirect"]["resolved"]
+    w = [w for w in res2[1]["warnings"] if w["code"] == "negative_indirect"]
+    assert w and "excludes 0" in w[0]["text"]
+    # the text grid says 'below X' for a point under its MDE
+    res3 = [pt(4096, 0, 1000), pt(4096, 8, 1000)]
+    sweep_analysis.add_indirect(res3)
+    assert res3[1]["indirect"]["below_mde"]
+    assert sweep_analysis.cell(None, res3[1]["indirect"]).startswith("<")
+
+
+def test_default_sizes_pass_the_llc():
+    s = sweep_plan.default_sizes(ENV)
+    assert s[-1] >= 96 << 20  # one party alone holds the whole 96 MiB LLC: two hold twice it
+
+
+def test_round_points_put_the_reference_first():
+    assert sweep_plan.round_points([(4096, 64), (1024, 8), (4096, 8)]) == [
+        (1024, 0), (1024, 8), (4096, 0), (4096, 8), (4096, 64)]
 
 
 @pytest.mark.parametrize("args", [["--strides", "0,3"], ["--sizes", "1K..x"], ["--mechanism", "nonsense"],

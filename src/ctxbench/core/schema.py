@@ -8,7 +8,8 @@ every id and checks its output against them: a renamed key fails a test,
 not a figure.
 
 A declaration lists what a result of that kind *must* have. Members that
-only some results carry (counters, the sweep's `indirect`) are declared as
+only some results carry (counters, the sweep's `indirect` and
+`round_cost_s`: what each of a point's rounds took) are declared as
 optional, so that readers still name them here.
 """
 from __future__ import annotations
@@ -60,9 +61,10 @@ KINDS: tuple[Kind, ...] = (
          ENGINE_MEMBERS, ENGINE_PARAMS),
     Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
          ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"counters": DICT, "indirect": (dict, type(None))}),
+         optional={"counters": DICT, "indirect": (dict, type(None)), "round_cost_s": LIST}),
     Kind("selftest", ("test/",), "hidden known-answer benchmarks (an injected cost)",
-         ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True),
+         ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
+         optional={"indirect": (dict, type(None)), "round_cost_s": LIST}),
     Kind("ring", ("ring/",), "a token passed around N parties on one CPU",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "parties": INT,
                           "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True),

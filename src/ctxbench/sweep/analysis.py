@@ -1,32 +1,34 @@
-"""The sweep's numbers: indirect cost per point, counters per thousand
-instructions, peaks and the boundaries they sit at, worst CV.
+"""The sweep's numbers: indirect cost per point (paired by round, with its
+interval and minimum detectable effect), counters per thousand
+instructions, peaks and the boundaries they sit at.
 
 Indirect cost (METHOD.md section 4): indirect(S, D) = total(S, D) - direct,
 where direct is the stride-0 cost of the same mechanism.
 
-- Reference. The direct cost does not depend on the size (stride 0 is no
-  traversal), but a shared machine drifts. So the reference for (S, D > 0)
-  is the pooled stride-0 samples of the same mechanism at S and its two
-  neighbouring sizes: measured close in time (the plan is size-major,
-  stride 0 first), and one disturbed stride-0 point cannot shift a whole
-  column. A stride-0 point's own "indirect cost" is measured against the
-  stride-0 points of up to two sizes on each side, *excluding itself*: it
-  should be 0, and its CI containing 0 checks the instrument.
-- Samples. The indirect cost's samples are the total cost's (verified)
-  samples minus the reference's median, so min/max/mean/stdev describe the
-  spread of the total cost around a fixed direct cost.
-- CI. The two medians come from independent runs, so the interval of their
-  difference must carry the uncertainty of both: a percentile bootstrap of
-  median(total*) - median(direct*), resampling the two sample sets
-  independently (fixed seed, 2000 resamples). Samples of one run are not
-  independent of the run, though: on a shared machine two runs of the same
-  point differ by more than their within-run spread. The stride-0 points
-  of a mechanism are replicates of one quantity, so their medians' offsets
-  from the median of medians are an observed sample of that run-to-run
-  shift; each bootstrap replicate adds one drawn offset for the total's run
-  and one for the direct's (with >= 3 stride-0 points; fewer: within-run
-  spread only, and the record says so). Nothing is clipped: a negative
-  indirect cost stays negative and gets a warning.
+- Design. The sweep measures in rounds (command.py): in a round, each
+  mechanism's engine process measures, size by size, the stride-0 point
+  at S and then the strided points at S, one group each. A round is the
+  unit of pairing: the round's value of a point is the median of its kept
+  samples in that round, and the point's paired difference in round r is
+
+      d_r(S, D) = total_r(S, D) - total_r(S, 0)
+
+  (the direct cost measured seconds before, in the same process). What the
+  machine's drift adds to both cancels; what is left varies from round to
+  round and is in the interval.
+- Estimate and interval: `stats.power.paired_mean` of the d_r (the mean,
+  a bootstrap over rounds, its standard error and MDE). A point whose
+  |estimate| is below its MDE is "below MDE": the sweep could not tell it
+  from noise, and the text says "below X".
+- Stride 0 checks the instrument: the stride-0 points at different sizes
+  are one configuration (no array is traversed), so a stride-0 point's
+  own "indirect cost" is its round value minus the median of the stride-0
+  points of up to two sizes each side in the same round. Its interval
+  should contain 0.
+- Nothing is clipped: a negative estimate is printed as measured, with a
+  warning that says whether its interval excludes 0 (then no switch cost
+  explains it: the switching run's traversals were faster than the single
+  run's, a bias of the t_avg formula at that point, not a saving).
 """
 from __future__ import annotations
 
@@ -35,98 +37,88 @@ import math
 import numpy as np
 
 from ctxbench.core import model
-from ctxbench.stats import resample
-from ctxbench.stats import summary as stats
+from ctxbench.stats import power
 from ctxbench.sweep.plan import boundaries, fmt_size, key
+from ctxbench.ui.format import fmt_time
 
-CI_LEVEL = 0.95
-
-
-def _kept(r: dict) -> np.ndarray:
-    """The verified samples of a result (as the model's analyse kept them)."""
-    return model.Result(r).kept_samples()
-
-
-def diff_of_medians_ci(total: np.ndarray, direct: np.ndarray, offsets: np.ndarray | None = None,
-                       level: float = CI_LEVEL, resamples: int = stats.BOOTSTRAP_RESAMPLES,
-                       seed: int = stats.BOOTSTRAP_SEED) -> tuple[float, float]:
-    if total.size == 0 or direct.size == 0:
-        return (math.nan, math.nan)
-    rng = resample.generator(seed)
-    d = resample.medians(total, rng, resamples) - resample.medians(direct, rng, resamples)
-    if offsets is not None and offsets.size:
-        d = d + offsets[rng.integers(0, offsets.size, resamples)] - offsets[rng.integers(0, offsets.size, resamples)]
-    return resample.interval(d, level)
+NEIGHBOURS = 2  # stride-0 check: sizes on each side compared with
+PAIRED = ("mean of per-round paired differences: the point's median in a round minus the stride-0 median at "
+          "the same size in the same round; bootstrap over rounds (stats.power.paired_mean)")
+PLACEBO = ("stride 0 against the stride-0 points of up to two sizes each side in the same round (one "
+           "configuration: should be 0)")
 
 
-MIN_REPLICATES = 3
+def round_medians(r: dict) -> dict[int, float]:
+    """{round: median of the kept samples of that round}."""
+    res = model.Result(r)
+    groups = res.groups
+    if groups is None:
+        return {}
+    by: dict[int, list[float]] = {}
+    for x, g, k in zip(res.samples, groups, res.keep):
+        if k and isinstance(x, (int, float)) and math.isfinite(x):
+            by.setdefault(int(g), []).append(float(x))
+    return {g: float(np.median(v)) for g, v in by.items()}
 
 
-def run_offsets(zero_points: list[dict]) -> np.ndarray | None:
-    """Run-to-run shifts seen among a mechanism's stride-0 points."""
-    meds = [float(np.median(x)) for x in (_kept(r) for r in zero_points) if x.size]
-    if len(meds) < MIN_REPLICATES:
-        return None
-    return np.asarray(meds) - float(np.median(meds))
+def _diffs(bid: str, size: int, stride: int, rm: dict) -> tuple[list[float], list[int], dict]:
+    """Paired differences of one point, their rounds, and the reference."""
+    mine = rm.get((bid, size, stride)) or {}
+    if stride:
+        ref = rm.get((bid, size, 0)) or {}
+        rounds = sorted(set(mine) & set(ref))
+        return [mine[g] - ref[g] for g in rounds], rounds, {"kind": "stride 0 at this size, same round",
+                                                             "sizes": [size], "stride": 0}
+    sizes0 = sorted(s for (b, s, d) in rm if b == bid and d == 0)
+    i = sizes0.index(size)
+    near = [s for s in sizes0[max(0, i - NEIGHBOURS):i + NEIGHBOURS + 1] if s != size]
+    diffs, rounds = [], []
+    for g in sorted(mine):
+        others = [rm[(bid, s, 0)][g] for s in near if g in rm[(bid, s, 0)]]
+        if others:
+            diffs.append(mine[g] - float(np.median(others)))
+            rounds.append(g)
+    return diffs, rounds, {"kind": "stride 0 at up to two sizes each side, same round (not this point)",
+                           "sizes": near, "stride": 0}
 
 
-MIN_CI_SAMPLES = 5  # fewer verified samples: a bootstrap interval would be a fake certainty
-
-
-def indirect_summary(total: np.ndarray, direct: np.ndarray, ref: dict, offsets: np.ndarray | None = None) -> dict:
-    if total.size == 0 or direct.size == 0:
-        s = stats.summarize([])
-    else:
-        s = stats.summarize(total - float(np.median(direct)))
-        s["median"] = float(np.median(total) - np.median(direct))
-        few = total.size < MIN_CI_SAMPLES or direct.size < MIN_CI_SAMPLES
-        s["ci95"] = [math.nan, math.nan] if few else list(diff_of_medians_ci(total, direct, offsets))
-        if few:
-            s["ci95_note"] = f"no CI: only {total.size} verified samples (at least {MIN_CI_SAMPLES} needed)"
-    s["ci95_of"] = ("median(total) - median(direct): independent bootstrap of both"
-                    + (f", plus run-to-run shifts seen among {offsets.size} stride-0 runs" if offsets is not None
-                       else " (within-run spread only: fewer than 3 stride-0 runs)"))
-    s["reference"] = ref
-    return s
+def indirect_record(diffs: list[float], rounds: list[int], ref: dict, stride: int) -> dict:
+    """A power.effect dict, plus what Summary readers (figures, report)
+    use: median (= the estimate), n (rounds), and what the numbers are."""
+    e = power.paired_mean(diffs)
+    d = np.asarray(diffs, dtype=float)
+    e.update(median=e["estimate_ns"], n=len(diffs), rounds=len(rounds),
+             sd_ns=float(np.std(d, ddof=1)) if d.size >= 2 else math.nan,
+             ci95_of=PAIRED if stride else PLACEBO, reference=ref)
+    return e
 
 
 def add_indirect(results: list[dict], only: set | None = None) -> None:
     """Set `indirect` on every sweep result (or those whose key is in `only`)."""
-    zero: dict[str, list[dict]] = {}
-    for r in results:
-        k = key(r)
-        if k and k[2] == 0:
-            zero.setdefault(k[0], []).append(r)
-    for v in zero.values():
-        v.sort(key=lambda x: key(x)[1])
-    offsets = {bid: run_offsets(v) for bid, v in zero.items()}
+    rm = {key(r): round_medians(r) for r in results if key(r)}
     for r in results:
         k = key(r)
         if not k or (only is not None and k not in only):
             continue
         bid, size, stride = k
-        zs = zero.get(bid, [])
-        sizes0 = [key(x)[1] for x in zs]
-        # position of this size among the stride-0 sizes (insertion point if absent)
-        i = sum(1 for x in sizes0 if x < size)
-        if stride:
-            pool = zs[max(0, i - 1):i + 2] if (i < len(zs) and sizes0[i] == size) else zs[max(0, i - 1):i + 1]
-            kind = "stride 0 at this size and its neighbouring sizes"
-        else:
-            pool = [x for x in zs[max(0, i - 2):i + 3] if x is not r]
-            kind = "stride 0 at up to two neighbouring sizes on each side (not this point)"
-        if not pool:
-            r["indirect"] = None
-            continue
-        direct = np.concatenate([_kept(x) for x in pool])
-        info = {"kind": kind, "sizes": [key(x)[1] for x in pool], "stride": 0, "n": int(direct.size)}
-        s = indirect_summary(_kept(r), direct, info, offsets.get(bid))
+        diffs, rounds, ref = _diffs(bid, size, stride, rm)
+        s = indirect_record(diffs, rounds, ref, stride)
         r["indirect"] = s
         warn = model.without(r.get("warnings"), "negative_indirect")
-        if s["n"] and math.isfinite(s["median"]) and s["median"] < 0 and stride:
-            warn.append(model.warning("negative_indirect", "negative indirect cost (printed as measured, not "
-                                      "clipped)"))
+        est = s["estimate_ns"]
+        if stride and math.isfinite(est) and est < 0:
+            why = ("its interval excludes 0: no switch cost explains that; the switching run's traversals "
+                   "were faster than the single run's (a bias of the t_avg formula here, not a saving)"
+                   if s["resolved"] else "its interval contains 0: noise")
+            warn.append(model.warning("negative_indirect", f"negative indirect cost (printed as measured, "
+                                                           f"not clipped): {why}"))
         r["warnings"] = warn
+
+
+def direct_cost(results: list[dict], bid: str) -> float:
+    """The mechanism's direct cost: median over sizes of the stride-0 medians."""
+    meds = [s.median for _, s in series(results, bid, 0, "summary")]
+    return float(np.median(meds)) if meds else math.nan
 
 
 # ---- counters ---------------------------------------------------------------
@@ -196,55 +188,69 @@ def where(size: int, env: dict, parties: int = 2) -> str:
     return f"both parties {fmt_size(ws)}: {rel} {b['label']}"
 
 
-def worst_cv(results: list[dict]) -> tuple[float, dict | None]:
-    worst, at = -1.0, None
+def cell(e: model.Summary | None, raw: dict | None) -> str:
+    """One point in the text grid: the estimate if resolved, 'below X' (its
+    MDE) if |estimate| < MDE, else '~estimate' (neither)."""
+    if not raw or not math.isfinite(raw.get("estimate_ns", math.nan)):
+        return "n/a"
+    if raw.get("resolved"):
+        return fmt_time(raw["estimate_ns"])
+    if raw.get("below_mde"):
+        return "<" + fmt_time(raw["mde_ns"])
+    return "~" + fmt_time(raw["estimate_ns"])
+
+
+def grid(results: list[dict], bid: str) -> list[str]:
+    """Sizes down, strides across: every point's indirect cost in one cell."""
+    pts = {key(r): r.get("indirect") for r in results if key(r) and key(r)[0] == bid}
+    sizes = sorted({k[1] for k in pts})
+    strides = sorted({k[2] for k in pts})
+    w = 11
+    out = ["    size/party " + "".join(f"{('D=' + str(d) + ' B'):>{w}}" for d in strides)]
+    for s in sizes:
+        out.append(f"    {fmt_size(s):>10} " + "".join(f"{cell(None, pts.get((bid, s, d))):>{w}}" for d in strides))
+    return out
+
+
+def counts(results: list[dict], bid: str) -> dict:
+    """How many strided points are resolved / below MDE / neither, and how
+    many stride-0 checks contain 0."""
+    c = {"resolved": 0, "below_mde": 0, "neither": 0, "points": 0, "zero_ok": 0, "zero": 0}
     for r in results:
-        cv = model.Result(r).summary.cv
-        if math.isfinite(cv) and abs(cv) > worst:
-            worst, at = abs(cv), r
-    return (worst if at else math.nan), at
+        k, e = key(r), r.get("indirect")
+        if not k or k[0] != bid or not e:
+            continue
+        if k[2] == 0:
+            lo, hi = e.get("ci95") or [math.nan, math.nan]
+            c["zero"] += 1
+            c["zero_ok"] += bool(lo <= 0 <= hi)
+            continue
+        c["points"] += 1
+        c["resolved" if e.get("resolved") else "below_mde" if e.get("below_mde") else "neither"] += 1
+    return c
 
 
 def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], wall_s: float | None,
-                 cv_target: float = 0.05) -> str:
-    lines = []
+                 budget_s: float | None = None) -> str:
+    lines = ["indirect cost per switch (paired by round; 'X' resolved: 95% interval excludes 0; '<X': "
+             "|estimate| below its MDE X; '~X' neither):"]
     for name, bid in mechs:
-        strides = sorted({key(r)[2] for r in results if key(r) and key(r)[0] == bid and key(r)[2]})
-        if not strides:
+        if not any(key(r) and key(r)[0] == bid for r in results):
             continue
-        lines.append(f"{name} ({bid}):")
-        direct = series(results, bid, 0, "summary")
-        if direct:
-            meds = [s.median for _, s in direct]
-            lines.append(f"  direct cost (stride 0): median {np.median(meds):.0f} ns per switch "
-                         f"(range over sizes {min(meds):.0f} .. {max(meds):.0f} ns)")
-        best = None
-        for d in strides:
-            ser = series(results, bid, d)
-            if not ser:
-                continue
-            size, s = max(ser, key=lambda t: t[1].median)
-            lo, hi = s.ci95
-            ci = f"[{lo:.0f}, {hi:.0f}]" if math.isfinite(lo) and math.isfinite(hi) else f"[no CI: n={s.n}]"
-            lines.append(f"  stride {d:>3} B: indirect peaks at {fmt_size(size):>5} per party, "
-                         f"{s.median:.0f} ns {ci}  ({where(size, env)})")
-            if best is None or s.median > best[2].median:
-                best = (d, size, s)
-        if best:
-            d, size, s = best
-            edge = max(k[1] for k in (key(r) for r in results) if k and k[0] == bid)
-            lines.append(f"  largest: {s.median:.0f} ns per switch at {fmt_size(size)}, stride {d} B "
-                         f"({where(size, env)})" + (": the largest size measured, so the cost may still rise"
-                                                    if size == edge else ""))
-    cv, at = worst_cv(results)
-    if at is not None:
-        k = key(at)
-        cvs = [abs(cv) for cv in (model.Result(r).summary.cv for r in results) if math.isfinite(cv)]
-        within = sum(1 for c in cvs if c <= cv_target)
-        verdict = "met" if cv <= cv_target else "not met on this machine"
-        lines.append(f"worst CV of the total cost: {cv * 100:.1f}% at {k[0]} {fmt_size(k[1])}:{k[2]} "
-                     f"(target {cv_target * 100:.0f}%: {verdict}; median CV {np.median(cvs) * 100:.1f}%, "
-                     f"{within} of {len(cvs)} points within target)")
+        d = direct_cost(results, bid)
+        lines.append(f"{name} ({bid}): direct cost (stride 0) {fmt_time(d)} per switch")
+        lines += grid(results, bid)
+        c = counts(results, bid)
+        lines.append(f"  {c['resolved']} of {c['points']} strided points resolved, {c['below_mde']} below their "
+                     f"MDE, {c['neither']} neither; stride-0 check: {c['zero_ok']} of {c['zero']} intervals "
+                     f"contain 0")
+        peak = [(r.get("indirect"), key(r)) for r in results
+                if key(r) and key(r)[0] == bid and key(r)[2] and (r.get("indirect") or {}).get("resolved")]
+        if peak:
+            e, k = max(peak, key=lambda t: t[0]["estimate_ns"])
+            lo, hi = e["ci95"]
+            lines.append(f"  largest resolved: {fmt_time(e['estimate_ns'])} [{fmt_time(lo)}, {fmt_time(hi)}] at "
+                         f"{fmt_size(k[1])} per party, stride {k[2]} B ({where(k[1], env)})")
     if wall_s is not None:
-        lines.append(f"wall time: {wall_s:.0f} s")
+        lines.append(f"wall time: {wall_s:.0f} s" + (f" of a {budget_s:.0f} s budget" if budget_s else ""))
     return "\n".join(lines)

@@ -1,15 +1,28 @@
 """ctxbench sweep: the indirect cost of a switch over working-set sizes and
 strides (METHOD.md section 4, seed 001), with figures.
 
-Every finished point is saved at once (atomic rewrite of the results file),
-so an interrupted sweep keeps what it measured; the same command again
-measures only the missing points. One engine process per mechanism runs
-all of its points (--points), so TSC calibration, the environment probe and
-the CPU warm-up are paid once, not per point.
+The sweep measures in rounds within a time budget (default 5 minutes, the
+whole command): a round runs one engine process per mechanism over the
+round's points, size by size, each size's stride-0 reference just before
+its strided points (analysis.py pairs them by round).
+
+1. Pilot: every point in the same `--groups` rounds.
+2. Then the time left goes where the variance is (allocate.py: Neyman
+   allocation on the pilot's spread of each point's paired difference,
+   weighed by what a round of it costs here), until every strided point is
+   resolved or its MDE is at or below the goal, or the budget ends. A round
+   is trimmed to what the time left pays for (measured costs), and the
+   engine is stopped at the deadline whatever it is doing.
+
+Every round is saved at once (atomic rewrite of the results file), so an
+interrupted sweep keeps what it measured; the same command again continues
+it: the pilot's missing rounds first, then the allocation, within what is
+left of the budget (`--budget` may be raised to spend more).
 """
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import sys
 import time
@@ -17,21 +30,31 @@ import time
 from ctxbench.core import engine
 from ctxbench.core import model as results, reader
 from ctxbench.core import writer
-from ctxbench.sweep import analysis as sweep_analysis
-from ctxbench.sweep import plan as sweep_plan
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions
+from ctxbench.stats import power
+from ctxbench.sweep import allocate
+from ctxbench.sweep import analysis as sweep_analysis
+from ctxbench.sweep import plan as sweep_plan
+from ctxbench.sweep import rounds
 from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
-# groups x iterations per point, shortest sample (µs): sized so that the
-# default sweep (3 mechanisms x 16 sizes x 7 strides) stays within ~5 min
-# on a busy 2-CPU machine.
-GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 5, 8, 500, 200
+# Pilot rounds, samples per round, shortest sample (µs), CPU warm-up per
+# engine process (ms).
+GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 3, 5, 500, 200
+BUDGET_S = 300
+# Kept back from the budget for the final analysis and the figures.
+FINISH_S = 20
+# A point closes (resolved, or MDE at the goal) only after this many rounds:
+# a percentile bootstrap over fewer paired differences is too short to trust.
+CLOSE_ROUNDS = 5
+# The MDE that is small enough: a tenth of the mechanism's direct cost.
+MDE_GOAL_FRAC = 0.1
+MOST_ROUNDS = 1000
 COMPARE_STRIDE = 64
-CV_TARGET = 0.05
 # Settings that must match for a resumed sweep to add to an existing file.
-SETTINGS = ("groups", "iterations", "min_sample_us", "cpu")
+SETTINGS = ("iterations", "min_sample_us", "cpu")
 
 
 def add_parser(sub):
@@ -43,16 +66,23 @@ def add_parser(sub):
                         f"known: {', '.join(sweep_plan.MECHANISMS)})")
     p.add_argument("--sizes", metavar="LIST",
                    help="sizes per party: a range of powers of two like 1K..16M, or a list like 1K,48K,64K "
-                        "(default: 1K to twice the L2 and the dTLB reach, plus points at the cache sizes)")
+                        "(default: 1K until one party's array is the whole last-level cache, plus points at "
+                        "the L1/L2 sizes)")
     p.add_argument("--strides", metavar="LIST", help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256)")
     p.add_argument("-o", "--output", metavar="FILE", default="sweep.json",
-                   help="results file; if it exists, its missing points are measured (default sweep.json)")
+                   help="results file; if it exists, the sweep in it is continued (default sweep.json)")
     p.add_argument("--plot", metavar="DIR", type=options.plot_dir, help="figures directory (default: <output>-figures)")
     p.add_argument("--no-plot", action="store_true", help="no figures")
     p.add_argument("--compare-stride", type=options.count(0, 1 << 30), metavar="D",
                    help=f"stride of the figure comparing mechanisms, one of --strides "
                         f"(default {COMPARE_STRIDE}, or the middle stride when {COMPARE_STRIDE} is not measured)")
-    options.add_samples(p, GROUPS, ITERATIONS)
+    p.add_argument("--groups", type=options.count(2, 1000), default=GROUPS, metavar="G",
+                   help=f"pilot rounds: every point is measured in G rounds (one group each) before the rest "
+                        f"of the budget goes to the noisy points (default {GROUPS})")
+    p.add_argument("--iterations", type=options.count(1, 1000), default=ITERATIONS, metavar="N",
+                   help=f"samples per point and round (default {ITERATIONS})")
+    p.add_argument("--budget", type=options.count(10, 24 * 3600), default=BUDGET_S, metavar="S",
+                   help=f"seconds for the whole sweep, resumed runs included (default {BUDGET_S})")
     p.add_argument("--min-sample-us", type=options.count(1, 10_000_000), default=MIN_SAMPLE_US, metavar="US",
                    help=f"shortest sample (default {MIN_SAMPLE_US})")
     options.add_cpu(p)
@@ -61,7 +91,7 @@ def add_parser(sub):
 
 
 def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
-    """Results already in `path` (for resume) and its environment."""
+    """Results already in `path` (to continue) and its document."""
     if not os.path.exists(path):
         return [], None
     doc = reader.load(path)
@@ -76,6 +106,48 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     return [r for r in doc["results"] if sweep_plan.key(r)], doc
 
 
+class Sweep:
+    """The points of one sweep, their rounds, and the clock."""
+
+    def __init__(self, args, mechs, pts, have, old_doc, t_start):
+        self.args, self.mechs, self.pts = args, mechs, pts
+        self.by_key = {sweep_plan.key(r): r for r in have}
+        prior = float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+        self.deadline = t_start + args.budget - prior  # monotonic time the budget ends
+        self.next_round = 1 + max((g for r in have for g in rounds.rounds_of(r)), default=-1)
+        self.engine_start_s = 0.5  # refined by every engine process
+
+    def left(self) -> float:
+        """Seconds left for measuring."""
+        return self.deadline - FINISH_S - time.monotonic()
+
+    def cost(self, bid: str, size: int, stride: int) -> float:
+        """Seconds a round of the point takes: measured, else its size's or
+        the largest measured of the mechanism, else a guess refined at once."""
+        c = rounds.cost(self.by_key.get((bid, size, stride)))
+        if c is not None:
+            return c
+        same = [rounds.cost(r) for k, r in self.by_key.items() if k[0] == bid and k[1] == size]
+        same = [x for x in same if x is not None] or [
+            rounds.cost(r) for k, r in self.by_key.items() if k[0] == bid and k[1] >= size]
+        same = [x for x in same if x is not None]
+        return max(same) if same else 0.05
+
+    def round_cost(self, bid: str, plist: list[tuple[int, int]]) -> float:
+        return self.engine_start_s + sum(self.cost(bid, s, d) for s, d in plist)
+
+    def fit(self, chosen: dict[str, list[tuple[int, int]]], time_s: float) -> dict[str, list[tuple[int, int]]]:
+        """The chosen points (each list in priority order) cut, from the end,
+        to what `time_s` pays for, references and engine start-ups included."""
+        out = {b: list(v) for b, v in chosen.items() if v}
+        while out and sum(self.round_cost(b, sweep_plan.round_points(v)) for b, v in out.items()) > time_s:
+            b = max(out, key=lambda b: len(out[b]))
+            out[b].pop()
+            if not out[b]:
+                del out[b]
+        return out
+
+
 def run(args) -> int:
     t_start = time.monotonic()
     out = args.output
@@ -87,51 +159,62 @@ def run(args) -> int:
     if args.compare_stride is not None and args.compare_stride not in strides:
         raise UserError(f"--compare-stride {args.compare_stride} is not one of the strides measured "
                         f"({','.join(map(str, strides))})")
-    settings = {"groups": args.groups, "iterations": args.iterations, "min_sample_us": args.min_sample_us,
-                "cpu": args.cpu}
+    settings = {"iterations": args.iterations, "min_sample_us": args.min_sample_us, "cpu": args.cpu}
     have, old_doc = _existing(out, settings)
     env = (old_doc or {}).get("environment") or engine.environment().get("environment", {})
     sizes = sweep_plan.parse_sizes(args.sizes) if args.sizes else sweep_plan.default_sizes(env)
     pts = sweep_plan.points(sizes, strides)
     ids = [bid for _, bid in mechs]
-    todo = sweep_plan.missing(ids, pts, have)
-    n_todo = sum(len(v) for v in todo.values())
+    sw = Sweep(args, mechs, pts, have, old_doc, t_start)
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
+    n_all = len(pts) * len(ids)
     if have:
-        print(f"resuming {out}: {len(pts) * len(ids) - n_todo} of {len(pts) * len(ids)} points already measured",
-              file=sys.stderr)
+        piloted = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) >= args.groups)
+        print(f"resuming {out}: {piloted} of {n_all} points have their {args.groups} pilot rounds; "
+              f"{max(sw.left() + FINISH_S, 0):.0f} s of the {args.budget} s budget left", file=sys.stderr)
 
-    opts = EngineOptions(cpu=args.cpu, groups=args.groups, iterations=args.iterations,
+    opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.iterations,
                          min_sample_us=args.min_sample_us, warmup_ms=WARMUP_MS,
                          extra=[] if args.no_counters else ["--counters"])
-    state = {"results": list(have), "tool": (old_doc or {}).get("tool") or {}, "env": env,
-             "counters_said": False}
+    state = {"tool": (old_doc or {}).get("tool") or {}, "env": env, "counters_said": False,
+             "stopped_at_deadline": 0, "log": list(((old_doc or {}).get("sweep") or {}).get("rounds") or [])}
     prior_wall = float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+
+    def ordered():
+        order = {(bid, s, d): i for i, (bid, (s, d)) in enumerate((b, p) for b in ids for p in pts)}
+        return sorted(sw.by_key.values(), key=lambda r: order.get(sweep_plan.key(r), len(order)))
 
     def save(final=False):
         wall = prior_wall + time.monotonic() - t_start
         extra = {"sweep": {
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
-            "sizes": sizes, "strides": strides, "settings": settings,
-            "engine_args": opts.args(), "wall_s": wall, "complete": final,
-            "skipped": notes, "cv_target": CV_TARGET,
-            "indirect_method": "total - direct; direct = pooled stride-0 samples at this size and its "
-                               "neighbouring sizes (for a stride-0 point: up to two sizes each side, "
-                               "not itself); CI: independent bootstrap of the difference of medians",
+            "sizes": sizes, "strides": strides, "settings": settings, "budget_s": args.budget,
+            "pilot_rounds": args.groups, "engine_args": opts.args(), "wall_s": wall, "complete": final,
+            "skipped": notes, "mde_goal_fraction_of_direct": MDE_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,
+            "rounds": state["log"], "stopped_at_deadline": state["stopped_at_deadline"],
+            "indirect_method": sweep_analysis.PAIRED, "stride0_check": sweep_analysis.PLACEBO,
             "started": started, "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
-        doc = results.document(state["tool"], state["env"], state["results"], extra=extra)
+        doc = results.document(state["tool"], state["env"], ordered(), extra=extra)
         writer.write_results(out, doc)
         return doc
 
-    prog = Progress(max(n_todo, 1), label="sweep ")
-    try:
+    def measure_round(chosen: dict[str, list[tuple[int, int]]], phase: str) -> bool:
+        """One round: the chosen points of each mechanism (references added).
+        False if the budget ended during it."""
+        rno = sw.next_round
+        sw.next_round += 1
+        plans = {b: sweep_plan.round_points(v) for b, v in chosen.items() if v}
+        prog = Progress(sum(len(v) for v in plans.values()), label=f"sweep {phase} round {rno} ")
+        entry = {"round": rno, "phase": phase, "points": sum(len(v) for v in plans.values())}
+        state["log"].append(entry)
         for name, bid in mechs:
-            plist = todo[bid]
+            plist = plans.get(bid)
             if not plist:
                 continue
-            arg = ",".join(f"{s}:{d}" for s, d in plist)
-            got = []
+            t_prev = [time.monotonic()]
+            t_call = t_prev[0]
+            got: list = []
 
             def on_header(h):
                 if h.get("environment") and not old_doc:
@@ -140,7 +223,7 @@ def run(args) -> int:
                     state["tool"] = h["tool"]
 
             def on_result(raw, name=name, bid=bid, plist=plist, got=got):
-                raw = dict(raw)
+                now = time.monotonic()
                 params = dict(raw.get("params") or {})
                 if "size" in params and "stride" in params:
                     size, stride = int(params["size"]), int(params["stride"])
@@ -150,14 +233,14 @@ def run(args) -> int:
                     size, stride = plist[len(got)]
                     params.update(size=size, stride=stride)
                 params["mechanism_name"] = name
-                raw["params"] = params
-                r = results.analyse(raw)
+                k = (bid, size, stride)
+                cost = now - t_prev[0] - (sw.engine_start_s if not got else 0.0)
+                t_prev[0] = now
+                merged = rounds.merge(sw.by_key.get(k), dict(raw, params=params), rno, max(cost, 0.0))
+                r = results.analyse(merged)
                 sweep_analysis.add_counter_rates(r)
-                got.append(r)
-                state["results"] = [x for x in state["results"] if sweep_plan.key(x) != (bid, size, stride)]
-                state["results"].append(r)
-                sweep_analysis.add_indirect(state["results"], only={(bid, size, stride)})
-                save()
+                sw.by_key[k] = r
+                got.append(k)
                 if not state["counters_said"] and isinstance(r.get("counters"), dict):
                     state["counters_said"] = True
                     c = r["counters"]
@@ -168,40 +251,106 @@ def run(args) -> int:
                 prog.step(f"{name} {sweep_plan.fmt_size(size)}:{stride}")
 
             prog.update(f"{name} starting")
-            engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result)
-    except KeyboardInterrupt:
+            arg = ",".join(f"{s}:{d}" for s, d in plist)
+            finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
+                                     deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
+            if got:  # what the engine spent before its first point
+                spent = time.monotonic() - t_call
+                sw.engine_start_s = max(0.05, spent - sum(rounds.cost(sw.by_key[k]) or 0 for k in got))
+            if phase != "pilot":  # the pilot is analysed once, at its end (a bootstrap per point costs time)
+                sweep_analysis.add_indirect(list(sw.by_key.values()), only={k for k in got})
+            save()
+            if not finished:
+                prog.close()
+                state["stopped_at_deadline"] += 1
+                entry["stopped_at_deadline"] = True
+                return False
         prog.close()
-        n_have = len([r for r in state["results"] if sweep_plan.key(r)])
-        print(f"ctxbench: interrupted; {n_have} points saved in {out}: run the same command to resume",
+        return True
+
+    try:
+        # 1. pilot: every point in the same G rounds (those it lacks)
+        budget_ended = False
+        for _ in range(args.groups):
+            lacking = {b: [p for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups]
+                       for b in ids}
+            lacking = {b: v for b, v in lacking.items() if v}
+            if not lacking:
+                break
+            fit = sw.fit(lacking, sw.left())
+            if not fit:
+                budget_ended = True
+                break
+            if sum(map(len, fit.values())) < sum(map(len, lacking.values())):
+                print(f"note: the budget pays for a pilot round of {sum(map(len, fit.values()))} of "
+                      f"{sum(map(len, lacking.values()))} points (the largest sizes left out): "
+                      f"raise --budget to measure them", file=sys.stderr)
+            if not measure_round(fit, "pilot"):
+                budget_ended = True
+                break
+        # 2. the rest of the budget where the variance is
+        sweep_analysis.add_indirect(list(sw.by_key.values()))
+        while not budget_ended:
+            states = point_states(sw, ids, pts, args.groups)
+            chosen_keys = allocate.next_round(states, sw.left() - len(ids) * sw.engine_start_s, MOST_ROUNDS)
+            chosen: dict[str, list[tuple[int, int]]] = {}
+            for b, s, d in chosen_keys:
+                chosen.setdefault(b, []).append((s, d))
+            fit = sw.fit(chosen, sw.left())
+            if not fit:
+                break
+            budget_ended = not measure_round(fit, "allocation")
+    except KeyboardInterrupt:
+        n_have = len(sw.by_key)
+        print(f"ctxbench: interrupted; {n_have} points saved in {out}: run the same command to continue",
               file=sys.stderr)
         return 130
-    prog.close()
 
-    # Final analysis over everything (stride-0 references are pooled now).
-    order = {(bid, s, d): i for i, (bid, (s, d)) in enumerate((b, p) for b in ids for p in pts)}
-    state["results"].sort(key=lambda r: order.get(sweep_plan.key(r), len(order)))
-    sweep_analysis.add_indirect(state["results"])
+    sweep_analysis.add_indirect(list(sw.by_key.values()))
     doc = save(final=True)
 
     figs = []
     if not args.no_plot:
         from ctxbench.sweep import figures as figures_sweep
-        from ctxbench.ui.figures import save
+        from ctxbench.ui.figures import save as save_fig
         plot_dir = args.plot or (os.path.splitext(out)[0] + "-figures")
         try:
             figs = [p for name, fig in figures_sweep.all_figures(
                 doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride)
-                    for p in save(fig, plot_dir, name)]
+                    for p in save_fig(fig, plot_dir, name)]
         except OSError as e:
             raise UserError(f"results written to {out}, but the figures could not be written to "
                             f"'{plot_dir}': {e.strerror or e}", code=1)
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
-
-    print(sweep_analysis.text_summary(state["results"], state["env"], mechs, wall, CV_TARGET))
-    status = sweep_analysis.counters_status(state["results"])
+    res = doc["results"]
+    print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget))
+    missing = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups)
+    if missing:
+        print(f"{missing} of {n_all} points lack their {args.groups} pilot rounds: the budget ended "
+              f"(raise --budget and run the same command to continue)")
+    status = sweep_analysis.counters_status(res)
     if status and not status.startswith("hardware counters unavailable"):  # that was said once already
         print(status)
     print(f"results written to {out}")
     if figs:
         print(f"figures: {len(figs)} files in {os.path.dirname(figs[0])}")
     return 0
+
+
+def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]], pilot: int) -> list[allocate.PointState]:
+    """Every strided point as the allocation sees it."""
+    out = []
+    all_results = list(sw.by_key.values())
+    for bid in ids:
+        goal = MDE_GOAL_FRAC * sweep_analysis.direct_cost(all_results, bid)
+        for s, d in pts:
+            r = sw.by_key.get((bid, s, d))
+            e = (r or {}).get("indirect") or {}
+            n = int(e.get("n") or 0)
+            if not d or n < 2:
+                continue
+            est, mde, sd = e.get("estimate_ns", math.nan), e.get("mde_ns", math.nan), e.get("sd_ns", math.nan)
+            closed = n >= CLOSE_ROUNDS and (bool(e.get("resolved")) or (math.isfinite(mde) and mde <= goal))
+            target = max(goal, abs(est)) / power.MDE_FACTOR if math.isfinite(est) else math.nan
+            out.append(allocate.PointState((bid, s, d), n, sd, sw.cost(bid, s, d), closed, target, CLOSE_ROUNDS))
+    return out

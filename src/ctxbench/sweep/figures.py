@@ -3,7 +3,8 @@ file alone: no measurement.
 
 - sweep-<mechanism>: indirect cost (top) and total cost (bottom) per switch
   vs working set per party, log2 x axis, one line per stride, 95% CI bands,
-  vertical lines at the machine's cache and dTLB boundaries.
+  points below their minimum detectable effect hollow with their MDE as a
+  grey bar at 0, vertical lines at the machine's cache and dTLB boundaries.
 - sweep-compare-stride<D>: indirect cost of every mechanism at one stride.
 - sweep-counters-<mechanism>: misses per thousand instructions, single vs
   switching run, when hardware counters were recorded.
@@ -45,12 +46,20 @@ def _boundaries(ax, env, sizes):
 
 
 def _line(ax, ser, label, **kw):
+    """Median per point with its 95% CI band; an indirect cost below its
+    MDE gets a hollow marker and its MDE as a short +-bar in grey."""
     xs = [s for s, _ in ser]
     ys = [x.median for _, x in ser]
     lo = [x.ci95[0] for _, x in ser]
     hi = [x.ci95[1] for _, x in ser]
     (ln,) = ax.plot(xs, ys, marker="o", ms=3, lw=1.2, label=label, **kw)
     ax.fill_between(xs, lo, hi, color=ln.get_color(), alpha=0.2, lw=0)
+    below = [(s, x) for s, x in ser if x.d.get("below_mde")]
+    if below:
+        ax.plot([s for s, _ in below], [x.median for _, x in below], ls="none", marker="o", ms=6,
+                mfc="white", mec=ln.get_color(), zorder=3)
+        ax.errorbar([s for s, _ in below], [0.0] * len(below), yerr=[x.d.get("mde_ns") or 0 for _, x in below],
+                    ls="none", color="grey", alpha=0.6, capsize=2, lw=0.8)
 
 
 def _yaxis(ax, what):
@@ -93,7 +102,8 @@ def mechanism_figure(doc: dict, name: str, bid: str):
         _yaxis(ax, what)
         _boundaries(ax, env, sizes)
         ax.legend(fontsize=7, ncol=2)
-    top.set_title(f"Indirect cost = total - direct (stride 0), {name}\n{machine_label(env)}", fontsize=9)
+    top.set_title(f"Indirect cost = total - direct (stride 0), paired by round, {name}\n{machine_label(env)}\n"
+                  f"bands: 95% CI; hollow: |estimate| below its MDE (grey bar at 0: +-MDE)", fontsize=9)
     bot.set_title("Total cost per switch, both parties traversing their own array between messages "
                   "(bands: 95% CI of the median)", fontsize=8)
     _xaxis(bot, sizes or [1024])
@@ -115,7 +125,7 @@ def compare_figure(doc: dict, stride: int):
     _xaxis(ax, sizes or [1024])
     ax.legend(fontsize=8)
     ax.set_title(f"Indirect cost per switch at stride {stride} B: kernel processes, kernel threads, user level\n"
-                 f"{machine_label(env)} (bands: 95% CI)", fontsize=9)
+                 f"{machine_label(env)} (bands: 95% CI; hollow: below its MDE, grey bar: +-MDE)", fontsize=9)
     return f"sweep-compare-stride{stride}", fig
 
 

@@ -2,10 +2,12 @@
 list of (id, size, stride) points, with resume (which points are missing).
 
 Default sizes come from the machine (environment record): powers of two
-from 1 KiB to at least twice the per-core L2 and twice the first-level dTLB
-reach, plus a few points between, at the cache sizes that are not powers of
-two and at 1.5x each cache size, so that every boundary has a point on each
-side.
+from 1 KiB until one party's array alone is as large as the whole
+last-level cache (so both parties together hold twice it: the switching
+run works from memory, whatever share of a shared LLC the measured CPU
+gets), and at least twice the per-core L2 and the first-level dTLB reach,
+plus points at the L1/L2 sizes that are not powers of two and at 1.5x
+each, so that every boundary has a point on each side.
 """
 from __future__ import annotations
 
@@ -25,9 +27,8 @@ MECHANISMS = {
 DEFAULT_MECHANISMS = ["kernel/process/pipe", "kernel/thread/futex", "user/asm"]
 DEFAULT_STRIDES = [0, 8, 16, 32, 64, 128, 256]
 MIN_SIZE = 1024
-# When the machine says nothing about its caches: the seed's range (2^10..2^20)
-# extended to 4 MiB so that it passes a typical 1-2 MiB L2.
-FALLBACK_MAX = 4 << 20
+# When the machine says nothing about its caches: past a typical 32 MiB LLC.
+FALLBACK_MAX = 32 << 20
 ELEM = 8  # bytes per element (double), the traversal's unit
 
 def parse_size(text: str, what: str = "size") -> int:
@@ -152,7 +153,9 @@ def default_sizes(env: dict) -> list[int]:
     l1 = [c["size"] for c in data if c.get("level") == 1]
     reaches = [t["entries"] * t["page_size"] for t in ((env.get("tlb") or {}).get("dtlb") or [])
                if t.get("entries") and t.get("page_size") and t.get("level", 1) == 1]
-    top = max([2 * x for x in l2 + reaches] or [FALLBACK_MAX])
+    levels = [c.get("level") or 0 for c in data]
+    llc = [c["size"] for c in data if levels and (c.get("level") or 0) == max(levels) and c.get("level", 0) > 2]
+    top = max([2 * x for x in l2 + reaches] + llc or [FALLBACK_MAX])
     top = max(top, 1 << 20)
     sizes, s = set(), MIN_SIZE
     while s < top:
@@ -166,11 +169,11 @@ def default_sizes(env: dict) -> list[int]:
     return sorted(sizes)
 
 
-# ---- points and resume ----------------------------------------------------
+# ---- points and rounds ----------------------------------------------------
 
 def points(sizes: list[int], strides: list[int]) -> list[tuple[int, int]]:
     """Size-major, stride 0 first: each size's direct cost is measured just
-    before its strided points, so drift between them is smallest."""
+    before its strided points, in the same round (the pairing)."""
     return [(s, d) for s in sizes for d in strides]
 
 
@@ -184,6 +187,11 @@ def key(result: dict) -> tuple[str, int, int] | None:
         return None
 
 
-def missing(ids: list[str], pts: list[tuple[int, int]], have: list[dict]) -> dict[str, list[tuple[int, int]]]:
-    done = {key(r) for r in have if r.get("samples")}
-    return {bid: [p for p in pts if (bid, *p) not in done] for bid in ids}
+def round_points(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The engine's --points for one round of one mechanism: every size with
+    a chosen point gets its stride-0 reference first (the pairing), sizes
+    ascending."""
+    by: dict[int, set[int]] = {}
+    for s, d in chosen:
+        by.setdefault(s, set()).update({0, d})
+    return [(s, d) for s in sorted(by) for d in sorted(by[s])]

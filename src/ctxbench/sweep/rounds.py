@@ -1,0 +1,50 @@
+"""A sweep point measured over rounds: each round is one engine group of the
+point, run by a separate engine process; the point's result holds all its
+rounds, with `group` set to the round number, so that the results model
+reads it as one result (summary, verification) and analysis.py pairs it
+with its stride-0 reference round by round.
+"""
+from __future__ import annotations
+
+from ctxbench.core import model
+
+PER_SAMPLE = ("samples", "group")
+
+
+def rounds_of(r: dict | None) -> set[int]:
+    """The rounds a point was measured in."""
+    g = model.Result(r).groups if r else None
+    return set(int(x) for x in g) if g else set()
+
+
+def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
+    """`raw` (one engine result, one group) as round `round_no` of the point,
+    appended to `old` (the same point's earlier rounds, or None). Params,
+    counters and timing are the first round's; `round_cost_s` lists what
+    each round took (the allocation's cost)."""
+    new = dict(raw)
+    new["group"] = [round_no] * len(raw.get("samples") or [])
+    new["round_cost_s"] = [float(cost_s)]
+    if not old:
+        return new
+    out = {k: v for k, v in old.items() if k not in ("summary", "summary_all", "verification", "indirect")}
+    for k in PER_SAMPLE:
+        out[k] = list(old.get(k) or []) + list(new.get(k) or [])
+    for k in ("raw", "verify"):
+        a, b = old.get(k) or {}, new.get(k) or {}
+        # per-sample arrays are appended; anything else (verify's `source`) is the first round's
+        out[k] = {name: (a[name] + b[name] if isinstance(a[name], list) and isinstance(b.get(name), list)
+                         else a[name]) for name in a if name in b}
+    out["round_cost_s"] = list(old.get("round_cost_s") or []) + new["round_cost_s"]
+    if not isinstance(out.get("counters"), dict) or not out["counters"].get("available"):
+        if isinstance(new.get("counters"), dict):
+            out["counters"] = new["counters"]
+    warns = [model.coded(w) for w in out.get("warnings") or []]
+    out["warnings"] = warns + [w for w in map(model.coded, new.get("warnings") or []) if w not in warns]
+    return out
+
+
+def cost(r: dict | None) -> float | None:
+    """Seconds one round of the point takes (median of its rounds)."""
+    c = sorted((r or {}).get("round_cost_s") or [])
+    return c[len(c) // 2] if c else None
