@@ -227,8 +227,21 @@ def run(args) -> int:
                 if h.get("tool"):
                     state["tool"] = h["tool"]
 
-            def on_result(raw, name=name, bid=bid, plist=plist, got=got):
-                now = time.monotonic()
+            arrived: list = []
+
+            def on_result(raw, plist=plist, arrived=arrived):
+                # Only note it while the engine measures: merging and analysing here would run
+                # beside the next point, maybe on its CPU, a third task the switch counts miss
+                # (it inflated later stride-0 points by 40% in one run).
+                arrived.append((raw, time.monotonic()))
+                p = raw.get("params") or {}
+                prog.step(f"{name} {sweep_plan.fmt_size(int(p.get('size', 0)))}:{p.get('stride', '?')}")
+
+            prog.update(f"{name} starting")
+            arg = ",".join(f"{s}:{d}" for s, d in plist)
+            finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
+                                     deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
+            for raw, now in arrived:
                 params = dict(raw.get("params") or {})
                 if "size" in params and "stride" in params:
                     size, stride = int(params["size"]), int(params["stride"])
@@ -253,12 +266,6 @@ def run(args) -> int:
                         prog.close()
                         print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
                               f"the sweep runs without them", file=sys.stderr)
-                prog.step(f"{name} {sweep_plan.fmt_size(size)}:{stride}")
-
-            prog.update(f"{name} starting")
-            arg = ",".join(f"{s}:{d}" for s, d in plist)
-            finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
-                                     deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
             if phase != "pilot":  # the pilot is analysed once, at its end (a bootstrap per point costs time)
                 sweep_analysis.add_indirect(list(sw.by_key.values()), only={k for k in got})
             save()
