@@ -12,6 +12,8 @@ typedef struct asm_impl {
     uctx_stack_t stack;
 } asm_impl_t;
 
+/* A traverses after B's reply, so that every pass follows the other
+ * party's (see kernel/pingpong.c). */
 #define ASM_VARIANT(name, SWITCH)                                                                            \
     static void name##_b(void *data, void *first)                                                            \
     {                                                                                                        \
@@ -30,10 +32,10 @@ typedef struct asm_impl {
     {                                                                                                        \
         asm_impl_t *im = st->impl;                                                                           \
         for (uint64_t i = 0; i < n; i++) {                                                                   \
-            work_pass(&st->wa);                                                                              \
             st->msg = (uintptr_t)i;                                                                          \
             SWITCH(&im->a, &im->b);                                                                          \
             if (st->msg != (uintptr_t)i + 1) st->bad++;                                                      \
+            work_pass(&st->wa);                                                                              \
         }                                                                                                    \
     }                                                                                                        \
     static int name##_init(user_state_t *st)                                                                 \
