@@ -80,7 +80,7 @@ def test_summary_text_from_fixture(doc):
         assert name in text
     # every point has a cell: its estimate, '<MDE' or '~estimate'
     for r in doc["results"]:
-        cell = sweep_analysis.cell(None, r["indirect"])
+        cell = sweep_analysis.cell(r["indirect"])
         assert cell != "n/a" and (cell[0] in "<~" or r["indirect"]["resolved"])
 
 

@@ -98,7 +98,7 @@ def test_indirect_known_answer_on_synthetic_samples():
     res3 = [pt(4096, 0, 1000), pt(4096, 8, 1000)]
     sweep_analysis.add_indirect(res3)
     assert res3[1]["indirect"]["below_mde"]
-    assert sweep_analysis.cell(None, res3[1]["indirect"]).startswith("<")
+    assert sweep_analysis.cell(res3[1]["indirect"]).startswith("<")
 
 
 def test_default_sizes_pass_the_llc():
@@ -112,7 +112,7 @@ def test_round_points_put_the_reference_first():
 
 
 @pytest.mark.parametrize("args", [["--strides", "0,3"], ["--sizes", "1K..x"], ["--mechanism", "nonsense"],
-                                  ["--groups", "0"], ["--strides", "8,16"]])
+                                  ["--groups", "0"], ["--strides", "8,16"], ["--budget", "5"]])
 def test_bad_arguments_one_line(args, tmp_path, engine_bin):
     p = run_cli("sweep", "-o", str(tmp_path / "s.json"), *args, timeout=60)
     assert p.returncode == 2

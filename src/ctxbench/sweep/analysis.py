@@ -188,11 +188,16 @@ def where(size: int, env: dict, parties: int = 2) -> str:
     return f"both parties {fmt_size(ws)}: {rel} {b['label']}"
 
 
-def cell(e: model.Summary | None, raw: dict | None) -> str:
+def _f(x) -> float:
+    """A number from a record (JSON stores nan as null)."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else math.nan
+
+
+def cell(raw: dict | None) -> str:
     """One point in the text grid: the estimate if resolved, 'below X' (its
     MDE) if |estimate| < MDE, else '~estimate' (neither)."""
-    if not raw or not math.isfinite(raw.get("estimate_ns", math.nan)):
-        return "n/a"
+    if not raw or not math.isfinite(_f(raw.get("estimate_ns"))) or not math.isfinite(_f(raw.get("mde_ns"))):
+        return "n/a"  # fewer than 2 rounds with kept samples: no interval, no MDE
     if raw.get("resolved"):
         return fmt_time(raw["estimate_ns"])
     if raw.get("below_mde"):
@@ -208,17 +213,20 @@ def grid(results: list[dict], bid: str) -> list[str]:
     w = 11
     out = ["    size/party " + "".join(f"{('D=' + str(d) + ' B'):>{w}}" for d in strides)]
     for s in sizes:
-        out.append(f"    {fmt_size(s):>10} " + "".join(f"{cell(None, pts.get((bid, s, d))):>{w}}" for d in strides))
+        out.append(f"    {fmt_size(s):>10} " + "".join(f"{cell(pts.get((bid, s, d))):>{w}}" for d in strides))
     return out
 
 
 def counts(results: list[dict], bid: str) -> dict:
     """How many strided points are resolved / below MDE / neither, and how
     many stride-0 checks contain 0."""
-    c = {"resolved": 0, "below_mde": 0, "neither": 0, "points": 0, "zero_ok": 0, "zero": 0}
+    c = {"resolved": 0, "below_mde": 0, "neither": 0, "points": 0, "zero_ok": 0, "zero": 0, "no_mde": 0}
     for r in results:
         k, e = key(r), r.get("indirect")
         if not k or k[0] != bid or not e:
+            continue
+        if not math.isfinite(_f(e.get("mde_ns"))):
+            c["no_mde"] += 1
             continue
         if k[2] == 0:
             lo, hi = e.get("ci95") or [math.nan, math.nan]
@@ -243,7 +251,9 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
         c = counts(results, bid)
         lines.append(f"  {c['resolved']} of {c['points']} strided points resolved, {c['below_mde']} below their "
                      f"MDE, {c['neither']} neither; stride-0 check: {c['zero_ok']} of {c['zero']} intervals "
-                     f"contain 0")
+                     f"contain 0" + (f"; {c['no_mde']} n/a (fewer than 2 rounds with kept samples: long "
+                                     f"samples met other load and were dropped, or the budget ended)"
+                                     if c["no_mde"] else ""))
         peak = [(r.get("indirect"), key(r)) for r in results
                 if key(r) and key(r)[0] == bid and key(r)[2] and (r.get("indirect") or {}).get("resolved")]
         if peak:
