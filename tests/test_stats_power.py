@@ -37,3 +37,16 @@ def test_rounds_for_scales_as_inverse_square():
     assert power.rounds_for(2.0, 4, 1.0, most=100) == 16
     assert power.rounds_for(2.0, 4, 1.0, most=10) == 10
     assert power.rounds_for(0.5, 4, 1.0, most=100) == 4
+
+
+def test_trimmed_mean_resists_one_disturbed_round_and_covers():
+    rng = np.random.default_rng(5)
+    d = list(rng.normal(0, 20.0, 8)) + [500.0]  # one round met other load
+    e = power.trimmed_mean(d)
+    assert e["ci95"][0] < 0 < e["ci95"][1]
+    # coverage of a null effect over many small experiments: near 95%
+    inside = 0
+    for _ in range(400):
+        lo, hi = power.trimmed_mean(rng.normal(0, 1.0, 8))["ci95"]
+        inside += lo < 0 < hi
+    assert inside >= 0.9 * 400, inside

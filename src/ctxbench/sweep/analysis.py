@@ -16,8 +16,10 @@ where direct is the stride-0 cost of the same mechanism.
   (the direct cost measured seconds before, in the same process). What the
   machine's drift adds to both cancels; what is left varies from round to
   round and is in the interval.
-- Estimate and interval: `stats.power.paired_mean` of the d_r (the mean,
-  a bootstrap over rounds, its standard error and MDE). A point whose
+- Estimate and interval: `stats.power.trimmed_mean` of the d_r (20%
+  trimmed mean, Tukey-McLaughlin t interval: calibrated for the 6-10 rounds
+  a budget allows, and one disturbed round does not move it; standard
+  error and MDE). A point whose
   |estimate| is below its MDE is "below MDE": the sweep could not tell it
   from noise, and the text says "below X".
 - Stride 0 checks the instrument: the stride-0 points at different sizes
@@ -43,7 +45,7 @@ from ctxbench.ui.format import fmt_time
 
 NEIGHBOURS = 2  # stride-0 check: sizes on each side compared with
 PAIRED = ("mean of per-round paired differences: the point's median in a round minus the stride-0 median at "
-          "the same size in the same round; bootstrap over rounds (stats.power.paired_mean)")
+          "the same size in the same round; 20% trimmed mean with its t interval over rounds (stats.power.trimmed_mean)")
 PLACEBO = ("stride 0 against the stride-0 points of up to two sizes each side in the same round (one "
            "configuration: should be 0)")
 
@@ -85,7 +87,7 @@ def _diffs(bid: str, size: int, stride: int, rm: dict) -> tuple[list[float], lis
 def indirect_record(diffs: list[float], rounds: list[int], ref: dict, stride: int) -> dict:
     """A power.effect dict, plus what Summary readers (figures, report)
     use: median (= the estimate), n (rounds), and what the numbers are."""
-    e = power.paired_mean(diffs)
+    e = power.trimmed_mean(diffs)
     d = np.asarray(diffs, dtype=float)
     e.update(median=e["estimate_ns"], n=len(diffs), rounds=len(rounds),
              sd_ns=float(np.std(d, ddof=1)) if d.size >= 2 else math.nan,
