@@ -28,7 +28,7 @@ def test_cpu_not_allowed_is_refused_alike(capsys, command):
 
 @pytest.mark.parametrize("command,flag", [("run", "--groups"), ("run", "--iterations"), ("ring", "--groups"),
                                           ("sweep", "--iterations"), ("userbench", "--groups"),
-                                          ("tasks", "--rounds"), ("irq", "--repeat"), ("noise", "--seconds")])
+                                          ("tasks", "--rounds"), ("irq", "--rounds"), ("noise", "--seconds")])
 @pytest.mark.parametrize("value", ["0", "-3", "100000000", "x"])
 def test_counts_name_their_own_flag(capsys, command, flag, value):
     err = refused(capsys, [command, flag, value])

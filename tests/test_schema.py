@@ -11,7 +11,7 @@ import pytest
 from ctxbench.core import engine, schema
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Document, Result, coded
-from ctxbench.irq.analysis import irq_point
+from ctxbench.irq import analysis as irq_analysis
 from ctxbench.tasks.analysis import analyse_pair
 
 # smallest counts that still give every member: the values are not judged
@@ -76,7 +76,8 @@ def test_derived_points_fit_their_kinds(every_id):
     # the engine ran each task id once at n = 3: enough to derive the points'
     # members (their values are not judged here)
     pts = analyse_pair(by_id["tasks/sort+crc/warm"], by_id["tasks/empty+empty/warm"], resamples=50)["points"]
-    ipt = [irq_point(by_id["irq/sort"], by_id["irq/direct"])]
+    ipt = irq_analysis.analyse({"sort": irq_analysis.rows(by_id["irq/sort"])}, irq_analysis.rows(by_id["irq/direct"]),
+                               [by_id["irq/sort"]["params"]["rate_hz"]], {})["points"]["sort"]
     for p in pts + ipt:
         assert schema.problems(p) == [], p["id"]
         assert schema.kind_of(p).derived

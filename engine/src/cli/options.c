@@ -62,7 +62,9 @@ void usage(FILE *f)
           "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
           "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
           "  --n-list N,...    tasks/ ids: up to 16 values of n, one sample of each per group,\n"
-          "                    rotated from group to group (use --iterations = their count)\n"
+          "                    rotated from group to group (use --iterations = their count);\n"
+          "                    irq/ ids: timer rates in Hz, the same way\n"
+          "  --irq-burn-us D   irq/ ids: the handler also spins D us (known-answer tests)\n"
           "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
           "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
           "                    id's samples span the whole run (default for run-suite)\n"
@@ -102,7 +104,8 @@ enum {
     OPT_SEQUENTIAL,
     OPT_TASK_SCALE,
     OPT_N_LIST,
-    OPT_PRESET
+    OPT_PRESET,
+    OPT_BURN
 };
 
 static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
@@ -130,6 +133,7 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"task-scale", required_argument, 0, OPT_TASK_SCALE},
                                          {"n-list", required_argument, 0, OPT_N_LIST},
                                          {"preset", required_argument, 0, OPT_PRESET},
+                                         {"irq-burn-us", required_argument, 0, OPT_BURN},
                                          {0, 0, 0, 0}};
 
 static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t hi, int size)
@@ -268,6 +272,9 @@ int cli_parse(int argc, char **argv, cli_t *c)
             c->o.task_scale = v;
             break;
         }
+        case OPT_BURN:
+            c->o.irq_burn_ns = num_arg("irq-burn-us", optarg, 0, 10000, 0) * 1000;
+            break;
         case 'o':
             c->out = optarg;
             break;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include "core/json.h"
 
-#define MAX_RAW      8
+#define MAX_RAW      12
 #define MAX_WARNINGS 8
 
 enum bench_flags {
@@ -47,6 +47,7 @@ typedef struct run_opts {
      * (a round), in an order rotated from group to group (0: use n) */
     int n_count;
     uint64_t n_list[RUN_MAX_N_LIST];
+    uint64_t irq_burn_ns; /* irq/ ids: the handler spins this long (known-answer tests; 0: counts only) */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

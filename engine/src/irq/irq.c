@@ -11,12 +11,25 @@
 #include <unistd.h>
 
 static volatile uint64_t handled, overruns;
+static uint64_t burn_ns; /* known-answer mode: extra wall time spent per signal */
 
-/* The handler does what seed 000's interrupt handler does: count. */
+void irq_set_burn(uint64_t ns)
+{
+    burn_ns = ns;
+}
+
+/* The handler does what seed 000's interrupt handler does: count. In the
+ * known-answer mode it also spins `burn_ns` of wall time (clock-based, so
+ * the same d on any CPU), a direct cost that must come back as D. */
 static void on_timer(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
     (void)uc;
+    if (burn_ns) {
+        uint64_t end = clock_ns_id(CLOCK_MONOTONIC) + burn_ns;
+        while (clock_ns_id(CLOCK_MONOTONIC) < end) {
+        }
+    }
     handled++;
     overruns += (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
 }

@@ -14,9 +14,10 @@ int irq_timer_create(irq_timer_t *t);                   /* 0 ok, else bench_erro
 void irq_timer_arm(irq_timer_t *t, uint64_t period_ns); /* periodic; 0 disarms */
 void irq_timer_delete(irq_timer_t *t);
 void irq_counts_reset(void);
-uint64_t irq_handled(void);  /* handler invocations since reset */
-uint64_t irq_overruns(void); /* expirations merged into a pending signal */
-int irq_signal(void);        /* the signal number used */
+uint64_t irq_handled(void);     /* handler invocations since reset */
+uint64_t irq_overruns(void);    /* expirations merged into a pending signal */
+int irq_signal(void);           /* the signal number used */
+void irq_set_burn(uint64_t ns); /* the handler also spins ns of wall time (known answer; 0: off) */
 
 /* Arm a periodic timer, spin until `count` expirations are due plus half a
  * period, disarm; returns handled + overruns, and in *due the expirations

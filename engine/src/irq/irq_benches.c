@@ -12,6 +12,7 @@
 #include "core/sched_ctl.h"
 #include "tasks/task.h"
 #include "core/util.h"
+#include "core/verify.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +22,54 @@ typedef struct {
     uint64_t ref;
     irq_timer_t timer;
     int cpu;
-    uint64_t k;
+    uint64_t k;     /* samples in this group (the warm-up one included) */
+    uint64_t round; /* setups so far: rotates the rates from group to group */
 } irq_state_t;
 
-static const char *const irq_raw[] = {"r_task_ns", "r_prime_ns",  "interrupts",
-                                      "overruns",  "expirations", NULL};
+static const char *const irq_raw[] = {
+    "rate_hz",   "r_task_ns", "r_prime_ns",      "interrupts", "overruns",       "expirations", "d_ns",
+    "d_dropped", "waited_ns", "waited_prime_ns", "switches",   "switches_prime", NULL};
 static const char *const direct_raw[] = {"d_ns",       "median_gap_ns", "min_step_ns",
                                          "interrupts", "dropped",       NULL};
+
+/* spin: a loop in registers that touches no memory, the workload of
+ * irq/spin: interrupted, it pays the direct cost of each signal and no
+ * indirect one (nothing of its own to evict or refill), so the slope of
+ * its R' - R over k is D measured exactly as the tasks' slopes are. */
+#define SPIN_UNITS 2000 /* x 2^14 steps: about 30 ms at scale 1 */
+static int spin_init(task_t *t)
+{
+    t->units = (size_t)(SPIN_UNITS * t->scale) + 1;
+    return 0;
+}
+static void spin_reset(task_t *t)
+{
+    t->detail = 0;
+}
+static void spin_run(task_t *t, size_t u0, size_t u1)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull + t->detail;
+    for (size_t u = u0; u < u1; u++)
+        for (int i = 0; i < (1 << 14); i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+    t->detail = (size_t)x;
+}
+static uint64_t spin_result(task_t *t)
+{
+    return t->detail;
+}
+static void spin_corrupt(task_t *t)
+{
+    (void)t;
+}
+static const task_ops_t spin_ops = {"spin",    "xorshift in registers, no memory",
+                                    spin_init, spin_reset,
+                                    spin_run,  spin_result,
+                                    NULL,      spin_corrupt,
+                                    NULL,      1};
 
 static int irq_setup(bench_run_t *r)
 {
@@ -38,12 +80,23 @@ static int irq_setup(bench_run_t *r)
         return -1;
     }
     r->state = st;
+    st->k = 0;
+    st->round++;
+    irq_set_burn(r->opt->irq_burn_ns);
     st->cpu = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();
     char err[200] = "";
     r->pinned = pin_self(st->cpu, err, sizeof err) == 0;
     if (!r->pinned) bench_warn(r, "%s", err);
     const char *name = r->b->arg;
-    if (name) {
+    if (name && !strcmp(name, "spin")) {
+        memset(&st->task, 0, sizeof st->task);
+        st->task.ops = &spin_ops;
+        st->task.scale = task_scale(r->opt);
+        spin_init(&st->task);
+        spin_reset(&st->task);
+        spin_run(&st->task, 0, st->task.units);
+        st->ref = spin_result(&st->task);
+    } else if (name) {
         if (task_init(&st->task, name, task_scale(r->opt))) return -1;
         st->ref = task_run_all(&st->task);
     }
@@ -58,17 +111,42 @@ static void irq_teardown(bench_run_t *r)
     task_fini(&st->task);
 }
 
-static int timed_run(irq_state_t *st, uint64_t period, uint64_t *ns, uint64_t *exp)
+/* This thread's run delay (ns spent runnable but not running, i.e. another
+ * task had the CPU), from /proc/thread-self/schedstat; -1 if unreadable. */
+static int64_t run_delay_ns(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (!f) return -1;
+    unsigned long long exec, delay;
+    int ok = fscanf(f, "%llu %llu", &exec, &delay) == 2;
+    fclose(f);
+    return ok ? (int64_t)delay : -1;
+}
+
+/* One run of the task, timed. A signal switches nothing, so a switch of
+ * this thread is another task taking the CPU: `pc` counts them, and the
+ * time the thread waited for the CPU meanwhile (run delay) is taken out of
+ * the run's time (`*waited`), which then holds the task and every
+ * interrupt it took, and not the other tasks' time slices. */
+static int timed_run(irq_state_t *st, uint64_t period, uint64_t *ns, uint64_t *exp, party_counts_t *pc,
+                     int64_t *waited)
 {
     task_t *t = &st->task;
     t->ops->reset(t);
     irq_counts_reset();
+    party_counts_t before, after;
+    party_counts_read(0, 0, &before);
+    int64_t w0 = run_delay_ns();
     uint64_t a = clock_ns_id(CLOCK_MONOTONIC);
     if (period) irq_timer_arm(&st->timer, period);
     t->ops->run(t, 0, t->units);
     uint64_t e = clock_ns_id(CLOCK_MONOTONIC);
     if (period) irq_timer_arm(&st->timer, 0);
-    *ns = e - a;
+    int64_t w1 = run_delay_ns();
+    party_counts_read(0, 0, &after);
+    *pc = party_counts_delta(&before, &after);
+    *waited = (w0 >= 0 && w1 >= w0 && (uint64_t)(w1 - w0) < e - a) ? w1 - w0 : (w0 < 0 ? -1 : 0);
+    *ns = e - a - (uint64_t)(*waited > 0 ? *waited : 0);
     *exp = period ? (e - a) / period : 0;
     uint64_t res = t->ops->result(t);
     if (res != st->ref) {
@@ -79,39 +157,79 @@ static int timed_run(irq_state_t *st, uint64_t period, uint64_t *ns, uint64_t *e
     return 0;
 }
 
-static int irq_sample(bench_run_t *r, uint64_t rate, sample_t *out)
+/* The rate of this sample: --n-list in turn, the list rotated by one per
+ * group so that no rate always comes first after the warm-up sample
+ * (the harness's warm-up sample takes the first slot of each group). */
+static uint64_t sample_rate(const bench_run_t *r, irq_state_t *st, int *idx)
 {
+    const run_opts_t *o = r->opt;
+    if (!o->n_count) {
+        *idx = (int)(st->k & 1);
+        return o->n ? o->n : 1;
+    }
+    *idx = (int)((st->k + st->round) % (uint64_t)o->n_count);
+    return o->n_list[*idx];
+}
+
+/* D's loop: 100 signals, 10 kHz, or slower if the handler burns (known
+ * answer), so that a signal is never due while the last is handled. */
+static uint64_t direct_period(const run_opts_t *o)
+{
+    uint64_t p = 100000, b = 4 * o->irq_burn_ns;
+    return b > p ? b : p;
+}
+
+/* One sample: the task without and with the timer at this sample's rate
+ * (paired, order alternating by rate and group), then D by the gap loop
+ * right after, so that D is measured as often as the runs, in the same
+ * state of the machine, and resamples with them. */
+static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
+{
+    (void)n;
     irq_state_t *st = r->state;
-    uint64_t period = 1000000000ull / (rate ? rate : 1);
+    int idx;
+    uint64_t rate = sample_rate(r, st, &idx);
+    uint64_t period = 1000000000ull / rate;
     uint64_t plain = 0, forced = 0, e0, e1, h, o;
-    int forced_first = (int)(st->k++ & 1);
+    party_counts_t c0, c1;
+    int64_t w0, w1;
+    int forced_first = (int)((st->round ^ (uint64_t)idx) & 1);
+    st->k++;
     if (forced_first) {
-        if (timed_run(st, period, &forced, &e1)) return -1;
+        if (timed_run(st, period, &forced, &e1, &c1, &w1)) return -1;
         h = irq_handled();
         o = irq_overruns();
-        if (timed_run(st, 0, &plain, &e0)) return -1;
+        if (timed_run(st, 0, &plain, &e0, &c0, &w0)) return -1;
     } else {
-        if (timed_run(st, 0, &plain, &e0)) return -1;
-        if (timed_run(st, period, &forced, &e1)) return -1;
+        if (timed_run(st, 0, &plain, &e0, &c0, &w0)) return -1;
+        if (timed_run(st, period, &forced, &e1, &c1, &w1)) return -1;
         h = irq_handled();
         o = irq_overruns();
     }
+    irq_direct_t d;
+    if (irq_direct(100, direct_period(r->opt), &d)) return -1;
     out->value = (double)forced - (double)plain;
-    out->raw[0] = (double)plain;
-    out->raw[1] = (double)forced;
-    out->raw[2] = (double)h;
-    out->raw[3] = (double)o;
-    out->raw[4] = (double)e1;
+    out->raw[0] = (double)rate;
+    out->raw[1] = (double)plain;
+    out->raw[2] = (double)forced;
+    out->raw[3] = (double)h;
+    out->raw[4] = (double)o;
+    out->raw[5] = (double)e1;
+    out->raw[6] = d.d_ns;
+    out->raw[7] = (double)d.dropped;
+    out->raw[8] = (double)w0; /* -1: run delay unreadable, times not corrected */
+    out->raw[9] = (double)w1;
+    out->raw[10] = (double)(c0.involuntary + c0.voluntary);
+    out->raw[11] = (double)(c1.involuntary + c1.voluntary);
     out->duration_ns = plain + forced;
     return 0;
 }
 
 static int direct_sample(bench_run_t *r, uint64_t n, sample_t *out)
 {
-    (void)r;
     (void)n;
     irq_direct_t d;
-    if (irq_direct(100, 100000, &d)) return -1; /* 100 signals, 10 kHz */
+    if (irq_direct(100, direct_period(r->opt), &d)) return -1; /* 100 signals, 10 kHz */
     out->value = d.d_ns;
     out->raw[0] = d.d_ns;
     out->raw[1] = d.median_gap_ns;
@@ -128,12 +246,20 @@ static void irq_params(bench_run_t *r, json_t *j)
     const char *name = r->b->arg;
     if (name) {
         json_kstr(j, "task", name);
-        json_kint(j, "rate_hz", (int64_t)r->opt->n);
+        /* rate_hz: the first rate (each sample's own is raw.rate_hz) */
+        json_kint(j, "rate_hz", (int64_t)(r->opt->n_count ? r->opt->n_list[0] : r->opt->n));
+        if (r->opt->n_count) {
+            json_key(j, "rates_hz");
+            json_arr_begin(j);
+            for (int i = 0; i < r->opt->n_count; i++) json_int(j, (int64_t)r->opt->n_list[i]);
+            json_arr_end(j);
+        }
         json_knum(j, "scale", task_scale(r->opt));
     } else {
         json_kint(j, "signals", 100);
-        json_kint(j, "rate_hz", 10000);
+        json_kint(j, "rate_hz", (int64_t)(1000000000ull / direct_period(r->opt)));
     }
+    json_kint(j, "burn_ns", (int64_t)r->opt->irq_burn_ns);
     json_kint(j, "irq_cpu", st ? st->cpu : -1);
     json_kstr(j, "interrupt",
               "POSIX timer (CLOCK_MONOTONIC) -> real-time signal to this thread; "
@@ -161,6 +287,7 @@ IRQ(irq_sort, "sort", 950);
 IRQ(irq_deflate, "deflate", 951);
 IRQ(irq_aes, "aes", 952);
 IRQ(irq_crc, "crc", 953);
+IRQ(irq_spin, "spin", 954);
 
 static const bench_t irq_direct_b = {.id = "irq/direct",
                                      .quantity = "cost",

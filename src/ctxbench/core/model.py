@@ -38,6 +38,8 @@ CODES = {
     "negative_indirect": "a negative indirect cost, printed as measured",
     "ci_includes_zero": "the interval of I includes zero",
     "overruns": "timer expirations merged into a pending signal",
+    "self_check": "a result the method rules out (an interrupt making a task faster): which part is biased",
+    "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
 }
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative")
@@ -181,7 +183,9 @@ class Summary:
         return bool(self.d)
 
     median = property(lambda s: _num(s.d.get("median")))
-    mean = property(lambda s: _num(s.d.get("mean")))
+    # a power.effect record reads as a summary: its estimate is the mean
+    mean = property(lambda s: _num(s.d.get("mean", s.d.get("estimate_ns"))))
+    mde = property(lambda s: _num(s.d.get("mde_ns")))
     min = property(lambda s: _num(s.d.get("min")))
     max = property(lambda s: _num(s.d.get("max")))
     cv = property(lambda s: _num(s.d.get("cv")))

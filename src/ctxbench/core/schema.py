@@ -75,7 +75,7 @@ KINDS: tuple[Kind, ...] = (
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "rate_hz": INT}, ("d_ns", "interrupts")),
     Kind("irq-run", ("irq/",), "a task with and without timer signals at a rate",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "task": STR, "rate_hz": INT, "scale": NUM},
-         ("r_task_ns", "r_prime_ns", "interrupts", "overruns")),
+         ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "d_ns", "waited_ns", "waited_prime_ns")),
     Kind("noise", ("noise/",), "gaps seen by a timer-reading loop",
          {**ENGINE_MEMBERS, "noise": DICT}, {**ENGINE_PARAMS, "noise_cpu": INT},
          ("gaps", "gap_total_ns", "longest_ns", "threshold_ns", "window_ns")),

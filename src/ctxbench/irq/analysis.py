@@ -1,60 +1,200 @@
-"""Interrupts, per task and rate (METHOD.md section 6): R_task and R'_task
-measured back to back in one sample, k = handler count of that sample, D
-from irq/direct:
-    I = R'_task - R_task - k*D"""
+"""Interrupts, per task and rate (METHOD.md section 6), from rounds.
+
+A round is one group of the engine's interleaved run: every task at every
+rate once (a sample = the task without and with the timer, back to back),
+and after each pair D by the gap loop. Rounds are the unit of resampling
+(stats.power), so the drift between rounds, and D's own uncertainty, are
+in every interval. With D_g the mean of the gap-loop D over round g:
+
+    y        = R' - R                    (per sample)
+    slope    = dy/dk over all rates       (D + the indirect cost per interrupt)
+    I        = mean(y - k * D_g)          (per task and rate, seed 000's I)
+    per_int  = d(y - k * D_g)/dk          (slope - D: indirect cost per interrupt)
+
+A task cannot run faster for being interrupted: an I below zero with an
+interval that excludes zero is a failed self-check (D or the pair is
+biased), reported as such, never as a finding."""
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 
 from ctxbench.core import model
+from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
-from ctxbench.stats.derived import derived_summary
+
+AGREE = 0.10  # D and the rate slope agree when they differ by at most this fraction of D
+FIELDS = ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "expirations", "d_ns", "d_dropped",
+          "waited_ns", "waited_prime_ns", "switches", "switches_prime")
 
 
-def irq_point(r: dict, direct: dict) -> dict:
-    """One result for one task and rate."""
-    raw = r.get("raw") or {}
-    R = np.asarray(raw.get("r_task_ns") or [], dtype=float)
-    Rp = np.asarray(raw.get("r_prime_ns") or [], dtype=float)
-    k = np.asarray(raw.get("interrupts") or [], dtype=float)
-    D = np.asarray(direct.get("samples") or [], dtype=float)
-    rows = np.column_stack([R, Rp, k]) if R.size else np.zeros((0, 3))
-    sets = {"S": rows, "D": D}
+def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
+    """The samples of one engine result as arrays, rounds numbered from
+    round0 (a second engine process continues the first one's rounds);
+    `keep` is False for samples another task disturbed (the front end's
+    verification, core.model)."""
+    raw = result.get("raw") or {}
+    n = len(result.get("samples") or [])
+    out = {f: np.asarray(raw.get(f) or [math.nan] * n, dtype=float)[:n] for f in FIELDS}
+    out["round"] = np.asarray(result.get("group") or [0] * n, dtype=int)[:n] + round0
+    out["keep"] = np.asarray(model.Result(result).keep, dtype=bool) if n else np.zeros(0, bool)
+    return out
+
+
+def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
+
+
+def round_d(tables: list[dict[str, np.ndarray]]) -> dict[int, float]:
+    """D_g: the mean gap-loop D of each round, over every sample of the round
+    (all tasks, and irq/direct's if measured)."""
+    g = np.concatenate([t["round"] for t in tables])
+    d = np.concatenate([t["d_ns"] for t in tables])
+    ok = np.isfinite(d)
+    return {int(r): float(d[ok & (g == r)].mean()) for r in np.unique(g[ok])}
+
+
+def direct_effect(tables: list[dict[str, np.ndarray]]) -> dict:
+    """D with its interval over rounds."""
+    g = np.concatenate([t["round"] for t in tables])
+    d = np.concatenate([t["d_ns"] for t in tables])
+    return power.paired_mean(d, g)
+
+
+def _adjusted(t: dict[str, np.ndarray], dg: dict[int, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    m = t["keep"] & np.isfinite(t["interrupts"])
+    y = (t["r_prime_ns"] - t["r_task_ns"])[m]
+    k = t["interrupts"][m]
+    g = t["round"][m]
+    d = np.array([dg.get(int(r), math.nan) for r in g])
+    return y, k, g, y - k * d
+
+
+def task_fit(t: dict[str, np.ndarray], dg: dict[int, float], d_eff: dict) -> dict:
+    """The rate slope of R' - R over k, and slope - D (per interrupt), both
+    bootstrapped over rounds; and whether D agrees with the slope."""
+    y, k, g, adj = _adjusted(t, dg)
+    sl = power.slope(k, y, g)
+    per = power.slope(k, adj, g)
+    d = d_eff["estimate_ns"]
+    ratio = sl["estimate_ns"] / d if d and math.isfinite(d) else math.nan
+    return {"slope": sl, "per_interrupt": per,
+            "agreement": {"slope_over_D": ratio, "tolerance": AGREE,
+                          "within": bool(math.isfinite(ratio) and abs(ratio - 1) <= AGREE),
+                          "slope_minus_D_resolved": per["resolved"]}}
+
+
+def _explains(e: dict | None, k: float, deficit: float) -> bool:
+    """Whether a per-interrupt bias `e` (resolved, negative) times k
+    interrupts, at the far end of its interval, covers the deficit."""
+    return bool(e and e["resolved"] and e["estimate_ns"] < 0 and k * -e["ci95"][0] >= deficit)
+
+
+def diagnosis(fit: dict, check: dict | None, k: float = math.inf, deficit: float = 0.0) -> str:
+    """Which part is biased when an I (over k interrupts, `deficit` ns below
+    zero) fails the self-check: D (against the spin's rate slope, which
+    measures it with the tasks' own instrument), the task's runs (against
+    D), or only this point's pair."""
+    spin = check["per_interrupt"] if check else None
+    if _explains(spin, k, deficit):
+        return ("D is biased high: the gap loop charges more per signal than a loop in registers pays in "
+                f"the same runs (spin slope - D = {spin['estimate_ns']:.0f} ns); read the slopes, not this I")
+    if _explains(fit["per_interrupt"], k, deficit):
+        return (f"this task pays less per signal than D (rate slope {fit['slope']['estimate_ns']:.0f} ns) "
+                "while the spin agrees with D: the task's forced runs are biased, not D")
+    return (f"k*D cannot account for {deficit / 1e3:.0f} us over {k:.0f} interrupts: this point's plain/forced "
+            "pair is biased (drift or disturbance between the two runs at this rate), not D")
+
+
+def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: int, fit: dict,
+              params: dict, check: dict | None = None, z_family: float = power.Z_ALPHA) -> dict:
+    """One result for one task and rate. The self-check fails when I is
+    below zero by more than z_family standard errors (the family-wise
+    bound over all points: see `family_z`)."""
+    sel = {k: v[t["rate_hz"] == rate] for k, v in t.items()}
+    y, k, g, adj = _adjusted(sel, dg)
+    kept = sel["keep"]
+    R, Rp = sel["r_task_ns"][kept], sel["r_prime_ns"][kept]
+    i_eff = power.paired_mean(adj, g)
+    direct = power.paired_mean(y - adj, g)
+    mean_r = float(R.mean()) if R.size else math.nan
     parts = {
         "R_task": stats.summarize(R),
         "R_prime": stats.summarize(Rp),
         "interrupts": stats.summarize(k),
-        "D": stats.summarize(D),
-        "direct": derived_summary(lambda m: m["S"][2] * m["D"][0], sets),
-        "I": derived_summary(lambda m: m["S"][1] - m["S"][0] - m["S"][2] * m["D"][0], sets),
-        "I_pct": derived_summary(lambda m: 100.0 * (m["S"][1] - m["S"][0] - m["S"][2] * m["D"][0]) / m["S"][0], sets),
+        "D": stats.summarize(sel["d_ns"]),
+        "direct": direct,
+        "I": i_eff,
+        "I_pct": 100.0 * i_eff["estimate_ns"] / mean_r if mean_r else math.nan,
     }
-    # the generic line about the sample value (R' - R) is replaced by ours about I
-    warns = model.without(r.get("warnings"), "negative")
-    if math.isfinite(parts["I"]["mean"]) and parts["I"]["mean"] < 0:
-        warns.append(model.warning("negative_indirect", "negative indirect cost I (printed as measured): the "
-                                   "run-to-run spread is larger than the effect (David et al. 2007 saw the same: "
-                                   "high CV of a small difference)"))
-    ci = parts["I"]["ci95"]
-    if all(math.isfinite(x) for x in ci) and ci[0] < 0 < ci[1]:
-        warns.append(model.warning("ci_includes_zero", "I's 95% interval includes 0: only the trend over rates "
-                                   "should be read"))
-    ov = np.asarray(raw.get("overruns") or [], dtype=float)
-    if ov.size and ov.sum() > 0:
+    warns = []
+    dropped = int((~kept).sum())
+    if dropped:
+        warns.append(model.warning("dropped", f"{dropped} of {kept.size} samples disturbed and dropped "
+                                   "(another task ran during a timed run)"))
+    est, se = i_eff["estimate_ns"], i_eff["se_ns"]
+    k_mean = float(k.mean()) if k.size else math.nan
+    if math.isfinite(se) and est + z_family * se < 0:
+        warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
+                                   "interrupt cannot make a task faster): " + diagnosis(fit, check, k_mean, -i_eff["ci95"][1])))
+    elif i_eff["below_mde"]:
+        warns.append(model.warning("below_mde", f"|I| below its minimum detectable effect "
+                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved"))
+    sw = (sel["switches"] + sel["switches_prime"])[kept]
+    if np.nansum(sw) > 0:
+        waited = (sel["waited_ns"] + sel["waited_prime_ns"])[kept]
+        if np.nanmin(waited) < 0:
+            warns.append(model.warning("dropped", "other tasks took the CPU during the runs and the run delay "
+                                       "is unreadable here: their time is in R and R'"))
+        else:
+            parts["preempted"] = {"switches": float(np.nansum(sw)), "waited_ns": float(np.nansum(waited))}
+    ov = sel["overruns"][kept]
+    if ov.size and np.nansum(ov) > 0:
         parts["overruns"] = stats.summarize(ov)
-        warns.append(model.warning("overruns", "timer expirations merged into a still pending signal (the task "
-                                   "was not running: preempted); k counts handled signals only (parts.overruns)"))
-    params = dict(r.get("params") or {})
     return {
-        "id": f"irq/{params.get('task')}/rate={params.get('rate_hz')}",
+        "id": f"irq/{task}/rate={rate}",
         "quantity": "overhead", "unit": "ns",
-        "doc": "R'_task - R_task with a timer signal at the rate, and I as in David et al. 2007",
-        "params": params,
-        "samples": r.get("samples"),
-        "raw": raw,
-        "summary": stats.summarize(r.get("samples") or []),
+        "doc": "R'_task - R_task with a timer signal at the rate, and I = R' - R - k*D (David et al. 2007)",
+        "params": dict(params, task=task, rate_hz=int(rate)),
+        "samples": [float(x) for x in y],
+        "raw": {f: [float(x) for x in sel[f]] for f in FIELDS},
+        "group": [int(x) for x in sel["round"]],
+        "summary": stats.summarize(y),
         "parts": parts,
         "warnings": warns,
     }
+
+
+def family_z(points: int) -> float:
+    """The self-check tests every point at once: at 95% each, 16 points with
+    no effect at all would show one below zero in a third of the runs. The
+    bound is Bonferroni's: one-sided 2.5% shared over the points."""
+    return NormalDist().inv_cdf(1 - (1 - resample.LEVEL) / 2 / max(points, 1))
+
+
+def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
+            params: dict, spin: dict[str, np.ndarray] | None = None) -> dict:
+    """Everything the command reports: D; D's check (`spin`: the rate slope
+    of a loop in registers, which has no indirect cost, measured in the same
+    rounds as the tasks); per task the fit and the points; the failed
+    self-checks."""
+    every = list(tables.values()) + [t for t in (direct, spin) if t is not None]
+    dg = round_d(every)
+    d_eff = direct_effect(every)
+    check = task_fit(spin, dg, d_eff) if spin is not None else None
+    fits, points, failed = {}, {}, []
+    z = family_z(len(tables) * len(rates))
+    for task, t in tables.items():
+        fit = task_fit(t, dg, d_eff)
+        fits[task] = fit
+        pts = [irq_point(t, dg, task, r, fit, params, check, z) for r in rates]
+        points[task] = pts
+        for p in pts:
+            w = next((w for w in p["warnings"] if w["code"] == "self_check"), None)
+            if w:
+                failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
+                               "diagnosis": w["text"].split(": ", 1)[1]})
+    return {"D": d_eff, "D_check": check, "rounds": len(dg), "per_task": fits, "points": points,
+            "self_check_failed": failed}

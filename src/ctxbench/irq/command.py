@@ -1,33 +1,55 @@
 """ctxbench irq: the indirect cost of interrupts at a controlled rate
 (METHOD.md section 6, seed 000 section 4): a task runs with and without a
-timer signal whose handler only counts; I = R'_task - R_task - k*D."""
+timer signal whose handler only counts; I = R'_task - R_task - k*D.
+
+One engine process measures rounds (every task at every rate once, and D
+after every pair) interleaved; a pilot of a few rounds measures the noise,
+and the command chooses how many rounds its budget allows and says at the
+start what it cannot resolve (irq/analysis.py, stats/power.py)."""
 from __future__ import annotations
 
+import argparse
 import math
+import sys
+import time
 
-from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.irq.analysis import irq_point
-from ctxbench.ui.format import fmt_time
 from ctxbench.core import workloads
+from ctxbench.core.errors import UserError
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.irq import analysis
+from ctxbench.stats import power
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
 DEFAULT_RATES = "100,1000,4000,10000"
-DEFAULT_REPEAT = 5
 MAX_RATE_HZ = 100000
+MAX_RATES = 16  # the engine's RUN_MAX_N_LIST
+BUDGET_S = 240  # the whole command under 5 minutes on a 2-vCPU VM, with start-up and analysis
+PILOT_ROUNDS = 3
+MAX_ROUNDS = 10000
+# The resolution sought: the per-interrupt indirect cost's MDE at most this
+# fraction of D, so that "D agrees with the slope within 10%" is decidable.
+TARGET_OF_D = 0.10
 
 
 def add_parser(sub):
     p = sub.add_parser("irq", help="indirect cost of timer interrupts (signals) at controlled rates (David et al. 2007)",
-                       description="Each task runs without and with a POSIX timer signal at each rate; the "
-                                   "handler only increments a counter. D = direct cost of servicing one "
-                                   "(mean of 100, warm); I = R'_task - R_task - k*D.")
+                       description="Each task runs without and with a POSIX timer signal at each rate, in "
+                                   "rounds; the handler only increments a counter. D = direct cost of servicing "
+                                   "one (gap loop, measured after every pair); I = R'_task - R_task - k*D; "
+                                   "per interrupt: the slope of R' - R over k, minus D.")
     p.add_argument("--task", metavar="T,...", help="tasks (default: all of sort, deflate, aes, crc)")
     p.add_argument("--rates", metavar="HZ,...", default=DEFAULT_RATES, type=options.int_list_type(1, MAX_RATE_HZ),
                    help=f"timer signals per second (default {DEFAULT_RATES})")
-    options.add_repeat(p, DEFAULT_REPEAT)
+    p.add_argument("--budget", type=options.count(10, 24 * 3600), default=BUDGET_S, metavar="S",
+                   help=f"seconds of measuring the pilot may plan for (default {BUDGET_S})")
+    p.add_argument("--rounds", type=options.count(2, MAX_ROUNDS), metavar="N",
+                   help="measure exactly N rounds (no pilot, no budget)")
+    # known-answer mode (tests): the handler also spins d us of wall time
+    p.add_argument("--burn-us", type=options.count(0, 10000), default=0, help=argparse.SUPPRESS)
     options.add_scale(p)
     options.add_cpu(p, "CPU to run on")
     options.add_output(p, "irq")
@@ -35,50 +57,133 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
+def _engine(ids, args, rounds, rates, first: bool):
+    opts = EngineOptions(cpu=args.cpu, groups=rounds, iterations=len(rates), n=rates[0],
+                         warmup_ms=None if first else 0, task_scale=args.scale,
+                         extra=["--n-list", ",".join(map(str, rates))]
+                         + (["--irq-burn-us", str(args.burn_us)] if args.burn_us else []))
+    prog = Progress(len(ids) * (rounds + 1), label="irq ")
+    try:
+        return run_ids(ids, opts, prog, interleave=True)
+    finally:
+        prog.close()
+
+
+def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
+    """Rounds in all, and the line that says what they can resolve."""
+    d = pilot["D"]["estimate_ns"]
+    target = TARGET_OF_D * d / power.MDE_FACTOR
+    ses = [f["per_interrupt"]["se_ns"] for f in pilot["per_task"].values()]
+    se = max((s for s in ses if math.isfinite(s)), default=math.nan)
+    most = PILOT_ROUNDS + max(0, int((args.budget - spent) / t_round))
+    total = power.rounds_for(se, PILOT_ROUNDS, target, most) if math.isfinite(d) and d > 0 else most
+    exp_mde = power.mde(se * math.sqrt(PILOT_ROUNDS / total)) if math.isfinite(se) else math.nan
+    line = (f"pilot ({PILOT_ROUNDS} rounds, {t_round:.1f} s each): D ~ {fmt_time(d)}, per-interrupt SE "
+            f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}")
+    if math.isfinite(exp_mde) and exp_mde > TARGET_OF_D * d * 1.0001:
+        line += (f"\n  cannot resolve a per-interrupt indirect cost below {fmt_time(exp_mde)} "
+                 f"({exp_mde / d:.0%} of D) within --budget {args.budget} s: a longer --budget or an "
+                 f"isolated, quiet CPU would")
+    return total, line
+
+
 def run(args) -> int:
     tasks = workloads.tasks(args.task)
     rates = args.rates
+    if len(rates) > MAX_RATES:
+        raise UserError(f"--rates: at most {MAX_RATES} rates, got {len(rates)}")
+    if args.burn_us and 1e6 / max(rates) < 2 * args.burn_us:
+        raise UserError(f"--rates: {max(rates)} Hz leaves less than twice the {args.burn_us} us burn per period")
     life = Lifecycle("irq", args.output)
+    ids = ["irq/direct", "irq/spin"] + [f"irq/{t}" for t in tasks]
 
-    plan = [("direct", 1)] + [(t, r) for t in tasks for r in rates]
-    prog = Progress(len(plan), label="irq ")
-    raw, header = {}, {}
-    for k, (task, rate) in enumerate(plan):
-        opts = EngineOptions(cpu=args.cpu, groups=1, n=rate, warmup_ms=None if k == 0 else 0, task_scale=args.scale,
-                             iterations=max(args.repeat, 10) if task == "direct" else args.repeat)
-        h, res = run_ids([f"irq/{task}"], opts, None)
-        header = header or h
-        raw[(task, rate)] = res[0]
-        prog.step(f"{task} {rate} Hz")
-    prog.close()
-
-    direct = raw[("direct", 1)]
-    by_task = {t: [irq_point(raw[(t, r)], direct) for r in rates] for t in tasks}
-    points = [p for pts in by_task.values() for p in pts]
+    t0 = time.monotonic()
+    fixed = args.rounds is not None
+    header, res = _engine(ids, args, args.rounds if fixed else PILOT_ROUNDS, rates, True)
+    batches = [(0, res)]
+    plan_line = f"{args.rounds} rounds (fixed by --rounds)"
+    if not fixed:
+        spent = time.monotonic() - t0
+        pilot = _analyse(batches, tasks, rates, args)
+        total, plan_line = _plan(pilot, args, spent / PILOT_ROUNDS, spent)
+        print(plan_line, file=sys.stderr)
+        if total > PILOT_ROUNDS:
+            _, more = _engine(ids, args, total - PILOT_ROUNDS, rates, False)
+            batches.append((PILOT_ROUNDS, more))
+    an = _analyse(batches, tasks, rates, args)
+    points = [p for pts in an["points"].values() for p in pts]
+    direct = next(r for r in batches[0][1] if r["id"] == "irq/direct")
     env = header.get("environment", {})
-    doc = life.document(header, [dict(direct, id="irq/direct")] + points, {
-        "tasks": tasks, "rates_hz": rates, "repeat": args.repeat, "scale": args.scale, "D": direct["summary"]})
+    section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
+               "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
+               "D_check": an["D_check"], "per_task": an["per_task"],
+               "self_check_failed": an["self_check_failed"],
+               "seconds": round(time.monotonic() - t0, 1)}
+    doc = life.document(header, [direct] + points, section)
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.irq import figures as irq_figures
-        life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(by_task, env, direct["summary"]))])
-
-    d = direct["summary"]
-    print(f"D (direct cost of servicing one timer signal, mean of 100, warm) = {fmt_time(d['mean'])} "
-          f"[{fmt_time(d['ci95'][0])}, {fmt_time(d['ci95'][1])}] (CI of the median over {d['n']} loops)")
-    hdr = f"{'task':<9}{'rate':>7}  {'R_task':>10} {'CV':>6}  {'R_prime':>10}  {'k':>6}  {'k*D':>10}  {'I':>10} {'95% CI':<24}{'I %':>8}"
-    print(hdr)
-    print("-" * len(hdr))
-    for t, pts in by_task.items():
-        for p in pts:
-            q = p["parts"]
-            lo, hi = q["I"]["ci95"]
-            ci = f"[{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else ""
-            print(f"{t:<9}{p['params']['rate_hz']:>5}Hz  {fmt_time(q['R_task']['mean']):>10} {q['R_task']['cv']:>6.2%}  "
-                  f"{fmt_time(q['R_prime']['mean']):>10}  {q['interrupts']['mean']:>6.0f}  "
-                  f"{fmt_time(q['direct']['mean']):>10}  {fmt_time(q['I']['mean']):>10} {ci:<24}{q['I_pct']['mean']:>7.3f}%")
+        life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))])
+    print(render(an))
     print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
-    return 0
+    return 1 if an["self_check_failed"] else 0
+
+
+def _analyse(batches, tasks, rates, args) -> dict:
+    tables: dict[str, list] = {t: [] for t in ("direct", "spin", *tasks)}
+    for round0, res in batches:
+        for r in res:
+            tables[r["id"].split("/", 1)[1]].append(analysis.rows(r, round0))
+    params = {"scale": args.scale, "burn_ns": args.burn_us * 1000}
+    direct, spin = (analysis.merge(tables.pop(k)) or None for k in ("direct", "spin"))
+    return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin)
+
+
+def _cell(e: dict) -> str:
+    """An effect for the table: estimate [CI], or 'below MDE'."""
+    est, (lo, hi) = e["estimate_ns"], e["ci95"]
+    if not math.isfinite(est):
+        return "n/a"
+    if e["below_mde"]:
+        return f"below {fmt_time(e['mde_ns'])} ({fmt_time(est)})"
+    return f"{fmt_time(est)} [{fmt_time(lo)}, {fmt_time(hi)}]"
+
+
+def render(an: dict) -> str:
+    d = an["D"]
+    lines = [f"D (direct cost of servicing one timer signal: gap loop after every pair, {an['rounds']} rounds) = "
+             f"{_cell(d)}, MDE {fmt_time(d['mde_ns'])}", ""]
+    hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
+           f"{'I [95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
+    lines += [hdr, "-" * len(hdr)]
+    for task, pts in an["points"].items():
+        for p in pts:
+            q = p["parts"]
+            i = q["I"]
+            cell = _cell(i)
+            if any(w["code"] == "self_check" for w in p["warnings"]):
+                cell = "SELF-CHECK FAILED " + cell
+            lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
+                         f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
+                         f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_time(i['mde_ns']):>9}"
+                         f"{q['I_pct']:>8.3f}%")
+    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt):"]
+    for task, f in an["per_task"].items():
+        a = f["agreement"]
+        lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f} "
+                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}); "
+                     f"indirect per interrupt {_cell(f['per_interrupt'])}, MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
+    c = an["D_check"]
+    if c:
+        a = c["agreement"]
+        lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; slope/D = {a['slope_over_D']:.3f} "
+                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): D's check, a loop in "
+                     f"registers (no indirect cost), slope - D {_cell(c['per_interrupt'])}")
+    if an["self_check_failed"]:
+        lines += ["", "SELF-CHECK FAILED (not findings: an interrupt cannot make a task faster):"]
+        lines += [f"  {c['task']} {c['rate_hz']} Hz: I = {_cell(c['I'])}: {c['diagnosis']}"
+                  for c in an["self_check_failed"]]
+    return "\n".join(lines)

@@ -1,6 +1,10 @@
 """The interrupt figure: indirect overhead against the rate, one panel per
-task (after Fig. 5 of David et al., ExpCS 2007; README, References)."""
+task (after Fig. 5 of David et al., ExpCS 2007; README, References), with
+each point's 95% interval and its minimum detectable effect (the grey band:
+an I inside it is not resolved)."""
 from __future__ import annotations
+
+import math
 
 from ctxbench.core.model import Result, Summary
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
@@ -8,8 +12,9 @@ from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel
 NAME = "irq-fig5-overhead"  # file name
 
 
-def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
-    """Indirect interrupt overhead vs rate, one panel per task."""
+def figure5(by_task: dict[str, list[dict]], env: dict, d: dict):
+    """Indirect interrupt overhead vs rate, one panel per task. `d` is D as a
+    summary or a power.effect record."""
     fig, axes = panel_grid(len(by_task))
     for ax, (task, pts) in zip(axes, by_task.items()):
         pts = sorted(map(Result, pts), key=lambda p: p.params.rate_hz)
@@ -22,12 +27,15 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d_summary: dict):
                 lo.append(a)
                 hi.append(b)
             ax.errorbar(x, ys, yerr=[lo, hi], marker=mk, ms=3, capsize=2, label=label)
+        mde = [p.parts["I"].mde / MS for p in pts]
+        if all(math.isfinite(m) for m in mde) and mde:
+            ax.fill_between(x, [-m for m in mde], mde, color="grey", alpha=0.2, lw=0, label="±MDE of I")
         ax.axhline(0, color="grey", lw=0.5)
         ax.set_xscale("log")
         ax.set_title(task)
         ax.set_xlabel("timer signals per second")
         ax.set_ylabel("overhead (ms)")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Interrupt (timer signal) overhead (after David et al., ExpCS 2007, Fig. 5); 95% CI; D = {Summary(d_summary).mean / 1e3:.2f} µs"
-                 f"\n{machine_label(env)}", fontsize=8)
+    fig.suptitle(f"Interrupt (timer signal) overhead (after David et al., ExpCS 2007, Fig. 5); 95% CI; "
+                 f"D = {Summary(d).mean / 1e3:.2f} µs\n{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
