@@ -30,9 +30,6 @@ def table(rng, rounds, per_int_ns, d_seen_ns=D_NS, noise_ns=20_000.0):
 
 
 def test_known_indirect_cost_comes_back_with_its_interval():
-    # (the self-check is a family-wise 5% test: over seeds it fails in 1-3%
-    # of runs with no bias at all, as seed 1 does here; seed 0 is one of the
-    # others)
     rng = np.random.default_rng(0)
     truth = {"sort": 800.0, "crc": 0.0}
     tables = {t: table(rng, 30, c) for t, c in truth.items()}
@@ -53,7 +50,6 @@ def test_known_indirect_cost_comes_back_with_its_interval():
     assert an["D_check"]["agreement"]["within"]
     assert an["per_task"]["crc"]["agreement"]["within"]
     assert an["rounds"] == 30
-    assert an["self_check_failed"] == []
     # every I with its MDE in the table
     assert "MDE" in render(an)
 
@@ -72,6 +68,19 @@ def test_a_biased_d_fails_the_self_check_and_is_named():
     assert not an["D_check"]["agreement"]["within"] or an["D_check"]["per_interrupt"]["resolved"]
     out = render(an)
     assert "SELF-CHECK FAILED" in out and "not findings" in out
+
+
+def test_without_bias_the_self_check_rarely_fails():
+    # the self-check is one family-wise test at 5% (one-sided 2.5%) over all
+    # points: with no bias anywhere it fails in a few percent of runs; over
+    # 6 seeds, 3 or more failures has probability 0.2% (binomial, p = 0.05)
+    failures = 0
+    for seed in range(6):
+        rng = np.random.default_rng(1000 + seed)
+        an = analysis.analyse({t: table(rng, 20, 0.0) for t in ("sort", "crc")}, None, RATES, {},
+                              spin=table(rng, 20, 0.0))
+        failures += bool(an["self_check_failed"])
+    assert failures <= 2
 
 
 def test_the_self_check_bound_is_family_wise():

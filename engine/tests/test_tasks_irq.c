@@ -1,6 +1,6 @@
 /* The timer signal's handler runs once per expiration requested: handler
- * count + merged expirations (overruns) == count; and D comes out positive
- * with every signal seen. */
+ * count + merged expirations (overruns) == count; D comes out positive
+ * with every signal seen, and at least the handler's known spin. */
 #include "check.h"
 #include "irq/irq.h"
 #include "core/sched_ctl.h"
@@ -32,5 +32,11 @@ int main(void)
     CHECK(d.d_ns > 0 && d.min_step_ns > 0, "D %.1f ns, min step %.1f ns", d.d_ns, d.min_step_ns);
     printf("D = %.0f ns (median gap %.0f ns, loop step %.0f ns, %llu dropped)\n", d.d_ns, d.median_gap_ns,
            d.min_step_ns, (unsigned long long)d.dropped);
+    /* known answer: a handler that spins 20 us of wall time makes every gap
+     * at a signal at least 20 us long, so D (mean gap - loop step) is too */
+    irq_set_burn(20000);
+    CHECK(irq_direct(50, 100000, &d) == 0, "irq_direct with a burn failed");
+    irq_set_burn(0);
+    CHECK(d.d_ns >= 20000 - d.min_step_ns, "D %.0f ns with a 20 us handler", d.d_ns);
     CHECK_DONE("tasks_irq");
 }

@@ -30,8 +30,9 @@ uint64_t irq_fire_each(uint64_t period_ns, uint64_t count);
 
 /* D: the direct cost of servicing one timer signal, seen by a loop reading
  * the clock: mean gap at a signal minus the loop's minimum step, over
- * `count` signals (gaps over 20x the median, preemptions, left out and
- * counted in `dropped`). Returns 0 ok. */
+ * `count` signals (gaps after which this thread had switched, i.e. another
+ * task may have run in them, left out and counted in `dropped`). Returns 0
+ * ok. */
 typedef struct {
     double d_ns, median_gap_ns, min_step_ns;
     uint64_t n, dropped;
