@@ -3,6 +3,7 @@ slope and the indirect cost per interrupt come back with intervals that
 contain what was put in; a biased D is caught by the self-check and blamed
 on D, not printed as a finding."""
 import numpy as np
+import pytest
 
 from ctxbench.irq import analysis
 from ctxbench.irq.command import render
@@ -54,6 +55,21 @@ def test_known_indirect_cost_comes_back_with_its_interval():
     assert "MDE" in render(an)
 
 
+def test_a_results_file_is_analysed_again_to_the_same_numbers():
+    rng = np.random.default_rng(4)
+    an = analysis.analyse({"crc": table(rng, 8, 300.0)}, None, RATES, {}, spin=table(rng, 8, 0.0))
+    pts = an["points"]["crc"] + an["spin_points"]
+    tables = analysis.tables_from_points(pts)
+    spin = tables.pop("spin")
+    again = analysis.analyse(tables, None, RATES, {}, spin=spin)
+    # (the samples come back grouped by rate: sums in another order)
+    assert again["D"]["estimate_ns"] == pytest.approx(an["D"]["estimate_ns"], rel=1e-9)
+    for k in ("slope", "per_interrupt"):
+        a, b = again["per_task"]["crc"][k], an["per_task"]["crc"][k]
+        assert a["estimate_ns"] == pytest.approx(b["estimate_ns"], rel=1e-9)
+        assert a["ci95"] == pytest.approx(b["ci95"], rel=1e-6)
+
+
 def test_a_biased_d_fails_the_self_check_and_is_named():
     rng = np.random.default_rng(2)
     # the gap loop reports 2 us more than any run pays: at 10 kHz, 500
@@ -88,6 +104,8 @@ def test_the_self_check_bound_is_family_wise():
     # any effect do not fail a third of the runs
     assert abs(analysis.family_z(1) - 1.96) < 0.01
     assert analysis.family_z(16) > 2.9
+    # and wider still when the rounds are few (Student's t)
+    assert analysis.family_z(16, 4) > 2 * analysis.family_z(16) > analysis.family_z(16, 1000) * 1.9
 
 
 def test_disturbed_samples_are_left_out_and_counted():

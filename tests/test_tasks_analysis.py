@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-from ctxbench.irq.analysis import irq_point
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.stats.derived import derived_summary
 
@@ -71,21 +70,6 @@ def test_negative_indirect_is_reported_not_clipped():
     last = out["points"][-1]
     assert last["parts"]["I"]["mean"] < 0
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
-
-
-def test_irq_known_answer():
-    D = 11000.0
-    R = np.full(6, 5e8)
-    k = np.array([500, 510, 490, 500, 505, 495], dtype=float)
-    ind = 2000.0  # per signal, injected
-    Rp = R + k * (D + ind)
-    r = {"params": {"task": "crc", "rate_hz": 1000}, "samples": list(Rp - R),
-         "raw": {"r_task_ns": list(R), "r_prime_ns": list(Rp), "interrupts": list(k), "overruns": [0] * 6},
-         "warnings": []}
-    direct = {"samples": [D] * 10}
-    p = irq_point(r, direct)
-    assert p["parts"]["I"]["mean"] == pytest.approx(ind * k.mean(), rel=1e-6)
-    assert p["params"]["task"] == "crc" and p["params"]["rate_hz"] == 1000
 
 
 def test_derived_summary_interval_contains_point():

@@ -130,7 +130,7 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
         "I_pct": 100.0 * i_eff["estimate_ns"] / mean_r if mean_r else math.nan,
     }
     warns = []
-    dropped = int((~kept).sum())
+    dropped = int((~kept).sum())  # (none since the runs correct for preemption; kept for old files)
     if dropped:
         warns.append(model.warning("dropped", f"{dropped} of {kept.size} samples disturbed and dropped "
                                    "(another task ran during a timed run)"))
@@ -167,11 +167,19 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     }
 
 
-def family_z(points: int) -> float:
-    """The self-check tests every point at once: at 95% each, 16 points with
-    no effect at all would show one below zero in a third of the runs. The
-    bound is Bonferroni's: one-sided 2.5% shared over the points."""
-    return NormalDist().inv_cdf(1 - (1 - resample.LEVEL) / 2 / max(points, 1))
+def family_z(points: int, rounds: int | None = None) -> float:
+    """How many standard errors below zero I must be to fail the self-check.
+    The check tests every point at once: at 95% each, 16 points with no
+    effect at all would show one below zero in a third of the runs, so the
+    bound is Bonferroni's (one-sided 2.5% shared over the points). With few
+    rounds the standard error is itself uncertain: Student's t with
+    rounds - 1 degrees of freedom (4 rounds: 3x wider than the normal's)."""
+    q = 1 - (1 - resample.LEVEL) / 2 / max(points, 1)
+    if rounds is None or rounds < 2:
+        return NormalDist().inv_cdf(q)
+    from scipy.stats import t  # late: scipy.stats costs a CLI start-up 0.5 s
+
+    return float(t.ppf(q, rounds - 1))
 
 
 def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
@@ -184,8 +192,9 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
     dg = round_d(every)
     d_eff = direct_effect(every)
     check = task_fit(spin, dg, d_eff) if spin is not None else None
+    spin_points = [irq_point(spin, dg, "spin", r, check, params) for r in rates] if check else []
     fits, points, failed = {}, {}, []
-    z = family_z(len(tables) * len(rates))
+    z = family_z(len(tables) * len(rates), len(dg))
     for task, t in tables.items():
         fit = task_fit(t, dg, d_eff)
         fits[task] = fit
@@ -197,4 +206,18 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
                 failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
                                "diagnosis": w["text"].split(": ", 1)[1]})
     return {"D": d_eff, "D_check": check, "rounds": len(dg), "per_task": fits, "points": points,
-            "self_check_failed": failed}
+            "spin_points": spin_points, "self_check_failed": failed}
+
+
+def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:
+    """The rounds back from a results file's points (each carries its raw
+    samples and rounds), per task ("spin" included): `analyse` on them
+    re-derives every number (D from the gap loops after the pairs)."""
+    by: dict[str, list] = {}
+    for p in points:
+        raw, n = p.get("raw") or {}, len(p.get("group") or [])
+        t = {f: np.asarray(raw.get(f) or [math.nan] * n, dtype=float) for f in FIELDS}
+        t["round"] = np.asarray(p.get("group") or [], dtype=int)
+        t["keep"] = np.ones(n, bool)
+        by.setdefault(p["params"]["task"], []).append(t)
+    return {task: merge(ts) for task, ts in by.items()}

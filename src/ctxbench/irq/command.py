@@ -111,7 +111,7 @@ def run(args) -> int:
             _, more = _engine(ids, args, total - PILOT_ROUNDS, rates, False)
             batches.append((PILOT_ROUNDS, more))
     an = _analyse(batches, tasks, rates, args)
-    points = [p for pts in an["points"].values() for p in pts]
+    points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
     direct = next(r for r in batches[0][1] if r["id"] == "irq/direct")
     env = header.get("environment", {})
     section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
@@ -125,7 +125,8 @@ def run(args) -> int:
         from ctxbench.irq import figures as irq_figures
         life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))])
     print(render(an))
-    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points])
+    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points
+                    if p["params"]["task"] != "spin"])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
