@@ -206,7 +206,22 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
                 failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
                                "diagnosis": w["text"].split(": ", 1)[1]})
     return {"D": d_eff, "D_check": check, "rounds": len(dg), "per_task": fits, "points": points,
-            "spin_points": spin_points, "self_check_failed": failed}
+            "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
+
+
+def shared_cpu(tables: list[dict[str, np.ndarray]]) -> dict:
+    """How much other tasks ran on the measured CPU during the runs: the
+    median of this thread's switches per run and the share of the runs'
+    wall time it spent waiting for the CPU (taken out of R and R'; the
+    caches those tasks disturbed are not)."""
+    runs = [t for t in tables if "switches" in t and np.isfinite(t["switches"]).any()]
+    if not runs:
+        return {"switches_per_run": math.nan, "waited_share": math.nan}
+    sw = np.concatenate([np.concatenate([t["switches"], t["switches_prime"]]) for t in runs])
+    w = sum(float(np.nansum(np.clip(t["waited_ns"], 0, None) + np.clip(t["waited_prime_ns"], 0, None)))
+            for t in runs)
+    busy = sum(float(np.nansum(t["r_task_ns"] + t["r_prime_ns"])) for t in runs)
+    return {"switches_per_run": float(np.nanmedian(sw)), "waited_share": w / (w + busy) if busy else math.nan}
 
 
 def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:

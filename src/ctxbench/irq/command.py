@@ -33,6 +33,7 @@ MAX_ROUNDS = 10000
 # The resolution sought: the per-interrupt indirect cost's MDE at most this
 # fraction of D, so that "D agrees with the slope within 10%" is decidable.
 TARGET_OF_D = 0.10
+FEW_ROUNDS = 10  # below this a bootstrap over rounds has too few distinct resamples to trust its interval
 
 
 def add_parser(sub):
@@ -80,6 +81,9 @@ def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
     exp_mde = power.mde(se * math.sqrt(PILOT_ROUNDS / total)) if math.isfinite(se) else math.nan
     line = (f"pilot ({PILOT_ROUNDS} rounds, {t_round:.1f} s each): D ~ {fmt_time(d)}, per-interrupt SE "
             f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}")
+    if total < FEW_ROUNDS:
+        line += (f"\n  only {total} rounds fit in --budget {args.budget} s: a bootstrap over fewer than "
+                 f"{FEW_ROUNDS} rounds understates the uncertainty (intervals too narrow)")
     if math.isfinite(exp_mde) and exp_mde > TARGET_OF_D * d * 1.0001:
         line += (f"\n  cannot resolve a per-interrupt indirect cost below {fmt_time(exp_mde)} "
                  f"({exp_mde / d:.0%} of D) within --budget {args.budget} s: a longer --budget or an "
@@ -117,7 +121,7 @@ def run(args) -> int:
     section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
                "D_check": an["D_check"], "per_task": an["per_task"],
-               "self_check_failed": an["self_check_failed"],
+               "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
                "seconds": round(time.monotonic() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
     life.write(doc)
@@ -160,6 +164,7 @@ def render(an: dict) -> str:
     hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
            f"{'I [95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
     lines += [hdr, "-" * len(hdr)]
+    dagger = False
     for task, pts in an["points"].items():
         for p in pts:
             q = p["parts"]
@@ -167,10 +172,16 @@ def render(an: dict) -> str:
             cell = _cell(i)
             if any(w["code"] == "self_check" for w in p["warnings"]):
                 cell = "SELF-CHECK FAILED " + cell
+            elif i["ci95"][1] < 0:
+                cell += " †"
+                dagger = True
             lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
                          f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_time(i['mde_ns']):>9}"
                          f"{q['I_pct']:>8.3f}%")
+    if dagger:
+        lines.append("† 95% interval below 0, yet within the self-check's bound for all points at once "
+                     "(Bonferroni, Student's t over the rounds): chance among many points, not a finding")
     lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt):"]
     for task, f in an["per_task"].items():
         a = f["agreement"]
@@ -183,6 +194,12 @@ def render(an: dict) -> str:
         lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; slope/D = {a['slope_over_D']:.3f} "
                      f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): D's check, a loop in "
                      f"registers (no indirect cost), slope - D {_cell(c['per_interrupt'])}")
+    sh = an["shared_cpu"]
+    if sh["switches_per_run"] >= 1:
+        lines += ["", f"The measured CPU was shared: {sh['switches_per_run']:.0f} switches per run (median), "
+                      f"{sh['waited_share']:.0%} of the wall time spent waiting for it. That wait is taken out "
+                      "of R and R'; what the other tasks did to the caches is not, and widens every interval: "
+                      "an idle CPU (--cpu) resolves more."]
     if an["self_check_failed"]:
         lines += ["", "SELF-CHECK FAILED (not findings: an interrupt cannot make a task faster):"]
         lines += [f"  {c['task']} {c['rate_hz']} Hz: I = {_cell(c['I'])}: {c['diagnosis']}"
