@@ -20,6 +20,7 @@ enum bench_flags {
     BENCH_QUICK = 1u << 1,   /* in the --quick suite */
     BENCH_HIDDEN = 1u << 2,  /* test-only: listed with `list --all` only */
     BENCH_FIXED_N = 1u << 3, /* n is not adapted (benchmark picks it) */
+    BENCH_PARTIES = 1u << 4, /* reads --parties/--footprint: measured at every --ring-points point */
 };
 
 typedef enum { POLICY_OTHER = 0, POLICY_FIFO = 1 } policy_t;
@@ -38,9 +39,10 @@ typedef struct run_opts {
     int fifo_prio;          /* priority for SCHED_FIFO benchmarks */
     int counters;           /* record perf event counts where the id supports it */
     int quick;
-    int parties;       /* ring: parties in the ring (0: 2) */
-    size_t footprint;  /* ring: bytes each party touches per hold of the token */
-    double task_scale; /* tasks/ and irq/ ids: size of each task (0: 1) */
+    int parties;        /* ring: parties in the ring (0: 2) */
+    size_t footprint;   /* ring: bytes each party touches per hold of the token */
+    double task_scale;  /* tasks/ and irq/ ids: size of each task (0: 1) */
+    uint64_t settle_ns; /* before each group: wait for a quiet CPU this long (0: no wait) */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

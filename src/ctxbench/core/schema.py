@@ -60,12 +60,15 @@ KINDS: tuple[Kind, ...] = (
          ENGINE_MEMBERS, ENGINE_PARAMS),
     Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
          ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"counters": DICT, "indirect": (dict, type(None))}),
+         optional={"counters": DICT, "indirect": (dict, type(None)), "settle": DICT}),
     Kind("selftest", ("test/",), "hidden known-answer benchmarks (an injected cost)",
          ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True),
-    Kind("ring", ("ring/",), "a token passed around N parties on one CPU",
+    Kind("ring", ("ring/", "test/ring/"), "a token passed around N parties on one CPU (test/ring/: with a "
+         "known spin per hand-off)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "parties": INT,
-                          "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True),
+                          "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True,
+         # settle: engine --settle-us, per group; above_pingpong: ctxbench ring (ring/analysis.py)
+         optional={"settle": DICT, "above_pingpong": DICT}),
     Kind("tasks-run", ("tasks/",), "a task pair run with n switches (the engine's samples)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "pair": STR, "task_a": STR, "task_b": STR, "scale": NUM},
          ("t_total_ns", "t_task_a_ns", "t_task_b_ns"), verify=True),
