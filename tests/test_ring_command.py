@@ -15,11 +15,24 @@ def test_ring_command_small_grid(tmp_path):
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
     assert doc["schema"] == "ctxbench/1" and doc["kind"] == "ring"
-    pts = {(r["params"]["kind"], r["params"]["parties"], r["params"]["footprint"]) for r in doc["results"]}
+    rings = [r for r in doc["results"] if r["id"].startswith("ring/")]
+    pts = {(r["params"]["kind"], r["params"]["parties"], r["params"]["footprint"]) for r in rings}
     assert pts == {(k, n, f) for k in ("thread", "process") for n in (2, 4) for f in (0, 4096)}
-    for r in doc["results"]:
+    # the ping-pong of each kind x mechanism, measured in the same rounds
+    assert sorted(r["id"] for r in doc["results"] if not r["id"].startswith("ring/")) == [
+        "kernel/process/pipe/same-cpu", "kernel/thread/pipe/same-cpu"]
+    for r in rings:
         assert set(("parties", "footprint", "kind", "mechanism")) <= set(r["params"])
         assert r["verification"]["checked"]
+        assert set(("estimate_ns", "ci95", "mde_ns", "ratio")) <= set(r["above_pingpong"])
+        assert len(r["settle"]["waited_ns"]) == r["params"]["groups"]
+    sec = doc["ring"]
+    assert sec["order"] == "interleaved by group"
+    assert {(c["kind"], c["mechanism"]) for c in sec["n2_check"]} == {("thread", "pipe"), ("process", "pipe")}
+    for c in sec["n2_check"]:
+        assert set(("ratio", "ratio_ci95", "difference", "ok", "tolerance")) <= set(c)
+        assert set(("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde")) == set(c["difference"])
+    assert sec["settle"]["groups"] == len(doc["results"]) * doc["results"][0]["params"]["groups"]
     assert (tmp_path / "fig" / "ring.png").read_bytes()[:4] == b"\x89PNG"
 
 

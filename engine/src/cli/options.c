@@ -60,6 +60,11 @@ void usage(FILE *f)
           "  --fifo-prio P     SCHED_FIFO priority for /fifo ids (default 10)\n"
           "  --parties N       ring/ ids: parties in the ring (default 2)\n"
           "  --footprint K     ring/ ids: bytes each party touches per token (default 0)\n"
+          "  --ring-points N:K,...  (run) measure each ring/ id at each parties:footprint\n"
+          "                    point, one result per point; other ids once; with\n"
+          "                    --interleave all of them group by group\n"
+          "  --settle-us U     before each group, wait (<= 50 U) until the measuring thread\n"
+          "                    ran U us on its CPU with no switch and no gap > 50 us\n"
           "  --task-scale X    tasks/ and irq/ ids: size of each task, 0.001 to 1000 (default 1)\n"
           "  --n-list N,...    tasks/ ids: up to 16 values of n, one sample of each per group,\n"
           "                    rotated from group to group (use --iterations = their count);\n"
@@ -105,7 +110,9 @@ enum {
     OPT_TASK_SCALE,
     OPT_N_LIST,
     OPT_PRESET,
-    OPT_BURN
+    OPT_BURN,
+    OPT_RING_POINTS,
+    OPT_SETTLE
 };
 
 static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
@@ -134,6 +141,8 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"n-list", required_argument, 0, OPT_N_LIST},
                                          {"preset", required_argument, 0, OPT_PRESET},
                                          {"irq-burn-us", required_argument, 0, OPT_BURN},
+                                         {"ring-points", required_argument, 0, OPT_RING_POINTS},
+                                         {"settle-us", required_argument, 0, OPT_SETTLE},
                                          {0, 0, 0, 0}};
 
 static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t hi, int size)
@@ -174,6 +183,30 @@ static void parse_points(cli_t *c, const char *arg)
     }
     free(dup);
     if (!c->npoints) die(2, "--points: empty list");
+}
+
+/* "N:K,N:K,...": parties (2..1024) and footprint (K/M suffixes, <= 1G). */
+static void parse_ring_points(cli_t *c, const char *arg)
+{
+    char *dup = strdup(arg), *save = NULL;
+    if (!dup) die(1, "out of memory");
+    free(c->ring_points);
+    c->ring_points = calloc(MAX_POINTS, sizeof *c->ring_points);
+    if (!c->ring_points) die(1, "out of memory");
+    c->nring_points = 0;
+    for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        uint64_t n, k;
+        if (!colon) die(2, "--ring-points: expected PARTIES:FOOTPRINT, got '%s'", tok);
+        *colon = 0;
+        if (parse_u64(tok, &n) || parse_size(colon + 1, &k) || n < 2 || n > 1024 || k > (1ull << 30))
+            die(2, "--ring-points: expected PARTIES:FOOTPRINT (2 to 1024 parties, up to 1G), got '%s:%s'",
+                tok, colon + 1);
+        if (c->nring_points == MAX_POINTS) die(2, "--ring-points: more than %d points", MAX_POINTS);
+        c->ring_points[c->nring_points++] = (ring_point_t){(int)n, (size_t)k};
+    }
+    free(dup);
+    if (!c->nring_points) die(2, "--ring-points: empty list");
 }
 
 int cli_parse(int argc, char **argv, cli_t *c)
@@ -244,6 +277,12 @@ int cli_parse(int argc, char **argv, cli_t *c)
         case OPT_POINTS:
             parse_points(c, optarg);
             break;
+        case OPT_RING_POINTS:
+            parse_ring_points(c, optarg);
+            break;
+        case OPT_SETTLE:
+            c->o.settle_ns = num_arg("settle-us", optarg, 1, 1000000, 0) * 1000;
+            break;
         case OPT_COUNTERS:
             c->o.counters = 1;
             break;
@@ -292,6 +331,9 @@ int cli_parse(int argc, char **argv, cli_t *c)
         die(2, "--stride: must be a multiple of %zu bytes, got %zu", sizeof(double), c->o.stride);
     if (c->o.stride && !c->o.size) die(2, "--stride needs --size");
     if (c->points && (c->o.size || c->o.stride)) die(2, "--points excludes --size and --stride");
+    if (c->ring_points && c->points) die(2, "--ring-points excludes --points");
+    if (c->ring_points && (c->o.parties || c->o.footprint))
+        die(2, "--ring-points excludes --parties and --footprint");
     if (c->o.cpu >= 0 && !cpu_allowed(c->o.cpu))
         die(2, "--cpu %d: no such CPU, or not allowed for this process (online: %d)", c->o.cpu,
             cpu_online_count());

@@ -21,10 +21,17 @@ typedef struct point {
     size_t size, stride;
 } point_t;
 
+typedef struct ring_point {
+    int parties;
+    size_t footprint;
+} ring_point_t;
+
 typedef struct cli {
     run_opts_t o;
     point_t *points; /* --points, or NULL */
     size_t npoints;
+    ring_point_t *ring_points; /* --ring-points, or NULL */
+    size_t nring_points;
     int json, jsonl, all, no_idle;
     int interleave; /* --interleave / --sequential; run-suite interleaves by default */
     int set_groups, set_iterations, set_min_sample; /* given on the command line */

@@ -68,17 +68,18 @@ static void round_order(size_t *order, size_t n, int g)
     }
 }
 
-/* Measure `n` benchmarks: prepared one by one, then group g of each (in
- * round_order), then their results. With n == 1 this is one id start to
- * finish. */
-static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, size_t n, int show_progress)
+/* Measure `n` benchmarks, job i being list[i] with options opts[i]:
+ * prepared one by one, then group g of each (in round_order), then their
+ * results. With n == 1 this is one id start to finish. */
+static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, const run_opts_t *opts, size_t n,
+                     int show_progress)
 {
     harness_job_t **jobs = calloc(n, sizeof *jobs);
     size_t *order = calloc(n, sizeof *order);
     if (!jobs || !order) die(1, "out of memory");
     size_t total = n * (size_t)(c->o.groups + 1), done = 0;
     for (size_t i = 0; i < n; i++) {
-        jobs[i] = harness_prepare(list[i], &c->o);
+        jobs[i] = harness_prepare(list[i], &opts[i]);
         if (show_progress) progress(c, f, ++done, total, list[i]->id, -1);
     }
     for (int g = 0; g < c->o.groups; g++) {
@@ -97,6 +98,33 @@ static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, size_t 
     }
     free(jobs);
     return rc;
+}
+
+/* The jobs of a run: every id at every --points point (one after the
+ * other, as the sweep resumes point by point), or with --ring-points every
+ * ring id at every ring point and every other id once; else every id once. */
+static size_t expand_jobs(const cli_t *c, const bench_t **ids, size_t n, const bench_t ***list,
+                          run_opts_t **opts)
+{
+    size_t np = c->points ? c->npoints : c->ring_points ? c->nring_points : 1, m = 0;
+    *list = calloc(n * np, sizeof **list);
+    *opts = calloc(n * np, sizeof **opts);
+    if (!*list || !*opts) die(1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int per_point = c->points || (c->ring_points && (ids[i]->flags & BENCH_PARTIES));
+        for (size_t k = 0; k < (per_point ? np : 1); k++, m++) {
+            (*list)[m] = ids[i];
+            (*opts)[m] = c->o;
+            if (c->points) {
+                (*opts)[m].size = c->points[k].size;
+                (*opts)[m].stride = c->points[k].stride;
+            } else if (per_point) {
+                (*opts)[m].parties = c->ring_points[k].parties;
+                (*opts)[m].footprint = c->ring_points[k].footprint;
+            }
+        }
+    }
+    return m;
 }
 
 int run_ids(cli_t *c, const bench_t **list, size_t n)
@@ -120,17 +148,19 @@ int run_ids(cli_t *c, const bench_t **list, size_t n)
         json_arr_begin(&j);
     }
     /* With --points, every id is measured at every point, in this order, one
-     * after the other; otherwise the ids may be interleaved group by group. */
-    size_t np = c->points ? c->npoints : 1;
-    int interleave = c->interleave > 0 && !c->points && n > 1;
-    size_t batch = interleave ? n : 1;
-    for (size_t k = 0; k < n * np; k += batch) {
-        if (c->points) {
-            c->o.size = c->points[k % np].size;
-            c->o.stride = c->points[k % np].stride;
-        }
-        if (run_batch(c, f, &j, list + k / np, batch, interleave)) rc = 1;
+     * after the other; otherwise the jobs may be interleaved group by group. */
+    const bench_t **jobs;
+    run_opts_t *opts;
+    size_t m = expand_jobs(c, list, n, &jobs, &opts);
+    int interleave = c->interleave > 0 && !c->points && m > 1;
+    size_t batch = interleave ? m : 1;
+    for (size_t k = 0; k < m; k += batch) {
+        c->o.size = opts[k].size; /* the human line shows the point */
+        c->o.stride = opts[k].stride;
+        if (run_batch(c, f, &j, jobs + k, opts + k, batch, interleave)) rc = 1;
     }
+    free(jobs);
+    free(opts);
     if (c->json) {
         json_arr_end(&j);
         json_obj_end(&j);

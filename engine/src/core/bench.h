@@ -20,6 +20,7 @@ enum bench_flags {
     BENCH_QUICK = 1u << 1,   /* in the --quick suite */
     BENCH_HIDDEN = 1u << 2,  /* test-only: listed with `list --all` only */
     BENCH_FIXED_N = 1u << 3, /* n is not adapted (benchmark picks it) */
+    BENCH_PARTIES = 1u << 4, /* reads --parties/--footprint: measured at every --ring-points point */
 };
 
 typedef enum { POLICY_OTHER = 0, POLICY_FIFO = 1 } policy_t;
@@ -48,6 +49,7 @@ typedef struct run_opts {
     int n_count;
     uint64_t n_list[RUN_MAX_N_LIST];
     uint64_t irq_burn_ns; /* irq/ ids: the handler spins this long (known-answer tests; 0: counts only) */
+    uint64_t settle_ns; /* before each group: wait for a quiet CPU this long (0: no wait) */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
+#include "core/settle.h"
 #include "core/util.h"
 #include "core/verify.h"
 #include <math.h>
@@ -180,7 +181,33 @@ static int adapt_n(bench_run_t *r, uint64_t *n_out)
     return 0;
 }
 
-static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n)
+/* Per group: how long the CPU took to be quiet before the group began. */
+static void settle_arrays(json_t *j, const settle_t *st, int groups, const run_opts_t *o)
+{
+    json_key(j, "settle");
+    json_obj_begin(j);
+    json_kint(j, "window_ns", (int64_t)o->settle_ns);
+    json_kint(j, "gap_ns", (int64_t)SETTLE_GAP_NS);
+    json_kint(j, "limit_ns", (int64_t)(SETTLE_LIMIT * o->settle_ns));
+    static const char *names[] = {"started_ns", "waited_ns", "switches", "gaps", "quiet"};
+    for (int k = 0; k < 5; k++) {
+        json_key(j, names[k]);
+        json_arr_begin(j);
+        for (int g = 0; g < groups; g++) {
+            const settle_t *x = &st[g];
+            const int64_t f[] = {(int64_t)x->started_ns, (int64_t)x->waited_ns, x->switches, x->gaps,
+                                 x->quiet};
+            if (k == 4)
+                json_bool(j, x->quiet);
+            else
+                json_int(j, f[k]);
+        }
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n, const settle_t *st)
 {
     const bench_t *b = r->b;
     const run_opts_t *o = r->opt;
@@ -228,6 +255,7 @@ static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n)
     if (v->n && v->s[0].has_verify) verify_arrays(j, v);
     short_summary(j, v);
     if (b->extra) b->extra(r, j);
+    if (st) settle_arrays(j, st, o->groups, o);
     json_key(j, "warnings");
     json_arr_begin(j);
     for (int i = 0; i < r->nwarnings; i++) json_str(j, r->warnings[i]);
@@ -243,6 +271,7 @@ struct harness_job {
     samples_t v;
     uint64_t n;
     int failed;
+    settle_t *settle; /* per group, with --settle-ms */
 };
 
 /* Every benchmark's measuring thread is pinned; a benchmark with more parties
@@ -331,6 +360,16 @@ static int group_body(harness_job_t *h, int g)
     pin_measuring_thread(h);
     unsigned budget = 30 + (unsigned)h->o.iterations;
     watchdog_arm(budget > 600 ? 600 : budget, b->id);
+    if (h->o.settle_ns && g >= 0 && g < h->o.groups) {
+        if (!h->settle) h->settle = calloc((size_t)h->o.groups, sizeof *h->settle);
+        if (!h->settle) {
+            bench_error("out of memory");
+            watchdog_arm(0, NULL);
+            fail(h);
+            return -1;
+        }
+        h->settle[g] = settle_wait(h->o.settle_ns, SETTLE_GAP_NS, SETTLE_LIMIT * h->o.settle_ns);
+    }
     int rc = b->setup ? b->setup(&h->r) : 0;
     if (!rc) {
         /* Warm-up sample per group: first touches, wake-up paths, caches. */
@@ -356,7 +395,7 @@ static int group_body(harness_job_t *h, int g)
 int harness_emit(harness_job_t *h, json_t *j)
 {
     if (h->failed) return -1;
-    emit(j, &h->r, &h->v, h->n);
+    emit(j, &h->r, &h->v, h->n, h->settle);
     return 0;
 }
 
@@ -373,5 +412,6 @@ void harness_free(harness_job_t *h)
     free(h->r.job_state);
     free(h->v.s);
     free(h->v.group);
+    free(h->settle);
     free(h);
 }

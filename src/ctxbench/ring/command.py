@@ -1,13 +1,24 @@
 """ctxbench ring: cost per switch as the number of parties and their
-footprint grow (METHOD.md section 7, seed 002). One engine run per
-(parties, footprint) point, every kind and mechanism in it."""
+footprint grow (METHOD.md section 7, seed 002).
+
+One engine run measures every (kind, mechanism, parties, footprint) point
+and the two-party ping-pong of each kind x mechanism, interleaved group by
+group (round g = group g of every job, in an order drawn per round), so
+that every point's samples span the whole run: a host that drifts over
+minutes moves every point alike instead of the points measured in its slow
+minute. Each group starts from a quiet CPU (engine --settle-us: the previous
+group's parties reaped, then a window in which nothing else ran on the
+CPU), and the wait is recorded. The N = 2 ring must equal the ping-pong."""
 from __future__ import annotations
 
 import math
 
 from ctxbench.core import checks
+from ctxbench.core import model as results
 from ctxbench.core.model import Result
 from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.ring import analysis
+from ctxbench.stats import power
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
@@ -18,9 +29,14 @@ KINDS = ("thread", "process")
 MECHANISMS = ("pipe", "futex")
 DEFAULT_PARTIES = "2,4,8,16,32,64,128"
 DEFAULT_FOOTPRINT = "0,4K,16K,64K"
-# groups, iterations, shortest sample (µs): the default run of 112 points
-# must end within 5 minutes on a small, shared VM.
-PRESETS = {"quick": (2, 4, 500), "default": (10, 8, 1000), "full": (20, 10, 2000)}
+# groups (= rounds), iterations, shortest sample (µs): the default run of
+# 112 points and 4 ping-pongs must end within 5 minutes on a small, shared
+# VM; 16 rounds give the drift estimate 8 blocks of 2 (stats/drift.py).
+PRESETS = {"quick": (4, 4, 500), "default": (16, 6, 1000), "full": (32, 8, 2000)}
+# Before each group: a window this long in which nothing else ran on the CPU
+# (engine --settle-us; bounded by 50 windows): the previous group's exiting
+# parties and the kernel work they leave run before the group, not in it.
+SETTLE_US = 1000
 
 
 def add_parser(sub):
@@ -68,25 +84,27 @@ def run(args) -> int:
     preset = "quick" if args.quick else "full" if args.full else "default"
     groups, iterations, min_us = PRESETS[preset]
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
+    refs = [analysis.pingpong_id(k, m) for k in kinds for m in mechs]
     points = [(n, k) for n in parties for k in foots]
-    prog = Progress(len(points) * len(ids), label="ring ")
-    prog.update(f"N={points[0][0]} footprint={points[0][1]}")
-    header: dict = {}
-    res: list[dict] = []
+    opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups, iterations=args.iterations or iterations,
+                         min_sample_us=min_us, warmup_ms=100,
+                         extra=["--ring-points", ",".join(f"{n}:{k}" for n, k in points),
+                                "--settle-us", str(SETTLE_US)])
+    prog = Progress((len(points) * len(ids) + len(refs)) * (opts.groups + 1), label="ring ")
     try:
-        for n, k in points:
-            opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups,
-                                 iterations=args.iterations or iterations, min_sample_us=min_us, warmup_ms=100,
-                                 extra=["--parties", str(n), "--footprint", str(k)])
-            h, rs = run_ids(ids, opts, None, on_result=lambda r: prog.step(f"N={n} footprint={k}"))
-            header = header or h
-            res += rs
+        header, res = run_ids(ids + refs, opts, prog, interleave=True)
     finally:
         prog.close()
+    drift = results.apply_drift(res)  # every job interleaved: the machine's drift widens each interval
+    analysis.add_above_pingpong(res)
+    n2 = analysis.n2_checks(res)
+    settle = analysis.settle_record(res)
 
     env = header.get("environment", {})
     doc = life.document(header, res, {"command": "ring", "preset": preset, "parties": parties,
-                                      "footprints": foots, "kinds": kinds, "mechanisms": mechs}, kind="ring")
+                                      "footprints": foots, "kinds": kinds, "mechanisms": mechs,
+                                      "engine_args": opts.args(), "order": "interleaved by group",
+                                      "drift": drift, "n2_check": n2, "settle": settle}, kind="ring")
     findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
     for r in res:
         findings += checks.result_findings(r)
@@ -97,6 +115,7 @@ def run(args) -> int:
         life.figures(args.plot, [("ring", ring_figures.figure(res, env))])
 
     print(render_table(res))
+    print(render_checks(n2, drift, settle))
     bad = [f"{v.id} N={v.params.parties}" for v in map(Result, res) if not v.verification.get("ok")]
     if bad:
         print(f"  warning: switch counts disagree with the method for {len(bad)} point(s): {', '.join(bad[:5])}")
@@ -104,15 +123,46 @@ def run(args) -> int:
     return 0
 
 
+def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
+    """The N = 2 check, what the intervals cover, and how the groups began."""
+    lines = ["", "N = 2 check: the two-party ring is the ping-pong (measured in the same rounds)"]
+    for c in n2:
+        lo, hi = c["ratio_ci95"]
+        verdict = "ok" if c["ok"] else f"FAILED (more than {c['tolerance']:.0%} apart)"
+        lines.append(f"  {c['kind']:<8} {c['mechanism']:<6} ring {fmt_time(c['ring_ns']):>9}  ping-pong "
+                     f"{fmt_time(c['pingpong_ns']):>9}  ratio {c['ratio']:.3f} [{lo:.3f}, {hi:.3f}]  "
+                     f"difference {power.verdict(c['difference'])}  {verdict}")
+    if not n2:
+        lines.append("  (no N = 2, footprint 0 point measured)")
+    rel = drift.get("relative_sd")
+    if rel is not None:
+        lines.append(f"Intervals: whole rounds resampled, plus the machine's drift over this run's "
+                     f"{drift.get('rounds')} rounds (sd {rel:.1%} of a value, added to each side): they cover a "
+                     "run at another time, not only this one.")
+    else:
+        lines.append("Intervals: whole rounds resampled; too few rounds to estimate the machine's drift, so they "
+                     "cover this run only.")
+    if settle.get("groups"):
+        lines.append(f"Groups that began on a quiet CPU: {settle['quiet']} of {settle['groups']} (wait: median "
+                     f"{fmt_time(settle['waited_median_ns'])}, 90% {fmt_time(settle['waited_p90_ns'])}, "
+                     f"max {fmt_time(settle['waited_max_ns'])}).")
+    return "\n".join(lines)
+
+
 def render_table(res: list[dict]) -> str:
-    """One line per point: kind/mechanism, N, footprint, median ± CI, switches per hand-off."""
-    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± 95% CI':>21}  {'CV':>6}  {'sw/hand-off':>11}  verified"]
-    for r in sorted(map(Result, res), key=lambda r: (r.id, r.params.footprint or 0, r.params.parties or 0)):
+    """One line per ring point: kind/mechanism, N, footprint, median ± CI,
+    the cost above the ping-pong (paired by round), switches per hand-off."""
+    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± 95% CI':>21}  {'CV':>6}  "
+             f"{'above the ping-pong [95% CI]':<44} {'sw/hand-off':>11}  verified"]
+    rows = [r for r in map(Result, res) if r.id.startswith("ring/")]
+    for r in sorted(rows, key=lambda r: (r.id, r.params.footprint or 0, r.params.parties or 0)):
         s = r.summary
         half = (s.ci95[1] - s.ci95[0]) / 2
         spc = r.verification.get("switches_per_handoff")
+        above = r.d.get("above_pingpong")
+        cv = f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a"
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
-                     f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  "
-                     f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
+                     f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  {cv:>6}  "
+                     f"{(power.verdict(above) if above else '-'):<44} "
                      f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)

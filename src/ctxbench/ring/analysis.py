@@ -1,0 +1,124 @@
+"""The ring's arithmetic on one interleaved run (every ring point and the
+two-party ping-pong of each kind x mechanism measured group by group: group
+g of every job is round g).
+
+- A point's own value is its median cost per hand-off; its interval
+  resamples whole rounds and carries the machine's drift over the run
+  (model.apply_drift), so it covers a run at another time, not only this one.
+- `paired(a, b)`: a - b from the rounds both were measured in, as a
+  power.effect (interval over rounds, MDE). It is the N = 2 check (ring
+  minus the ping-pong of the same mechanism: 0 if the ring generalises the
+  ping-pong), each point's cost above the ping-pong, and the known answer
+  (the spinning ring minus the plain one: the injected spin).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ctxbench.core.model import Result
+from ctxbench.stats import power
+
+# |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
+# N = 2 makes the ping-pong's system calls and switches, and nothing else.
+N2_TOLERANCE = 0.10
+
+
+def round_medians(result: dict) -> dict[int, float]:
+    """Per round (group), the median of the kept samples."""
+    v = Result(result)
+    g = v.groups
+    if g is None:
+        return {}
+    by: dict[int, list[float]] = {}
+    for x, k, keep in zip(v.samples, g, v.keep):
+        if keep and isinstance(x, (int, float)) and math.isfinite(x):
+            by.setdefault(int(k), []).append(float(x))
+    return {k: float(np.median(xs)) for k, xs in by.items()}
+
+
+def paired(a: dict, b: dict) -> dict:
+    """a - b per round, over the rounds both have: a power.effect (the mean
+    of the rounds' differences), plus the rounds it used, the ratio of the
+    two results' medians, and the ratio's interval (the difference's
+    interval over b's median, around the median ratio)."""
+    ra, rb = round_medians(a), round_medians(b)
+    common = sorted(set(ra) & set(rb))
+    e = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
+    base, top = Result(b).summary.median, Result(a).summary.median
+    e["rounds"] = len(common)
+    if math.isfinite(base) and base > 0 and math.isfinite(top) and math.isfinite(e["estimate_ns"]):
+        e["ratio"] = top / base
+        e["ratio_ci95"] = [e["ratio"] + (c - e["estimate_ns"]) / base if math.isfinite(c) else math.nan
+                           for c in e["ci95"]]
+    else:
+        e["ratio"], e["ratio_ci95"] = math.nan, [math.nan, math.nan]
+    return e
+
+
+def pingpong_id(kind: str, mechanism: str) -> str:
+    return f"kernel/{kind}/{mechanism}/same-cpu"
+
+
+def _key(r: dict) -> tuple:
+    p = Result(r).params
+    return str(p.kind), str(p.mechanism)
+
+
+def rings(results: list[dict]) -> list[dict]:
+    return [r for r in results if Result(r).id.startswith("ring/")]
+
+
+def n2_checks(results: list[dict]) -> list[dict]:
+    """Per kind x mechanism: the ring at N = 2, footprint 0, against the
+    ping-pong measured in the same rounds."""
+    refs = {_key(r): r for r in results if Result(r).id.startswith("kernel/")}
+    out = []
+    for r in rings(results):
+        p = Result(r).params
+        if p.parties != 2 or p.footprint != 0 or _key(r) not in refs:
+            continue
+        ref = refs[_key(r)]
+        e = paired(r, ref)
+        ok = math.isfinite(e["ratio"]) and abs(e["ratio"] - 1) <= N2_TOLERANCE
+        out.append({"kind": p.kind, "mechanism": p.mechanism, "ring_id": Result(r).id, "pingpong_id": Result(ref).id,
+                    "ring_ns": Result(r).summary.median, "pingpong_ns": Result(ref).summary.median,
+                    "difference": {k: e[k] for k in ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved",
+                                                     "below_mde")},
+                    "ratio": e["ratio"], "ratio_ci95": e["ratio_ci95"], "rounds": e["rounds"],
+                    "tolerance": N2_TOLERANCE, "ok": bool(ok)})
+    return out
+
+
+def add_above_pingpong(results: list[dict]) -> None:
+    """Each ring point's cost above the ping-pong of its kind x mechanism
+    (what N parties and their footprints add to a switch), as a paired
+    effect, stored in the result as `above_pingpong`."""
+    refs = {_key(r): r for r in results if Result(r).id.startswith("kernel/")}
+    for r in rings(results):
+        ref = refs.get(_key(r))
+        if ref is not None:
+            e = paired(r, ref)
+            r["above_pingpong"] = {k: e[k] for k in ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved",
+                                                     "below_mde", "ratio", "ratio_ci95", "rounds")}
+
+
+def settle_record(results: list[dict]) -> dict:
+    """How the groups started: the wait for a quiet CPU (engine --settle-us)
+    over every group of every job."""
+    waited, quiet, sw, gaps = [], [], 0, 0
+    for r in results:
+        s = r.get("settle")
+        if not isinstance(s, dict):
+            continue
+        waited += [float(x) for x in s.get("waited_ns") or []]
+        quiet += [bool(x) for x in s.get("quiet") or []]
+        sw += sum(int(x) for x in s.get("switches") or [])
+        gaps += sum(int(x) for x in s.get("gaps") or [])
+    if not waited:
+        return {"groups": 0}
+    w = np.asarray(waited)
+    return {"groups": int(w.size), "quiet": int(sum(quiet)), "waited_median_ns": float(np.median(w)),
+            "waited_p90_ns": float(np.percentile(w, 90)), "waited_max_ns": float(w.max()),
+            "switches_seen": sw, "gaps_seen": gaps}
