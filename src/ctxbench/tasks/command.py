@@ -27,7 +27,9 @@ DEFAULT_SWITCHES = "1,1000,2000,4000"
 MAX_SWITCHES = 100000
 DEFAULT_BUDGET_S = 270  # the whole default command stays under 5 minutes
 PILOT_ROUNDS = 3
+MIN_ROUNDS = 12  # fewer: a bootstrap over rounds says too little about their spread
 MAX_ROUNDS = 400
+TARGET = 0.25  # stop early once the per-switch interval is within +-25% (the pilot may guess low)
 # hidden pairs with a known answer (engine/src/tasks/pair.c)
 TEST_PAIRS = ("empty+empty/burn-5us",)
 
@@ -155,7 +157,8 @@ def run(args) -> int:
 
 def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]:
     """Rounds per pair from the pilot: its share of what is left of the
-    budget, or fewer when fewer resolve the per-switch cost to +-50%."""
+    budget, or fewer (never under MIN_ROUNDS) when fewer resolve the
+    per-switch cost to +-TARGET."""
     lines = ["pilot (the per-switch cost this run can resolve):"]
     share = left_s / max(1, len(pairs))
     for pair in pairs:
@@ -163,16 +166,16 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
         e = tasks_analysis.analyse_pair(*raw[pair], resamples=400)["summary"]["per_switch"]
         afford = pl["pilot_rounds"] + int(share / max(pl["round_s"], 1e-3))
         est, se = abs(e["estimate_ns"]), e["se_ns"]
-        # +-50%: 1.96 se <= est / 2
-        need = power.rounds_for(se, pl["pilot_rounds"], est / (2 * 1.96), MAX_ROUNDS) if est > 0 else MAX_ROUNDS
-        rounds = max(pl["pilot_rounds"], min(afford, need, MAX_ROUNDS))
+        # +-TARGET: 1.96 se <= TARGET * est
+        need = power.rounds_for(se, pl["pilot_rounds"], TARGET * est / 1.96, MAX_ROUNDS) if est > 0 else MAX_ROUNDS
+        rounds = max(pl["pilot_rounds"], min(afford, max(need, MIN_ROUNDS), MAX_ROUNDS))
         pl["rounds"] = rounds
         mde = e["mde_ns"] * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(e["mde_ns"]) else math.nan
         pl["planned_mde_ns"] = mde
         msg = (f"  {pair}: pilot {fmt_time(e['estimate_ns'])} per switch; {rounds} rounds "
                f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)}")
         if need > afford and est > 0:
-            msg += (f"; +-50% would need ~{need} rounds (~{need * pl['round_s'] / 60:.0f} min): a longer "
+            msg += (f"; +-{TARGET:.0%} would need ~{need} rounds (~{need * pl['round_s'] / 60:.0f} min): a longer "
                     "--budget, fewer pairs, or an isolated CPU")
         lines.append(msg)
     return lines

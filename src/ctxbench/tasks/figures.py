@@ -33,6 +33,10 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: d
         for part, label, mk in (("direct", "direct (n·C)", "s"), ("I", "indirect (I)", "o")):
             x, y, e = _series(pts, part)
             ax.errorbar(x, y, yerr=e, marker=mk, ms=3, capsize=2, label=label)
+        ps = ((per_pair or {}).get(pair) or {}).get("per_switch")
+        if ps and x:  # the fitted per-switch cost, as a line through (1, 0)
+            ax.plot([1, max(x)], [0, ps["estimate_ns"] * (max(x) - 1) / MS], ls="--", lw=1, color="C1",
+                    label="fit: per switch x (n - 1)")
         ax.axhline(0, color="grey", lw=0.5)
         ax.set_title(pair.replace("+", " and ") + _per_switch(per_pair, pair), fontsize=8)
         ax.set_xlabel("context switches n")
