@@ -9,10 +9,10 @@ TEST_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user g++ libboos
 
 USER_CROSS := $(BUILD)/cross-user
 USER_CROSS_TESTS := test_user_regs test_user_volume test_user_green
-USER_CROSS_SRC := engine/src/user/uctx.c engine/src/user/green.c engine/src/user/green_sync.c
+USER_CROSS_SRC := engine/src/user/uctx.c engine/src/user/green.c engine/src/user/green_sync.c engine/src/core/placement.c
 USER_CROSS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -static \
                      -Iengine/src -Iengine/tests
-USER_CROSS_HDR := engine/src/user/uctx.h engine/src/user/green.h engine/src/user/green_internal.h \
+USER_CROSS_HDR := engine/src/user/uctx.h engine/src/user/green.h engine/src/user/green_internal.h engine/src/core/placement.h \
                   engine/tests/check.h engine/tests/user_probe.h
 
 # aarch64 with branch protection, so the BTI landing pads are assembled in.
