@@ -50,3 +50,10 @@ def test_trimmed_mean_resists_one_disturbed_round_and_covers():
         lo, hi = power.trimmed_mean(rng.normal(0, 1.0, 8))["ci95"]
         inside += lo < 0 < hi
     assert inside >= 0.9 * 400, inside
+
+
+def test_verdict_says_when_an_interval_is_too_wide_to_be_a_measurement():
+    e = {"estimate_ns": 1630.0, "ci95": [692.0, 2800.0], "mde_ns": 1510.0, "below_mde": False}
+    assert "wider than +-50%" in power.verdict(e)
+    e = {"estimate_ns": 1630.0, "ci95": [1300.0, 1900.0], "mde_ns": 500.0, "below_mde": False}
+    assert "wider" not in power.verdict(e)

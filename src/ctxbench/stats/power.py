@@ -172,4 +172,7 @@ def verdict(e: dict, unit_label: str = "") -> str:
         return "n/a"
     if e.get("below_mde"):
         return f"below {fmt_time(m)}{unit_label} (MDE; measured {fmt_time(est)})"
-    return f"{fmt_time(est)}{unit_label} [{fmt_time(lo)}, {fmt_time(hi)}]"
+    out = f"{fmt_time(est)}{unit_label} [{fmt_time(lo)}, {fmt_time(hi)}]"
+    if math.isfinite(lo) and (hi - lo) / 2 > 0.5 * abs(est):  # detected, not yet measured
+        out += " (above its MDE, interval wider than +-50%: more rounds)"
+    return out
