@@ -35,7 +35,12 @@ def fake_engine(tmp_path, monkeypatch):
     p.write_text(FAKE.replace("PYTHON", sys.executable))
     p.chmod(0o755)
     monkeypatch.setenv("CTXBENCH_ENGINE", str(p))
-    return p
+    before = os.sched_getaffinity(0)
+    yield p
+    # the tests that follow start engines from this process: they must see every CPU again
+    assert os.sched_getaffinity(0) == before, "stream() left this process's affinity changed"
+    os.sched_setaffinity(0, before)
+    engine._housekeeping.clear()
 
 
 def _stream(args):

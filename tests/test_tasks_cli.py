@@ -91,7 +91,7 @@ def test_tasks_recovers_a_known_cost_per_switch(tmp_path):
 
 def test_irq_end_to_end(tmp_path):
     out = tmp_path / "i.json"
-    p = run_cli("irq", "--task", "crc", "--rates", "500,2000", "--repeat", "2", "--scale", "0.02",
+    p = run_cli("irq", "--task", "crc", "--rates", "500,2000", "--rounds", "2", "--scale", "0.02",
                 "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())

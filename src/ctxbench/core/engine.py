@@ -89,6 +89,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     results it wrote before are kept): returns False if it was, else True."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
+    before = os.sched_getaffinity(0)
     os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
     if args and args[0] == "run":
@@ -132,7 +133,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         signal.signal(signal.SIGTERM, old)
         if proc.poll() is None:
             _stop(proc)
-        os.sched_setaffinity(0, ALLOWED)
+        os.sched_setaffinity(0, before)
     if stopped.is_set():
         return False
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
