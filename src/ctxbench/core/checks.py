@@ -199,6 +199,7 @@ def _arm_timer_findings(env: dict) -> list[Finding]:
 
 def result_findings(result: dict) -> list[Finding]:
     """Warnings about one analysed result."""
+    from ctxbench.core import verification
     from ctxbench.core.model import Result
     r = Result(result)
     out: list[Finding] = []
@@ -209,10 +210,13 @@ def result_findings(result: dict) -> list[Finding]:
     if p.policy_requested == "SCHED_FIFO" and p.policy != "SCHED_FIFO":
         out.append(Finding("warning", "sched_fifo", f"{r.id}: measured under {p.policy}, not SCHED_FIFO",
                            "run as root or grant rtprio"))
-    reasons = r.verification.get("reasons") or {}
-    if reasons.get("extra switches") or reasons.get("involuntary switch"):
-        out.append(Finding("warning", "involuntary", f"{r.id}: switches beyond the method's own in "
-                           f"{reasons.get('extra switches', 0) + reasons.get('involuntary switch', 0)} samples (dropped)",
+    v = r.verification
+    # disturbed (other load: extra switches, another task's time or presence on the CPU); older files: dropped
+    disturbed = v.get("disturbed", v.get("dropped") or 0)
+    if disturbed:
+        why = ", ".join(k for k in sorted(v.get("reasons") or {}) if k not in verification.FAILURES)
+        out.append(Finding("warning", "involuntary", f"{r.id}: other load on the CPU in {disturbed} samples "
+                           f"(dropped; {why or 'see verification.reasons'})",
                            "another task shared the CPU: isolate it (isolcpus, cset shield) or stop background load"))
     cv = r.summary.cv
     if math.isfinite(cv) and abs(cv) > 0.10 and r.quantity in ("switch", "wakeup"):
@@ -225,7 +229,7 @@ def result_findings(result: dict) -> list[Finding]:
 _GROUP_HEADLINES = {
     "pinning": "not pinned as asked",
     "sched_fifo": "not measured under SCHED_FIFO",
-    "involuntary": "switches beyond the method's own (those samples dropped)",
+    "involuntary": "samples that met other load on the CPU (extra switches, another task's time or presence; dropped)",
     "cv": "CV above 10%",
 }
 
