@@ -135,6 +135,11 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
         warns.append(model.warning("dropped", f"{dropped} of {kept.size} samples disturbed and dropped "
                                    "(another task ran during a timed run)"))
     est, se = i_eff["estimate_ns"], i_eff["se_ns"]
+    if math.isfinite(se):
+        # the interval the table and figure print: simultaneous over all points
+        # (the self-check's bound), so a printed interval below zero is a failed check
+        i_eff["ci95_simultaneous"] = [est - z_family * se, est + z_family * se]
+        i_eff["simultaneous_z"] = z_family
     k_mean = float(k.mean()) if k.size else math.nan
     if math.isfinite(se) and est + z_family * se < 0:
         warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
