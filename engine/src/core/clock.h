@@ -18,6 +18,18 @@ static inline uint64_t clock_ns(void)
     return clock_ns_id(CLOCK_MONOTONIC_RAW);
 }
 
+/* Spin for `ns` of wall time (not a count of iterations: the same time on
+ * any CPU at any speed). The known answers' injected costs (tasks' burn
+ * after a switch-in, the ring's per hand-off, the irq handler's) use it;
+ * clock_gettime is async-signal-safe, so the handler may too. */
+static inline void spin_ns(uint64_t ns)
+{
+    if (!ns) return;
+    uint64_t end = clock_ns() + ns;
+    while (clock_ns() < end) {
+    }
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 #define CTXBENCH_HAVE_TSC 1
 static inline uint64_t rdtsc_plain(void)

@@ -26,11 +26,7 @@ static void on_timer(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
     (void)uc;
-    if (burn_ns) {
-        uint64_t end = clock_ns_id(CLOCK_MONOTONIC) + burn_ns;
-        while (clock_ns_id(CLOCK_MONOTONIC) < end) {
-        }
-    }
+    spin_ns(burn_ns);
     handled++;
     overruns += (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
 }

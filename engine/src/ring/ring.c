@@ -41,17 +41,9 @@ typedef struct ring_cfg {
     uint64_t spin_ns; /* known answer: every holder of the token spins this long (wall time) */
 } ring_cfg_t;
 
-/* The known per-hand-off cost of the hidden test/ring/ ids: a spin on the
- * clock, so that it lasts spin_ns of wall time on any CPU at any speed (a
- * count of loop iterations would not). Only in the ring run, never in
- * t_single: the ring's formula must give back the plain ring + spin_ns. */
-static void spin_for(uint64_t ns)
-{
-    if (!ns) return;
-    uint64_t end = clock_ns() + ns;
-    while (clock_ns() < end) {
-    }
-}
+/* The known per-hand-off cost of the hidden test/ring/ ids: spin_ns, only
+ * in the ring run, never in t_single: the ring's formula must give back the
+ * plain ring + spin_ns. */
 
 static const char *const ring_raw_names[] = {"t_single_ns", "t_ring_ns", NULL};
 
@@ -124,7 +116,7 @@ static void party_loop(const party_args_t *a)
             break;
         }
         work_pass(&w);
-        spin_for(a->cfg->spin_ns);
+        spin_ns(a->cfg->spin_ns);
         m->send(next->mech, CH_AB);
         atomic_fetch_add((_Atomic uint64_t *)&me->laps, 1);
     }
@@ -322,7 +314,7 @@ static int ring_sample(bench_run_t *r, uint64_t laps, sample_t *out)
     uint64_t t2 = clock_ns();
     for (uint64_t l = 0; l < laps; l++) {
         work_pass(&st->work0);
-        spin_for(st->cfg->spin_ns);
+        spin_ns(st->cfg->spin_ns);
         m->send(p1->mech, CH_AB);
         m->recv(p0->mech, CH_AB);
     }

@@ -186,9 +186,7 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     for (size_t s = 0; s < mine; s++) {
         size_t j = 2 * s + (size_t)role; /* global segment index */
         uint64_t a = clock_ns();
-        if (burn_ns && j > 0) /* after a switch-in: the known extra cost */
-            while (clock_ns() - a < burn_ns) {
-            }
+        if (j > 0) spin_ns(burn_ns); /* after a switch-in: the known extra cost */
         t->ops->run(t, b[s], b[s + 1]);
         uint64_t e = clock_ns();
         seg += e - a;
