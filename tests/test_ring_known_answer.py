@@ -9,13 +9,15 @@ can move it is the clock reads ending the spin (tens of ns) and a host that
 preempts the vCPU mid-spin (it lengthens that spin, then only that
 round's difference; whole rounds are compared by their medians).
 
-One more thing moves it, and only above N = 2: a party that has just spun
-5 µs has run longer, so the wake-up of the next one may preempt it (an
-involuntary switch) more often than in the plain ring; the switch counts
-show it (verification.switches_per_handoff: 1.36 plain against 1.46 with
-the spin in one run here). Each such extra switch costs at most one
-hand-off of the plain two-party ring (a switch plus the mechanism's
-calls), so the upper bound grows by that, counted, never guessed."""
+Only at N = 2. Above it the spin changes the scheduler's choices, not
+only the time: a party that has just run 5 µs longer is preempted by the
+wake-up it sends more or less often than in the plain ring, which moves
+the hand-off's own cost. At N = 8 (4K footprint) the spin came back as
+4.46 to 5.62 µs from one 24-round run to the next here, so N = 8 cannot
+isolate the arithmetic; at N = 2 the two parties strictly alternate
+whatever they do in between, and the spin came back as 5.06 to 5.32 µs.
+24 rounds: with 6 the difference's standard error was 3-5% of the spin,
+too close to the 10% being checked."""
 import json
 
 import pytest
@@ -31,19 +33,16 @@ SPIN_NS = 5000
 
 @pytest.mark.parametrize("kind,mech", [("thread", "futex"), ("process", "pipe")])
 def test_ring_recovers_a_known_spin_per_handoff(kind, mech):
-    p = run_engine("run", f"ring/{kind}/{mech}", f"test/ring/{kind}/{mech}/spin5us", "--ring-points", "2:0,8:4K",
-                   "--interleave", "--groups", "6", "--iterations", "4", "--min-sample-us", "500",
+    p = run_engine("run", f"ring/{kind}/{mech}", f"test/ring/{kind}/{mech}/spin5us", "--ring-points", "2:0",
+                   "--interleave", "--groups", "24", "--iterations", "4", "--min-sample-us", "500",
                    "--settle-us", "500", "--warmup-ms", "50", "--json", timeout=240)
     assert p.returncode == 0, p.stderr
     res = [model.analyse(r) for r in json.loads(p.stdout)["results"]]
-    by = {(r["id"].startswith("test/"), r["params"]["parties"]): r for r in res}
-    assert len(by) == 4
-    for n in (2, 8):
-        spin, plain = by[(True, n)], by[(False, n)]
-        assert spin["params"]["spin_ns"] == SPIN_NS and "spin_ns" not in plain["params"]
-        e = analysis.paired(spin, plain)
-        assert e["rounds"] >= 3  # a round whose every sample was disturbed has no median
-        extra = (spin["verification"]["switches_per_handoff"] - plain["verification"]["switches_per_handoff"])
-        allowance = max(0.0, extra) * by[(False, 2)]["summary"]["median"]
-        assert 0.90 * SPIN_NS <= e["estimate_ns"] <= 1.10 * SPIN_NS + allowance, (n, extra, allowance, e)
-        assert e["resolved"] and not e["below_mde"]
+    by = {r["id"].startswith("test/"): r for r in res}
+    assert len(by) == 2
+    spin, plain = by[True], by[False]
+    assert spin["params"]["spin_ns"] == SPIN_NS and "spin_ns" not in plain["params"]
+    e = analysis.paired(spin, plain)
+    assert e["rounds"] >= 12  # a round whose every sample was disturbed has no median
+    assert abs(e["estimate_ns"] / SPIN_NS - 1) <= 0.10, e
+    assert e["resolved"] and not e["below_mde"]
