@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from ctxbench.tasks import analysis as tasks_analysis
-from ctxbench.stats.derived import derived_summary
 
 
 def _job(pair, rounds, ns, total, a, b, seed):
@@ -70,9 +69,3 @@ def test_negative_indirect_is_reported_not_clipped():
     last = out["points"][-1]
     assert last["parts"]["I"]["mean"] < 0
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
-
-
-def test_derived_summary_interval_contains_point():
-    s = derived_summary(lambda m: m["a"][0] - m["b"][0], {"a": [10, 11, 12, 13], "b": [1, 2, 3]})
-    assert s["mean"] == pytest.approx(9.5)
-    assert s["ci95"][0] <= 9.5 <= s["ci95"][1]

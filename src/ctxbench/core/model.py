@@ -289,6 +289,18 @@ class Result:
             return f"NOT VERIFIED ({disturbed} of {len(self.samples)} disturbed)", True
         return f"FAILED ({v.get('failed', v.get('dropped'))} without the method's switches)", True
 
+    def round_medians(self) -> dict[int, float]:
+        """Per round (group), the median of its kept finite samples: what a
+        paired design compares round by round (ring, sweep)."""
+        g = self.groups
+        if g is None:
+            return {}
+        by: dict[int, list[float]] = {}
+        for x, k, keep in zip(self.samples, g, self.keep):
+            if keep and isinstance(x, (int, float)) and math.isfinite(x):
+                by.setdefault(int(k), []).append(float(x))
+        return {k: float(np.median(xs)) for k, xs in by.items()}
+
     def kept_samples(self) -> np.ndarray:
         """The kept samples that are finite numbers."""
         return np.asarray([x for x, k in zip(self.samples, self.keep) if k and math.isfinite(_num(x))], dtype=float)

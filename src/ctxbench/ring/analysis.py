@@ -25,25 +25,12 @@ from ctxbench.stats import power
 N2_TOLERANCE = 0.10
 
 
-def round_medians(result: dict) -> dict[int, float]:
-    """Per round (group), the median of the kept samples."""
-    v = Result(result)
-    g = v.groups
-    if g is None:
-        return {}
-    by: dict[int, list[float]] = {}
-    for x, k, keep in zip(v.samples, g, v.keep):
-        if keep and isinstance(x, (int, float)) and math.isfinite(x):
-            by.setdefault(int(k), []).append(float(x))
-    return {k: float(np.median(xs)) for k, xs in by.items()}
-
-
 def paired(a: dict, b: dict) -> dict:
     """a - b per round, over the rounds both have: a power.effect (the mean
     of the rounds' differences), plus the rounds it used, the ratio of the
     two results' medians, and the ratio's interval (the difference's
     interval over b's median, around the median ratio)."""
-    ra, rb = round_medians(a), round_medians(b)
+    ra, rb = Result(a).round_medians(), Result(b).round_medians()
     common = sorted(set(ra) & set(rb))
     e = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
     base, top = Result(b).summary.median, Result(a).summary.median

@@ -54,13 +54,6 @@ def ols_slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.dot(xm, y - y.mean()) / den) if den > 0 else math.nan
 
 
-def _cluster_draws(clusters: np.ndarray, rng: np.random.Generator, resamples: int) -> list[np.ndarray]:
-    labels, inv = np.unique(clusters, return_inverse=True)
-    members = [np.flatnonzero(inv == i) for i in range(labels.size)]
-    picks = rng.integers(0, labels.size, size=(resamples, labels.size))
-    return [np.concatenate([members[j] for j in row]) for row in picks]
-
-
 def round_draws(rounds: Sequence, resamples: int = resample.RESAMPLES,
                 seed: int = resample.SEED) -> tuple[np.ndarray, np.ndarray]:
     """The distinct round labels and `resamples` draws of them with
@@ -81,6 +74,13 @@ def rows_of(index: dict, draw: np.ndarray) -> np.ndarray:
     """Indices of the rows of the rounds in `draw`, with multiplicity."""
     parts = [index[r] for r in draw if r in index]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=int)
+
+
+def _cluster_draws(clusters: np.ndarray, seed: int, resamples: int) -> list[np.ndarray]:
+    """Row indices of `resamples` draws of whole clusters with replacement."""
+    _, draws = round_draws(clusters, resamples, seed)
+    index = rows_by_round(clusters)
+    return [rows_of(index, d) for d in draws]
 
 
 def _clusters(n: int, clusters: Sequence | None) -> np.ndarray:
@@ -115,7 +115,7 @@ def slope(x: Sequence[float], y: Sequence[float], clusters: Sequence | None = No
     est = ols_slope(xa, ya) if xa.size >= 2 else math.nan
     if xa.size < 3 or np.unique(cl).size < 2:
         return effect(est, np.array([]))
-    boot = np.array([ols_slope(xa[i], ya[i]) for i in _cluster_draws(cl, resample.generator(seed), resamples)])
+    boot = np.array([ols_slope(xa[i], ya[i]) for i in _cluster_draws(cl, seed, resamples)])
     return effect(est, boot)
 
 
@@ -130,7 +130,7 @@ def paired_mean(diffs: Sequence[float], clusters: Sequence | None = None,
     est = float(d.mean()) if d.size else math.nan
     if d.size < 2 or np.unique(cl).size < 2:
         return effect(est, np.array([]))
-    boot = np.array([d[i].mean() for i in _cluster_draws(cl, resample.generator(seed), resamples)])
+    boot = np.array([d[i].mean() for i in _cluster_draws(cl, seed, resamples)])
     return effect(est, boot)
 
 

@@ -3,15 +3,14 @@ seed (re-analysing a file gives the same interval), percentile intervals,
 and memory bounded by drawing the resamples in chunks.
 
 Not scipy.stats.bootstrap: that resamples observations of one or more
-samples together, where this project needs (a) whole groups resampled and
+samples together, where this project needs whole groups resampled and
 the median of their pooled samples taken (samples of one group share one
-stretch of machine state), and (b) several independent sets resampled
-each on its own with a derived quantity computed from their means.
+stretch of machine state). Effects over rounds (slopes, paired
+differences, several series measured in the same rounds) are resampled by
+whole rounds in stats.power, with this module's seed and intervals.
 """
 from __future__ import annotations
 
-import math
-from typing import Callable
 
 import numpy as np
 
@@ -64,16 +63,3 @@ def cluster_medians(x: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
         pick = rng.integers(0, labels.size, size=(b - a, labels.size))
         out[a:b] = np.nanmedian(table[pick].reshape(b - a, -1), axis=1)
     return out
-
-
-def of_sets(fn: Callable[[dict], float], sets: dict[str, np.ndarray], rng: np.random.Generator,
-            resamples: int = RESAMPLES) -> np.ndarray:
-    """fn over the column means of independently resampled sets (rows of a
-    set stay together, so the parts of one run move together)."""
-    idx = {k: rng.integers(0, a.shape[0], size=(resamples, a.shape[0])) for k, a in sets.items()}
-    means = {k: a[idx[k]].mean(axis=1) for k, a in sets.items()}  # resamples x columns
-    return np.array([fn({k: means[k][i] for k in sets}) for i in range(resamples)], dtype=float)
-
-
-def nan_interval() -> tuple[float, float]:
-    return (math.nan, math.nan)

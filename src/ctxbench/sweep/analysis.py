@@ -50,19 +50,6 @@ PLACEBO = ("stride 0 against the stride-0 points of up to two sizes each side in
            "configuration: should be 0)")
 
 
-def round_medians(r: dict) -> dict[int, float]:
-    """{round: median of the kept samples of that round}."""
-    res = model.Result(r)
-    groups = res.groups
-    if groups is None:
-        return {}
-    by: dict[int, list[float]] = {}
-    for x, g, k in zip(res.samples, groups, res.keep):
-        if k and isinstance(x, (int, float)) and math.isfinite(x):
-            by.setdefault(int(g), []).append(float(x))
-    return {g: float(np.median(v)) for g, v in by.items()}
-
-
 def _diffs(bid: str, size: int, stride: int, rm: dict) -> tuple[list[float], list[int], dict]:
     """Paired differences of one point, their rounds, and the reference."""
     mine = rm.get((bid, size, stride)) or {}
@@ -97,7 +84,7 @@ def indirect_record(diffs: list[float], rounds: list[int], ref: dict, stride: in
 
 def add_indirect(results: list[dict], only: set | None = None) -> None:
     """Set `indirect` on every sweep result (or those whose key is in `only`)."""
-    rm = {key(r): round_medians(r) for r in results if key(r)}
+    rm = {key(r): model.Result(r).round_medians() for r in results if key(r)}
     for r in results:
         k = key(r)
         if not k or (only is not None and k not in only):
