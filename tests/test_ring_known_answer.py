@@ -1,8 +1,8 @@
 """Known answer for the ring: the hidden test/ring/ ids are the plain ring
 plus a spin of 5 µs of wall time per hand-off (engine/src/ring/ring.c,
-spin_for: a clock-based spin, so 5 µs on any CPU at any speed). Measured in
+core/clock.h spin_ns: a clock-based spin, so 5 µs on any CPU at any speed). Measured in
 the same interleaved rounds as the plain ring, the paired difference per
-hand-off (ring/analysis.py, the arithmetic `ctxbench ring` uses) must give
+hand-off (model.paired_difference, the arithmetic `ctxbench ring` uses) must give
 the spin back within 10%: the spin is inside the timed ring and absent from
 t_single, so the formula (t_ring - t_single)/(n*N) carries it whole; what
 can move it is the clock reads ending the spin (tens of ns) and a host that
@@ -25,7 +25,6 @@ import pytest
 from conftest import run_engine
 
 from ctxbench.core import model
-from ctxbench.ring import analysis
 
 pytestmark = pytest.mark.machine
 SPIN_NS = 5000
@@ -42,7 +41,7 @@ def test_ring_recovers_a_known_spin_per_handoff(kind, mech):
     assert len(by) == 2
     spin, plain = by[True], by[False]
     assert spin["params"]["spin_ns"] == SPIN_NS and "spin_ns" not in plain["params"]
-    e = analysis.paired(spin, plain)
+    e = model.paired_difference(spin, plain)
     assert e["rounds"] >= 12  # a round whose every sample was disturbed has no median
     assert abs(e["estimate_ns"] / SPIN_NS - 1) <= 0.10, e
     assert e["resolved"] and not e["below_mde"]

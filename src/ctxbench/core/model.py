@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctxbench.core import schema, verification
-from ctxbench.stats import drift, summary as stats
+from ctxbench.stats import drift, power, summary as stats
 
 SCHEMA = "ctxbench/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
@@ -289,14 +289,18 @@ class Result:
             return f"NOT VERIFIED ({disturbed} of {len(self.samples)} disturbed)", True
         return f"FAILED ({v.get('failed', v.get('dropped'))} without the method's switches)", True
 
-    def round_medians(self) -> dict[int, float]:
-        """Per round (group), the median of its kept finite samples: what a
-        paired design compares round by round (ring, sweep)."""
+    def round_medians(self, values=None) -> dict[int, float]:
+        """Per round (group), the median of its kept finite samples (or of
+        `values`, one per sample, such as a raw component): what a paired
+        design compares round by round (ring, sweep, anatomy)."""
         g = self.groups
         if g is None:
             return {}
+        vals = self.samples if values is None else list(values)
+        if len(vals) != len(g):
+            return {}
         by: dict[int, list[float]] = {}
-        for x, k, keep in zip(self.samples, g, self.keep):
+        for x, k, keep in zip(vals, g, self.keep):
             if keep and isinstance(x, (int, float)) and math.isfinite(x):
                 by.setdefault(int(k), []).append(float(x))
         return {k: float(np.median(xs)) for k, xs in by.items()}
@@ -336,6 +340,26 @@ def median_of(results: list[dict], rid: str) -> float | None:
         if r.id == rid and math.isfinite(r.summary.median):
             return r.summary.median
     return None
+
+
+def paired_difference(a: dict, b: dict) -> dict:
+    """a - b per round (group) over the rounds both were measured in, for two
+    results of one interleaved run: a power.effect (the mean of the rounds'
+    differences, whole rounds resampled), plus the rounds it used, the
+    ratio of the two medians and the ratio's interval (the difference's
+    interval over b's median, around the median ratio)."""
+    ra, rb = Result(a).round_medians(), Result(b).round_medians()
+    common = sorted(set(ra) & set(rb))
+    e = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
+    base, top = Result(b).summary.median, Result(a).summary.median
+    e["rounds"] = len(common)
+    if math.isfinite(base) and base > 0 and math.isfinite(top) and math.isfinite(e["estimate_ns"]):
+        e["ratio"] = top / base
+        e["ratio_ci95"] = [e["ratio"] + (c - e["estimate_ns"]) / base if math.isfinite(c) else math.nan
+                           for c in e["ci95"]]
+    else:
+        e["ratio"], e["ratio_ci95"] = math.nan, [math.nan, math.nan]
+    return e
 
 
 class Environment:

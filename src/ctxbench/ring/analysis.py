@@ -5,11 +5,11 @@ g of every job is round g).
 - A point's own value is its median cost per hand-off; its interval
   resamples whole rounds and carries the machine's drift over the run
   (model.apply_drift), so it covers a run at another time, not only this one.
-- `paired(a, b)`: a - b from the rounds both were measured in, as a
-  power.effect (interval over rounds, MDE). It is the N = 2 check (ring
-  minus the ping-pong of the same mechanism: 0 if the ring generalises the
-  ping-pong), each point's cost above the ping-pong, and the known answer
-  (the spinning ring minus the plain one: the injected spin).
+- `model.paired_difference(a, b)`: a - b from the rounds both were
+  measured in, as a power.effect (interval over rounds, MDE). It is the
+  N = 2 check (ring minus the ping-pong of the same mechanism: 0 if the
+  ring generalises the ping-pong), each point's cost above the ping-pong,
+  and the known answer (the spinning ring minus the plain one).
 """
 from __future__ import annotations
 
@@ -17,31 +17,11 @@ import math
 
 import numpy as np
 
-from ctxbench.core.model import Result
-from ctxbench.stats import power
+from ctxbench.core.model import Result, paired_difference
 
 # |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
 # N = 2 makes the ping-pong's system calls and switches, and nothing else.
 N2_TOLERANCE = 0.10
-
-
-def paired(a: dict, b: dict) -> dict:
-    """a - b per round, over the rounds both have: a power.effect (the mean
-    of the rounds' differences), plus the rounds it used, the ratio of the
-    two results' medians, and the ratio's interval (the difference's
-    interval over b's median, around the median ratio)."""
-    ra, rb = Result(a).round_medians(), Result(b).round_medians()
-    common = sorted(set(ra) & set(rb))
-    e = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
-    base, top = Result(b).summary.median, Result(a).summary.median
-    e["rounds"] = len(common)
-    if math.isfinite(base) and base > 0 and math.isfinite(top) and math.isfinite(e["estimate_ns"]):
-        e["ratio"] = top / base
-        e["ratio_ci95"] = [e["ratio"] + (c - e["estimate_ns"]) / base if math.isfinite(c) else math.nan
-                           for c in e["ci95"]]
-    else:
-        e["ratio"], e["ratio_ci95"] = math.nan, [math.nan, math.nan]
-    return e
 
 
 def pingpong_id(kind: str, mechanism: str) -> str:
@@ -67,7 +47,7 @@ def n2_checks(results: list[dict]) -> list[dict]:
         if p.parties != 2 or p.footprint != 0 or _key(r) not in refs:
             continue
         ref = refs[_key(r)]
-        e = paired(r, ref)
+        e = paired_difference(r, ref)
         ok = math.isfinite(e["ratio"]) and abs(e["ratio"] - 1) <= N2_TOLERANCE
         out.append({"kind": p.kind, "mechanism": p.mechanism, "ring_id": Result(r).id, "pingpong_id": Result(ref).id,
                     "ring_ns": Result(r).summary.median, "pingpong_ns": Result(ref).summary.median,
@@ -86,7 +66,7 @@ def add_above_pingpong(results: list[dict]) -> None:
     for r in rings(results):
         ref = refs.get(_key(r))
         if ref is not None:
-            e = paired(r, ref)
+            e = paired_difference(r, ref)
             r["above_pingpong"] = {k: e[k] for k in ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved",
                                                      "below_mde", "ratio", "ratio_ci95", "rounds")}
 
