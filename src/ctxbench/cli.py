@@ -18,7 +18,7 @@ from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
 from ctxbench.core.errors import UserError  # noqa: E402
 
 # Subcommands, in the order `--help` lists them.
-COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "report", "compare"]
+COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "report", "compare"]
 
 
 class _Parser(argparse.ArgumentParser):

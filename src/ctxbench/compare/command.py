@@ -167,7 +167,27 @@ def run(args) -> int:
         print(f"warning: {len(few)} id(s) have fewer than {MIN_SAMPLES} samples on a side; their verdict is weak")
     if only:
         print(f"note: {only} id(s) present on one side only were skipped")
+    _compare_anatomies(base, new)
     return 0
+
+
+def _compare_anatomies(base: list[dict], new: list[dict]) -> None:
+    """Two anatomy files (one a side): their parts, re-derived from the
+    rungs, side by side, with the change's interval."""
+    if len(base) != 1 or len(new) != 1:
+        return
+    from ctxbench.anatomy import analysis as anatomy
+    from ctxbench.stats import power
+    rb, rn = anatomy.rungs_of(base[0].get("results") or []), anatomy.rungs_of(new[0].get("results") or [])
+    for m in [m for m in rb if m in rn]:
+        rows = anatomy.compare_parts(anatomy.anatomy(rb[m], [], m), anatomy.anatomy(rn[m], [], m))
+        if not rows:
+            continue
+        print(f"\nanatomy ({m}), part by part (change = new - base, 95% interval of two independent runs):")
+        w = max(len(r["name"]) for r in rows)
+        for r in rows:
+            print(f"  {r['name']:<{w}}  {fmt_time(r['base_ns']):>9}  {fmt_time(r['new_ns']):>9}  "
+                  f"change {power.verdict(r)}")
 
 
 def _median(xs):

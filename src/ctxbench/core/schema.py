@@ -99,7 +99,7 @@ BY_NAME = {k.name: k for k in KINDS}
 # Members of the results document; the command that wrote it adds a
 # section named after itself ("run", "sweep", ...), which says what it is.
 DOCUMENT = {"schema": STR, "tool": DICT, "environment": DICT, "results": LIST}
-COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "userbench")
+COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "userbench")
 
 # Environment facts the readers use, by path (env.c). Optional ones are
 # absent on some machines (ARM timers, a kernel without cpufreq).

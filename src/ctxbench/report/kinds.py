@@ -119,6 +119,36 @@ def render_ring(rs: list[dict], env: dict) -> list:
     return out
 
 
+# ---- anatomy ------------------------------------------------------------------
+
+def render_anatomy(rs: list[dict], env: dict) -> list:
+    """Per mechanism: the waterfall and the parts, re-derived from the rungs'
+    results (anatomy/analysis.py), so an old file is read with today's
+    arithmetic."""
+    from ctxbench.anatomy import analysis as anatomy
+    from ctxbench.anatomy import figures as anatomy_fig
+    from ctxbench.stats import power
+    out: list = []
+    for m, by_rung in anatomy.rungs_of(rs).items():
+        a = anatomy.anatomy(by_rung, [], m)
+        fig = anatomy_fig.waterfall(a, env)
+        if fig is not None:
+            out.append(Figure(f"Where the time of one hand-off goes ({m})", png_bytes(fig),
+                              "the chain adds up to the process rung's hand-off; orange: what one more property "
+                              "adds to its reference; 95% intervals"))
+        rows = [[p["name"], power.verdict(p), p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else ""),
+                 "chain" if p["chain"] else "added"] for p in a["parts"]]
+        sc = a.get("sum_check")
+        if sc:
+            rows.append(["measured hand-off (process)", power.verdict(sc["total"]), sc["total"]["id"], "total"])
+            rows.append(["not attributed (total - sum of the chain)", power.verdict(sc["gap"]), "", "gap"])
+        x = a.get("cross_cpu")
+        if x:
+            rows.append([x["quantity"], median_ci(by_rung["cross-cpu"]), x["id"], "apart"])
+        out.append(Table(["part", "estimate [95% CI]", "measured as", "role"], rows, f"Anatomy of a switch ({m})"))
+    return out
+
+
 # ---- kinds built by other commands: matched now, figures plugged in later ----
 
 def _is_sweep(r: dict) -> bool:
@@ -242,6 +272,7 @@ def render_generic(rs: list[dict], env: dict) -> list:
 KINDS: list[Kind] = [
     Kind("run", "Direct cost (ctxbench run)", _is_run, render_run),
     Kind("ring", "Process working set: ring of N parties (ctxbench ring)", _is_ring, render_ring),
+    Kind("anatomy", "Anatomy of a switch (ctxbench anatomy)", lambda r: False, render_anatomy),
     Kind("sweep", "Indirect cost: working-set and stride sweep", _is_sweep, render_sweep),
     Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks, render_tasks),
     Kind("irq", "Interrupt servicing overhead", _is_irq, render_irq),

@@ -1,0 +1,1 @@
+"""ctxbench anatomy: where the time of one switch goes (ladder of configurations, waterfall)."""

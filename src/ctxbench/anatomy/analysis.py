@@ -1,0 +1,185 @@
+"""The anatomy's arithmetic on one interleaved run of the ladder
+(ladder.py): every part as a power.effect over rounds, the chain's sum
+check, the cross-CPU wake-up beside it, and what could not be measured.
+
+- A rung's value in round g is the median of its kept samples in group g
+  (model.Result.round_medians); a part that is a difference of two rungs is
+  the mean of their per-round differences (model.paired_difference: whole
+  rounds resampled, MDE). Interleaving makes the host's drift common to
+  both sides of every difference.
+- The chain's per-round pieces: 2 x S (bare system call), t_single/n of the
+  thread rung less 2 x S, the thread rung, process - thread. Their sum is
+  compared with the process rung's measured hand-off, t_switch / 2n, in
+  the same rounds; the gap (total - sum of parts, per round) is its own
+  effect. The gap is the process pair's own send and receive against the
+  thread pair's plus whatever the chain's pieces miss; it is printed, never
+  folded into a part.
+- Nothing is clipped: a negative part is printed as measured (FIFO may be
+  cheaper than the fair class), and a part whose interval excludes 0 in the
+  unexpected direction is a finding the text states, not a correction.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ctxbench.anatomy import ladder
+from ctxbench.core.model import Result, paired_difference
+from ctxbench.stats import power
+
+SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
+EFFECT_KEYS = ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde")
+
+
+def _per_handoff(r: Result, component: str) -> list[float]:
+    """A raw component per hand-off: t_single / n (one send and receive per
+    message), t_switch / 2n (n round trips are 2n hand-offs)."""
+    n = r.params.get("n")
+    raw = r.raw(component)
+    if not n or raw.size != len(r.samples):
+        return []
+    div = float(n) * (2.0 if component == "t_switch_ns" else 1.0)
+    return list(raw / div)
+
+
+def _series_effect(series: dict[int, float]) -> dict:
+    """A per-round series as an effect (its mean over rounds)."""
+    rounds = sorted(series)
+    e = power.paired_mean([series[g] for g in rounds], clusters=rounds)
+    e["rounds"] = len(rounds)
+    return e
+
+
+def _combine(*series: dict[int, float], signs: tuple[float, ...]) -> dict[int, float]:
+    common = set.intersection(*(set(s) for s in series)) if series else set()
+    return {g: sum(sign * s[g] for sign, s in zip(signs, series)) for g in common}
+
+
+def _effect_only(e: dict) -> dict:
+    out = {k: e[k] for k in EFFECT_KEYS if k in e}
+    out["rounds"] = e.get("rounds")
+    return out
+
+
+def parts(by_rung: dict[str, dict]) -> list[dict]:
+    """Every part whose rungs were measured, in ladder order."""
+    rm = {name: Result(r) for name, r in by_rung.items()}
+    s2 = {g: SYSCALLS_PER_HANDOFF * v for g, v in rm["syscall"].round_medians().items()} if "syscall" in rm else {}
+    out = []
+    for p in ladder.PARTS:
+        if p.rung not in rm or (p.reference and p.reference not in rm):
+            continue
+        if p.name.startswith("system calls"):
+            e = _series_effect(s2)
+        elif p.reference == "syscall":
+            single = rm["thread"].round_medians(_per_handoff(rm["thread"], "t_single_ns"))
+            e = _series_effect(_combine(single, s2, signs=(1.0, -1.0)))
+        elif not p.reference:
+            e = _series_effect(rm[p.rung].round_medians())
+        else:
+            e = paired_difference(by_rung[p.rung], by_rung[p.reference])
+        out.append({"name": p.name, "rung": p.rung, "reference": p.reference, "what": p.what,
+                    "chain": p.chain, "id": rm[p.rung].id,
+                    "reference_id": rm[p.reference].id if p.reference else None, **_effect_only(e)})
+    return out
+
+
+def sum_check(by_rung: dict[str, dict], chain: list[dict]) -> dict | None:
+    """The chain's parts against the process rung's measured hand-off."""
+    need = ("syscall", "thread", "process")
+    if any(n not in by_rung for n in need) or not chain:
+        return None
+    t, p = Result(by_rung["thread"]), Result(by_rung["process"])
+    total = p.round_medians(_per_handoff(p, "t_switch_ns"))
+    single = t.round_medians(_per_handoff(t, "t_single_ns"))
+    # sum of the chain per round: 2S + (single - 2S) + T + (P - T) = single + P
+    parts_sum = _combine(single, p.round_medians(), signs=(1.0, 1.0))
+    gap = _series_effect(_combine(total, parts_sum, signs=(1.0, -1.0)))
+    tot = _series_effect(total)
+    s = float(sum(c["estimate_ns"] for c in chain))
+    lo, hi = tot["ci95"]
+    within = bool(math.isfinite(lo) and lo <= s <= hi)
+    return {"total": {**_effect_only(tot), "what": "one hand-off of the process rung: t_switch / 2n",
+                      "id": p.id},
+            "parts_sum_ns": s, "within_total_interval": within,
+            "gap": {**_effect_only(gap), "what": "total - sum of the chain's parts, per round (not attributed)"}}
+
+
+def cross_cpu(by_rung: dict[str, dict]) -> dict | None:
+    r = by_rung.get("cross-cpu")
+    if r is None:
+        return None
+    v = Result(r)
+    return {"id": v.id, "quantity": "wake-up latency across two CPUs (not a switch cost)",
+            "median_ns": v.summary.median, "ci95": list(v.summary.ci95)}
+
+
+def not_obtained(by_rung: dict[str, dict]) -> list[dict]:
+    """Rungs that ran without the property they exist for (read back by the
+    engine: the policy obtained, a prctl's state), so their part is not
+    one."""
+    out = []
+    fifo = by_rung.get("fifo")
+    if fifo is not None and Result(fifo).params.get("policy") != "SCHED_FIFO":
+        texts = [w.text for w in Result(fifo).warnings]
+        out.append({"rung": "fifo", "reason": texts[0] if texts else "SCHED_FIFO was not obtained"})
+    fpu = by_rung.get("fpu")
+    if fpu is not None and Result(fpu).params.get("vector_state") in ("none", None):
+        out.append({"rung": "fpu", "reason": "no vector register state this engine knows how to dirty on this CPU"})
+    return out
+
+
+def handoff_ns(r: dict) -> float:
+    """Median hand-off time (t_switch / 2n) of a ping-pong rung."""
+    v = Result(r)
+    x = np.asarray(_per_handoff(v, "t_switch_ns"), dtype=float)
+    keep = np.asarray(v.keep, dtype=bool)
+    x = x[keep[: x.size]] if x.size else x
+    x = x[np.isfinite(x)]
+    return float(np.median(x)) if x.size else math.nan
+
+
+def anatomy(by_rung: dict[str, dict], skipped: list[dict], mechanism: str) -> dict:
+    """The `anatomy` object: parts, sum check, cross-CPU, what was not
+    measured (`skipped`: rungs the probe found refused), attribution."""
+    ps = parts(by_rung)
+    out = {"mechanism": mechanism, "parts": ps, "sum_check": sum_check(by_rung, [p for p in ps if p["chain"]]),
+           "cross_cpu": cross_cpu(by_rung), "not_available": list(skipped) + not_obtained(by_rung)}
+    if "profiled" in by_rung and "thread" in by_rung:
+        from ctxbench.anatomy import attribution
+        out["attribution"] = attribution.for_rungs(by_rung["profiled"], by_rung["thread"])
+    return out
+
+
+def rungs_of(results: list[dict]) -> dict[str, dict[str, dict]]:
+    """{mechanism: {rung name: result}} for the results that are rungs of a
+    ladder (the report and compare re-derive the anatomy from them)."""
+    out: dict[str, dict[str, dict]] = {}
+    by_id = {Result(r).id: r for r in results}
+    for m in ladder.MECHANISMS:
+        got = {r.name: by_id[r.engine_id(m)] for r in ladder.RUNGS if r.engine_id(m) in by_id}
+        if "thread" in got and "process" in got:
+            out[m] = got
+    return out
+
+
+def compare_parts(base: dict, new: dict) -> list[dict]:
+    """Part by part, two anatomies from different runs (kernels, machines,
+    mitigations): new - base with the 95% interval of a difference of two
+    independent estimates (standard errors added in quadrature, normal), and
+    its MDE."""
+    out = []
+    nb = {p["name"]: p for p in base.get("parts") or []}
+    for p in new.get("parts") or []:
+        b = nb.get(p["name"])
+        if b is None:
+            continue
+        d = p["estimate_ns"] - b["estimate_ns"]
+        se = math.hypot(b.get("se_ns", math.nan), p.get("se_ns", math.nan))
+        half = 1.96 * se
+        m = power.mde(se)
+        out.append({"name": p["name"], "base_ns": b["estimate_ns"], "new_ns": p["estimate_ns"],
+                    "estimate_ns": d, "ci95": [d - half, d + half], "se_ns": se, "mde_ns": m,
+                    "resolved": bool(math.isfinite(half) and abs(d) > half), "below_mde": bool(abs(d) < m)})
+    return out

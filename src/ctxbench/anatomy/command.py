@@ -1,0 +1,190 @@
+"""ctxbench anatomy: where the nanoseconds of one switch go (issue 12).
+
+One interleaved engine run on one CPU measures a ladder of configurations
+that differ in one thing each (ladder.py); each difference is a part of the
+switch with its 95% interval and MDE (analysis.py). Rungs this machine
+cannot run (a prctl the kernel refuses, no writable cgroup hierarchy, one
+CPU) are found first by a short probe each and listed with the reason; the
+rest runs. Where perf events allow, the thread rung is also sampled by the
+cpu-clock event and its time attributed to kernel functions
+(attribution.py), beside the unsampled rung that measures the sampling's
+own cost."""
+from __future__ import annotations
+
+import sys
+
+from ctxbench.anatomy import analysis, ladder
+from ctxbench.core import checks, engine
+from ctxbench.core import model as results
+from ctxbench.core.errors import UserError
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.core.model import Result
+from ctxbench.stats import power
+from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
+from ctxbench.ui.format import fmt_time
+from ctxbench.ui.progress import Progress
+
+# groups (= rounds), samples per group, shortest sample (µs). The default
+# ladder (12 rungs) takes about a minute here; 40 rounds give a part whose
+# per-round spread is 5% of a 2.4 µs switch an MDE of about 50 ns.
+PRESETS = {"quick": (8, 4, 500), "default": (40, 6, 1500), "full": (120, 8, 2000)}
+# Before each group, a window this long in which nothing else ran on the CPU
+# (engine --settle-us): the previous rung's exiting parties are not measured.
+SETTLE_US = 500
+WARMUP_MS = 200
+
+
+def add_parser(sub):
+    p = sub.add_parser("anatomy", help="where the time of one switch goes: a ladder of configurations, with figure",
+                       description="Measure, in one interleaved run on one CPU, configurations that differ in one "
+                                   "thing each (system calls, thread switch, address space, vector state, "
+                                   "scheduling class, mitigations, cgroups) and report each difference as a part "
+                                   "of the switch, with its 95%% interval.")
+    p.add_argument("--mechanism", choices=ladder.MECHANISMS, default="pipe",
+                   help="how the parties hand off (default pipe)")
+    p.add_argument("--rungs", type=options.choice_list(ladder.DEFAULT), metavar="R,...",
+                   help=f"rungs to measure (default: all; known: {', '.join(ladder.DEFAULT)}); "
+                        "syscall, thread and process are always measured")
+    p.add_argument("--test-rung", action="store_true", help="(tests) add the known-answer rung")
+    options.add_output(p, "anatomy")
+    options.add_plot(p, "the waterfall figure (anatomy)")
+    options.add_cpu(p, "CPU the parties run on")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="%d groups x %d samples per rung (smoke test)"
+                   % PRESETS["quick"][:2])
+    g.add_argument("--full", action="store_true", help="%d groups x %d samples per rung" % PRESETS["full"][:2])
+    options.add_samples(p)
+    p.set_defaults(func=run)
+
+
+def _wanted(args) -> list[ladder.Rung]:
+    names = set(args.rungs or ladder.DEFAULT) | {"syscall", "thread", "process"}
+    if "cgroup-split" in names or "cgroup-same" in names:
+        names |= {"cgroup-split", "cgroup-same"}  # one part needs both
+    if args.test_rung:
+        if args.mechanism != "pipe":
+            raise UserError("--test-rung: the known-answer rung is a pipe ping-pong; use it with --mechanism pipe")
+        names.add("test-busy")
+    return [r for r in ladder.RUNGS if r.name in names]
+
+
+def _probe(rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
+    """None if the rung runs here, else the engine's one-line reason."""
+    a = ["run", eid, "--groups", "1", "--iterations", "1", "--min-sample-us", "100", "--warmup-ms", "0"]
+    if cpu is not None:
+        a += ["--cpu", str(cpu)]
+    try:
+        engine.stream(a, lambda h: None, lambda r: None)
+    except UserError as e:
+        return str(e).removeprefix(f"{eid}: ")
+    return None
+
+
+def run(args) -> int:
+    life = Lifecycle("anatomy", args.output)
+    preset = "quick" if args.quick else "full" if args.full else "default"
+    groups, iterations, min_us = PRESETS[preset]
+    m = args.mechanism
+    known = {b["id"] for b in engine.list_benchmarks(all_=True)}
+    skipped: list[dict] = []
+    rungs: list[ladder.Rung] = []
+    for r in _wanted(args):
+        eid = r.engine_id(m)
+        if eid not in known:
+            skipped.append({"rung": r.name, "id": eid, "reason": "not in this engine build"})
+        elif r.optional and (why := _probe(r, eid, args.cpu)):
+            skipped.append({"rung": r.name, "id": eid, "reason": f"not available here: {why}"})
+        else:
+            rungs.append(r)
+    for s in skipped:
+        print(f"  skipped {s['rung']}: {s['reason']}", file=sys.stderr)
+    if not {"syscall", "thread", "process"} <= {r.name for r in rungs}:
+        raise UserError("the ladder's base rungs (syscall, thread, process) cannot run here: "
+                        + "; ".join(s["reason"] for s in skipped), code=1)
+
+    ids = [r.engine_id(m) for r in rungs]
+    opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups, iterations=args.iterations or iterations,
+                         min_sample_us=min_us, warmup_ms=WARMUP_MS, extra=["--settle-us", str(SETTLE_US)])
+    prog = Progress(len(ids) * (opts.groups + 1), label="anatomy ")
+    try:
+        header, res = run_ids(ids, opts, prog, interleave=True)
+    finally:
+        prog.close()
+    drift = results.apply_drift(res)
+    by_id = {Result(r).id: r for r in res}
+    by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
+    anatomy = analysis.anatomy(by_rung, skipped, m)
+
+    env = header.get("environment", {})
+    doc = life.document(header, res, {"command": "anatomy", "preset": preset, "mechanism": m,
+                                      "rungs": [{"name": r.name, "id": r.engine_id(m), "what": r.what}
+                                                for r in rungs],
+                                      "engine_args": opts.args(), "order": "interleaved by group",
+                                      "drift": drift, **anatomy}, kind="anatomy")
+    findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
+    for r in res:
+        findings += checks.result_findings(r)
+    doc["checks"] = [f.as_dict() for f in findings]
+    life.write(doc)
+    if args.plot:  # matplotlib only when asked (start-up time)
+        from ctxbench.anatomy import figures as anatomy_figures
+        life.figures(args.plot, [("anatomy", anatomy_figures.waterfall(doc["anatomy"], env))])
+    print(render(doc["anatomy"], res))
+    life.finish()
+    return 0
+
+
+def render(a: dict, res: list[dict]) -> str:
+    """The table: each part with its interval, the sum check, the cross-CPU
+    wake-up apart, and what was not measured."""
+    bad = {s["rung"] for s in a.get("not_available") or []}
+    lines = [f"{'part of one hand-off':<40} {'estimate [95% CI] (or below its MDE)':<52} measured as"]
+    for p in a["parts"]:
+        if p["rung"] in bad:
+            continue
+        how = p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else "")
+        if p["rung"] == "syscall":
+            how = f"{analysis.SYSCALLS_PER_HANDOFF} x {p['id']}"
+        elif p["reference"] == "syscall":
+            how = f"t_single/n of {p['id']} - the above"
+        mark = "  " if p["chain"] else "+ "
+        lines.append(f"{mark}{p['name']:<38} {power.verdict(p):<52} {how}")
+    sc = a.get("sum_check")
+    if sc:
+        t = sc["total"]
+        lo, hi = t["ci95"]
+        lines.append(f"  {'= measured hand-off (' + t['id'] + ')':<38} {fmt_time(t['estimate_ns'])} "
+                     f"[{fmt_time(lo)}, {fmt_time(hi)}]")
+        verdict = ("the parts add up (their sum is inside the total's interval)" if sc["within_total_interval"]
+                   else "the parts do not add up: the gap is shown")
+        lines.append(f"  sum of the chain's parts {fmt_time(sc['parts_sum_ns'])}: {verdict}; "
+                     f"not attributed {power.verdict(sc['gap'])}")
+    lines.append("  (lines marked + are what one more property adds to its reference, off the chain)")
+    x = a.get("cross_cpu")
+    if x:
+        lo, hi = x["ci95"]
+        lines.append(f"Cross-CPU, a different quantity: {x['quantity']}: {fmt_time(x['median_ns'])} "
+                     f"[{fmt_time(lo)}, {fmt_time(hi)}] ({x['id']})")
+    at = a.get("attribution")
+    if at:
+        lines.append(render_attribution(at))
+    for s in a.get("not_available") or []:
+        lines.append(f"not measured: {s['rung']}: {s['reason']}")
+    failed = [f"{v.id}: {v.verified[0]}" for v in map(Result, res) if v.verified[1]]
+    for f in failed:
+        lines.append(f"  warning: {f}")
+    return "\n".join(lines)
+
+
+def render_attribution(at: dict) -> str:
+    if at.get("error"):
+        return f"In-kernel attribution: not available: {at['error']}"
+    lines = [f"In-kernel attribution of the thread hand-off ({at.get('samples', 0)} cpu-clock samples):"]
+    for g in at.get("groups") or []:
+        lo, hi = g.get("ns_ci95") or [float("nan")] * 2
+        lines.append(f"  {g['group']:<18} {g['share']:6.1%}  {fmt_time(g['ns'])} [{fmt_time(lo)}, {fmt_time(hi)}]")
+    pert = at.get("perturbation")
+    if pert:
+        lines.append(f"  sampling's own cost (profiled - plain thread rung): {power.verdict(pert)}")
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""The anatomy's waterfall: "where the X µs of one hand-off go".
+
+Left panel: the chain (system calls, the mechanism's own work, the thread
+switch, the address space) as floating bars that add up to the measured
+hand-off of the process rung, which is drawn whole at the end; if the
+parts' sum falls outside the total's interval, the gap is its own bar
+("not attributed"). After it, each part off the chain floats from the
+level of its reference (vector state and SCHED_FIFO from the thread
+switch, the mitigations from the process hand-off, cgroups from one
+cgroup). Every bar carries its part's 95% interval. Right panel: the
+cross-CPU wake-up, a different quantity, on its own axis. Below, where
+the kernel was sampled, the thread hand-off split by kernel function group.
+"""
+from __future__ import annotations
+
+import math
+
+from ctxbench.ui.figures import machine_label, plt
+
+US = 1e3
+CHAIN_COLOUR, TOTAL_COLOUR, GAP_COLOUR, SIDE_COLOUR = "#4C72B0", "#333333", "#BBBBBB", "#DD8452"
+
+
+def _err(p: dict, base: float) -> tuple[float, list[list[float]]]:
+    """Top of a floating bar and its error bar (the part's interval)."""
+    est = p["estimate_ns"]
+    lo, hi = p["ci95"]
+    top = base + est
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return top, [[0.0], [0.0]]
+    return top, [[max(est - lo, 0.0) / US], [max(hi - est, 0.0) / US]]
+
+
+def waterfall(a: dict, env: dict):
+    """One matplotlib figure, or None without a chain."""
+    parts = [p for p in a.get("parts") or [] if math.isfinite(p.get("estimate_ns", math.nan))]
+    skipped = {s["rung"] for s in a.get("not_available") or []}
+    parts = [p for p in parts if p["rung"] not in skipped]
+    chain = [p for p in parts if p["chain"]]
+    if not chain:
+        return None
+    at = a.get("attribution") or {}
+    has_at = bool(at.get("groups"))
+    fig = plt.figure(figsize=(11, 6.4 if has_at else 4.8))
+    grid = fig.add_gridspec(2 if has_at else 1, 2, width_ratios=[6, 1], height_ratios=[3, 1] if has_at else [1])
+    ax = fig.add_subplot(grid[0, 0])
+    labels, x = [], 0
+    level = 0.0
+    levels = {}
+    for p in chain:
+        top, err = _err(p, level)
+        ax.bar(x, (top - level) / US, bottom=level / US, color=CHAIN_COLOUR, yerr=err, capsize=3)
+        labels.append(p["name"])
+        level = top
+        levels[p["rung"]] = level
+        x += 1
+    sc = a.get("sum_check") or {}
+    if sc:
+        t = sc["total"]
+        _, err = _err(t, 0.0)
+        ax.bar(x, t["estimate_ns"] / US, color=TOTAL_COLOUR, yerr=err, capsize=3)
+        labels.append("= measured hand-off\n(process)")
+        x += 1
+        if not sc.get("within_total_interval"):
+            g = sc["gap"]
+            top, err = _err(g, level)
+            ax.bar(x, (top - level) / US, bottom=level / US, color=GAP_COLOUR, yerr=err, capsize=3, hatch="//")
+            labels.append("not attributed")
+            x += 1
+    base_of = {"thread": levels.get("thread"), "process": sc.get("total", {}).get("estimate_ns", level)}
+    for p in parts:
+        if p["chain"]:
+            continue
+        base = base_of.get(p["reference"])
+        if base is None:
+            base = base_of["process"]  # cgroups: from the process hand-off (one cgroup ~ the process rung)
+        top, err = _err(p, base)
+        ax.bar(x, (top - base) / US, bottom=base / US, color=SIDE_COLOUR, yerr=err, capsize=3)
+        labels.append("+ " + p["name"])
+        x += 1
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("µs per hand-off (95% CI)")
+    total = sc.get("total", {}).get("estimate_ns", level)
+    ax.set_title(f"Where the {total / US:.2f} µs of one hand-off go "
+                 f"({a.get('mechanism', '')}, same CPU)", fontsize=10)
+    ax.axhline(0, color="black", linewidth=0.5)
+
+    axx = fig.add_subplot(grid[0, 1])
+    xc = a.get("cross_cpu")
+    if xc and math.isfinite(xc.get("median_ns", math.nan)):
+        lo, hi = xc["ci95"]
+        med = xc["median_ns"]
+        axx.bar(0, med / US, color="#55A868", yerr=[[max(med - lo, 0) / US], [max(hi - med, 0) / US]], capsize=3)
+        axx.set_xticks([0])
+        axx.set_xticklabels(["cross-CPU\nwake-up"], fontsize=8)
+        axx.set_title("a different\nquantity", fontsize=9)
+    else:
+        axx.axis("off")
+
+    if has_at:
+        axa = fig.add_subplot(grid[1, :])
+        left = 0.0
+        for g in at["groups"]:
+            w = g["ns"] / US
+            axa.barh(0, w, left=left, label=f"{g['group']} {g['share']:.0%}")
+            left += w
+        axa.set_yticks([])
+        axa.set_xlabel("µs of the thread hand-off, by kernel function group (cpu-clock samples)")
+        axa.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    fig.text(0.01, 0.005, machine_label(env), fontsize=7, color="#555555")
+    fig.tight_layout()
+    return fig
