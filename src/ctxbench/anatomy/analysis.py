@@ -7,13 +7,14 @@ check, the cross-CPU wake-up beside it, and what could not be measured.
   the mean of their per-round differences (model.paired_difference: whole
   rounds resampled, MDE). Interleaving makes the host's drift common to
   both sides of every difference.
-- The chain's per-round pieces: 2 x S (bare system call), t_single/n of the
-  thread rung less 2 x S, the thread rung, process - thread. Their sum is
-  compared with the process rung's measured hand-off, t_switch / 2n, in
-  the same rounds; the gap (total - sum of parts, per round) is its own
-  effect. The gap is the process pair's own send and receive against the
-  thread pair's plus whatever the chain's pieces miss; it is printed, never
-  folded into a part.
+- The chain's per-round pieces (ladder.py) sum, by algebra, to the process
+  rung's t_single / n + t_avg, which is its hand-off t_switch / 2n sample by
+  sample; each piece is a mean of per-round medians of its own series, so
+  the sum check against the measured hand-off catches a round one side
+  lacks, an outlier round and any slip in the pieces' arithmetic, within
+  the total's interval, or shows the gap as its own effect ("not
+  attributed"). The physical sum check is the attribution's (time sampled
+  in kernel functions against the clock), where the kernel can be sampled.
 - Nothing is clipped: a negative part is printed as measured (FIFO may be
   cheaper than the fair class), and a part whose interval excludes 0 in the
   unexpected direction is a finding the text states, not a correction.
@@ -62,25 +63,29 @@ def _effect_only(e: dict) -> dict:
     return out
 
 
+def _series(r: Result, component: str) -> dict[int, float]:
+    if component == "t_single":
+        return r.round_medians(_per_handoff(r, "t_single_ns"))
+    return r.round_medians()
+
+
 def parts(by_rung: dict[str, dict]) -> list[dict]:
     """Every part whose rungs were measured, in ladder order."""
     rm = {name: Result(r) for name, r in by_rung.items()}
-    s2 = {g: SYSCALLS_PER_HANDOFF * v for g, v in rm["syscall"].round_medians().items()} if "syscall" in rm else {}
     out = []
     for p in ladder.PARTS:
         if p.rung not in rm or (p.reference and p.reference not in rm):
             continue
-        if p.name.startswith("system calls"):
-            e = _series_effect(s2)
-        elif p.reference == "syscall":
-            single = rm["thread"].round_medians(_per_handoff(rm["thread"], "t_single_ns"))
-            e = _series_effect(_combine(single, s2, signs=(1.0, -1.0)))
-        elif not p.reference:
-            e = _series_effect(rm[p.rung].round_medians())
-        else:
+        if p.reference and p.component == p.ref_component == "t_avg" and p.factor == p.ref_factor == 1.0:
             e = paired_difference(by_rung[p.rung], by_rung[p.reference])
+        else:
+            mine = {g: p.factor * v for g, v in _series(rm[p.rung], p.component).items()}
+            if p.reference:
+                ref = _series(rm[p.reference], p.ref_component)
+                mine = _combine(mine, {g: p.ref_factor * v for g, v in ref.items()}, signs=(1.0, -1.0))
+            e = _series_effect(mine)
         out.append({"name": p.name, "rung": p.rung, "reference": p.reference, "what": p.what,
-                    "chain": p.chain, "id": rm[p.rung].id,
+                    "chain": p.chain, "component": p.component, "id": rm[p.rung].id,
                     "reference_id": rm[p.reference].id if p.reference else None, **_effect_only(e)})
     return out
 
@@ -90,11 +95,12 @@ def sum_check(by_rung: dict[str, dict], chain: list[dict]) -> dict | None:
     need = ("syscall", "thread", "process")
     if any(n not in by_rung for n in need) or not chain:
         return None
-    t, p = Result(by_rung["thread"]), Result(by_rung["process"])
+    p = Result(by_rung["process"])
     total = p.round_medians(_per_handoff(p, "t_switch_ns"))
-    single = t.round_medians(_per_handoff(t, "t_single_ns"))
-    # sum of the chain per round: 2S + (single - 2S) + T + (P - T) = single + P
-    parts_sum = _combine(single, p.round_medians(), signs=(1.0, 1.0))
+    # the chain per round: 2S + (Ts - 2S) + (Ps - Ts) + T + (P - T) = Ps + P,
+    # each a median of its own series, so the gap is what medians of parts
+    # do not add up to (and a round one side lacks), not physics
+    parts_sum = _combine(_series(p, "t_single"), p.round_medians(), signs=(1.0, 1.0))
     gap = _series_effect(_combine(total, parts_sum, signs=(1.0, -1.0)))
     tot = _series_effect(total)
     s = float(sum(c["estimate_ns"] for c in chain))
@@ -183,3 +189,14 @@ def compare_parts(base: dict, new: dict) -> list[dict]:
                     "estimate_ns": d, "ci95": [d - half, d + half], "se_ns": se, "mde_ns": m,
                     "resolved": bool(math.isfinite(half) and abs(d) > half), "below_mde": bool(abs(d) < m)})
     return out
+
+
+def measured_as(p: dict) -> str:
+    """How a part was measured, for a table cell."""
+    if p["rung"] == "syscall":
+        return f"{SYSCALLS_PER_HANDOFF} x {p['id']}"
+    if p.get("component") == "t_single":
+        ref = (f" - {SYSCALLS_PER_HANDOFF} x {p['reference_id']}" if p["reference"] == "syscall"
+               else f" - the same of {p['reference_id']}")
+        return f"t_single/n of {p['id']}{ref}"
+    return p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else "")

@@ -143,11 +143,7 @@ def render(a: dict, res: list[dict]) -> str:
     for p in a["parts"]:
         if p["rung"] in bad:
             continue
-        how = p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else "")
-        if p["rung"] == "syscall":
-            how = f"{analysis.SYSCALLS_PER_HANDOFF} x {p['id']}"
-        elif p["reference"] == "syscall":
-            how = f"t_single/n of {p['id']} - the above"
+        how = analysis.measured_as(p)
         mark = "  " if p["chain"] else "+ "
         lines.append(f"{mark}{p['name']:<38} {power.verdict(p):<52} {how}")
     sc = a.get("sum_check")

@@ -11,12 +11,16 @@ CPU, built up from its pieces:
 
     system calls' entry and exit   2 x baseline/syscall (send + receive)
     the mechanism's own work       t_single / n of the thread rung, less the above
+    the calls between processes    t_single / n of the process rung - the thread's
     the switch, thread to thread   the thread rung (t_avg: wake-up, pick, switch)
-    the address space              process - thread
+    the address space              process - thread (t_avg: calls already out)
 
 and its measured total is the process rung's hand-off, t_switch / 2n. The
-other parts are what one more property adds to its reference (off the
-chain), and the cross-CPU wake-up is a different quantity, shown apart."""
+calls get their own step because a process pair cannot make the thread
+pair's calls: its futex words are process-shared (another hash key) and its
+file table is not shared (no reference taken per fd lookup). The other
+parts are what one more property adds to its reference (off the chain),
+and the cross-CPU wake-up is a different quantity, shown apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,11 +42,18 @@ class Rung:
 
 @dataclass(frozen=True)
 class Part:
+    """factor * rung's series - ref_factor * reference's series, per round;
+    a series is a rung's per-switch cost (t_avg, its samples) or its
+    mechanism's calls per hand-off without a switch (t_single / n)."""
     name: str
     rung: str          # the treatment rung
-    reference: str     # what it is measured against ("" for a rung's own component)
+    reference: str     # what it is measured against ("" for none)
     what: str
     chain: bool = False
+    component: str = "t_avg"
+    ref_component: str = "t_avg"
+    factor: float = 1.0
+    ref_factor: float = 1.0
 
 
 RUNGS = (
@@ -69,9 +80,13 @@ BY_NAME = {r.name: r for r in RUNGS}
 
 PARTS = (
     Part("system calls: entry and exit", "syscall", "",
-         "two bare system calls per hand-off (a send and a receive)", chain=True),
+         "two bare system calls per hand-off (a send and a receive)", chain=True, factor=2.0),
     Part("the mechanism's send and receive", "thread", "syscall",
-         "t_single per hand-off (send and receive without a switch) less the two bare calls", chain=True),
+         "t_single per hand-off (send and receive without a switch) less the two bare calls", chain=True,
+         component="t_single", ref_factor=2.0),
+    Part("the calls between processes", "process", "thread",
+         "the same calls made by two processes instead of two threads (process-shared futex words; a file "
+         "table that is not shared)", chain=True, component="t_single", ref_component="t_single"),
     Part("the switch, thread to thread", "thread", "",
          "the direct cost of a same-CPU thread switch: wake-up, the scheduler's pick, the switch itself",
          chain=True),

@@ -136,7 +136,7 @@ def render_anatomy(rs: list[dict], env: dict) -> list:
             out.append(Figure(f"Where the time of one hand-off goes ({m})", png_bytes(fig),
                               "the chain adds up to the process rung's hand-off; orange: what one more property "
                               "adds to its reference; 95% intervals"))
-        rows = [[p["name"], power.verdict(p), p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else ""),
+        rows = [[p["name"], power.verdict(p), anatomy.measured_as(p),
                  "chain" if p["chain"] else "added"] for p in a["parts"]]
         sc = a.get("sum_check")
         if sc:
