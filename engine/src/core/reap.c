@@ -20,6 +20,20 @@ void reap_on_exit(void (*fn)(void))
     on_exit_hook = fn;
 }
 
+#define MAX_CLEANUPS 4
+static void (*volatile cleanups[MAX_CLEANUPS])(void);
+
+void reap_add_cleanup(void (*fn)(void))
+{
+    for (int i = 0; i < MAX_CLEANUPS; i++) {
+        if (cleanups[i] == fn) return;
+        if (!cleanups[i]) {
+            cleanups[i] = fn;
+            return;
+        }
+    }
+}
+
 static void put(const char *s)
 {
     ssize_t r = write(2, s, strlen(s));
@@ -43,7 +57,9 @@ static void on_signal(int sig)
 {
     if (getpid() != engine_pid) _exit(128 + sig); /* a child: just go */
     reap_kill_all();
-    if (on_exit_hook) on_exit_hook(); /* e.g. the unfinished output file */
+    for (int i = 0; i < MAX_CLEANUPS; i++)
+        if (cleanups[i]) cleanups[i](); /* after the children: a cgroup must be empty to go */
+    if (on_exit_hook) on_exit_hook();   /* e.g. the unfinished output file */
     if (sig == SIGALRM) {
         char buf[256];
         snprintf(buf, sizeof buf, "ctxbench-engine: watchdog: %s did not finish within %u s; stopped\n",
