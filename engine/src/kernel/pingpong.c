@@ -1,6 +1,8 @@
 #include "kernel/pingpong.h"
+#include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/placement.h"
+#include "core/vector_state.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
 #include "kernel/pp_counters.h"
@@ -32,6 +34,8 @@ typedef struct pp_shared {
     uint64_t cmd_n;
     int32_t b_pid, b_tid;
     int32_t b_cpu_ok, b_policy;
+    int32_t b_mit_ok;    /* B switched the mitigation on */
+    int64_t b_mit_state; /* and what the kernel says it is (PR_GET_SPECULATION_CTRL) */
     char b_error[200];
     int pshared;
     _Alignas(64) unsigned char mech[MECH_STATE_MAX];
@@ -47,7 +51,39 @@ typedef struct pp_state {
     pid_t child;
     uint32_t seq;
     int mech_inited; /* the mechanism's fds/words exist: fini may run */
+    int mit_applied; /* A switched cfg->mitigation on: undo in teardown */
+    cg_pair_t cg;    /* cfg->cgroups: the pair's cgroups, removed in teardown */
 } pp_state_t;
+
+/* What the anatomy's properties read back, per id, for params (which are
+ * written after the last teardown): the last group's values. */
+typedef struct {
+    const pp_cfg_t *cfg;
+    long a_state, b_state;
+    int cg_version, cg_cpu;
+    char cg_a[CG_PATH], cg_b[CG_PATH];
+} pp_readback_t;
+static pp_readback_t readback[16];
+
+static pp_readback_t *readback_of(const pp_cfg_t *cfg)
+{
+    for (size_t i = 0; i < sizeof readback / sizeof *readback; i++) {
+        if (readback[i].cfg == cfg) return &readback[i];
+        if (!readback[i].cfg) {
+            readback[i].cfg = cfg;
+            return &readback[i];
+        }
+    }
+    return NULL;
+}
+
+/* Before every send: the rung's property (vector state) and, in the
+ * switching run only, the known-answer busy work. */
+static inline void before_send(const pp_cfg_t *cfg, int switching)
+{
+    if (cfg->vector_dirty) vector_state_dirty();
+    if (switching && cfg->busy_ns) spin_ns(cfg->busy_ns);
+}
 
 static const pp_cfg_t *cfg_of(bench_run_t *r)
 {
@@ -68,6 +104,12 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
     if (pol == POLICY_FIFO && set_policy_self(POLICY_FIFO, prio, err, sizeof err)) pol = POLICY_OTHER;
     sh->b_policy = pol;
     if (err[0]) snprintf(sh->b_error, sizeof sh->b_error, "%s", err);
+    if (cfg->mitigation) {
+        char merr[200];
+        sh->b_mit_ok = mitigation_apply(cfg->mitigation, merr, sizeof merr) == 0;
+        sh->b_mit_state = mitigation_state(cfg->mitigation);
+        if (!sh->b_mit_ok) snprintf(sh->b_error, sizeof sh->b_error, "party B: %.180s", merr);
+    }
     work_t w;
     if (work_init(&w, size, stride))
         snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
@@ -85,6 +127,7 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
         for (uint64_t i = 0; i < n; i++) {
             cfg->mech->recv(m, CH_AB);
             work_pass(&w);
+            before_send(cfg, 1);
             cfg->mech->send(m, CH_BA);
         }
         atomic_store((_Atomic uint32_t *)&sh->parked_seq, seen);
@@ -155,6 +198,26 @@ int pp_setup(bench_run_t *r)
         bench_error("cannot map %zu bytes", o->size);
         return -1;
     }
+    pp_readback_t *rb = readback_of(cfg);
+    if (cfg->mitigation) {
+        if (mitigation_apply(cfg->mitigation, err, sizeof err)) {
+            bench_error("%s", err);
+            return -1;
+        }
+        st->mit_applied = 1;
+        if (rb) rb->a_state = mitigation_state(cfg->mitigation);
+    }
+    if (cfg->cgroups) { /* A (this process) into a first: a forked B starts there */
+        if (cg_pair_create(&st->cg, err, sizeof err) || cg_pair_enter(&st->cg, 0, 0, err, sizeof err)) {
+            bench_error("%s", err);
+            return -1;
+        }
+        if (rb) {
+            rb->cg_version = st->cg.version, rb->cg_cpu = st->cg.cpu_controller;
+            snprintf(rb->cg_a, sizeof rb->cg_a, "%s", st->cg.dir[0]);
+            snprintf(rb->cg_b, sizeof rb->cg_b, "%s", st->cg.dir[cfg->cgroups == 2]);
+        }
+    }
 
     policy_t pol_b = r->policy_obtained;
     if (cfg->process) {
@@ -196,6 +259,15 @@ int pp_setup(bench_run_t *r)
         return -1;
     }
     if (!st->sh->b_cpu_ok) r->pinned = 0;
+    if (cfg->mitigation && !st->sh->b_mit_ok) {
+        bench_error("%s", st->sh->b_error);
+        return -1;
+    }
+    if (rb && cfg->mitigation) rb->b_state = st->sh->b_mit_state;
+    if (cfg->cgroups == 2 && cg_pair_enter(&st->cg, 1, st->sh->b_pid, err, sizeof err)) {
+        bench_error("%s", err);
+        return -1;
+    }
     if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
     if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO)
         r->policy_obtained = POLICY_OTHER;
@@ -235,6 +307,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     uint64_t t0 = clock_ns();
     for (uint64_t i = 0; i < n; i++) {
         work_pass(&st->work_a);
+        before_send(st->cfg, 0);
         m->send(ms, CH_SELF);
         m->recv(ms, CH_SELF);
     }
@@ -257,6 +330,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
      * own single run (warm), and at n = 1 half of the passes would miss
      * the switch's effect. */
     for (uint64_t i = 0; i < n; i++) {
+        before_send(st->cfg, 1);
         m->send(ms, CH_AB);
         m->recv(ms, CH_BA);
         if (st->cfg->evict_lines) polluter_evict(&st->work_a, st->cfg->evict_lines);
@@ -318,6 +392,8 @@ void pp_teardown(bench_run_t *r)
         pthread_join(st->thread, NULL);
     }
     sc_close(r);
+    cg_pair_remove(&st->cg); /* B is gone: A back home, then the directories */
+    if (st->mit_applied) mitigation_undo(st->cfg->mitigation);
     if (st->sh) {
         /* after a setup that failed early the mechanism is all zeros: its
          * fini would close fd 0 */
@@ -343,6 +419,21 @@ void pp_params(bench_run_t *r, json_t *j)
     json_kstr(j, "t_single", cfg->mech->note);
     json_kstr(j, "formula", "(t_switch/2 - t_single)/n");
     if (cfg->evict_lines) json_kint(j, "evict_lines", cfg->evict_lines);
+    if (cfg->vector_dirty) json_kstr(j, "vector_state", vector_state_kind());
+    if (cfg->busy_ns) json_kint(j, "busy_ns", cfg->busy_ns);
+    const pp_readback_t *rb = readback_of(cfg);
+    if (cfg->mitigation && rb) {
+        json_kstr(j, "prctl", mitigation_name(cfg->mitigation));
+        json_kint(j, "prctl_state_a", rb->a_state); /* PR_GET_SPECULATION_CTRL bits, as read back */
+        json_kint(j, "prctl_state_b", rb->b_state);
+    }
+    if (cfg->cgroups && rb) {
+        json_kstr(j, "cgroups", cfg->cgroups == 2 ? "split" : "same");
+        json_kint(j, "cgroup_version", rb->cg_version);
+        json_kbool(j, "cgroup_cpu_controller", rb->cg_cpu);
+        json_kstr(j, "cgroup_a", rb->cg_a);
+        json_kstr(j, "cgroup_b", rb->cg_b);
+    }
 }
 
 void pp_extra(bench_run_t *r, json_t *j)

@@ -9,6 +9,7 @@
 #ifndef CTXBENCH_PINGPONG_H
 #define CTXBENCH_PINGPONG_H
 #include "core/bench.h"
+#include "core/mitigation.h"
 #include "kernel/mech.h"
 
 typedef struct pp_cfg {
@@ -16,6 +17,11 @@ typedef struct pp_cfg {
     int process;          /* 0: threads of one process, 1: forked processes */
     int cross;            /* 0: both parties on one CPU, 1: on two CPUs (wake-up) */
     unsigned evict_lines; /* test polluter: lines of A's array evicted at every switch back to A */
+    /* the anatomy's rungs (kernel/anatomy_benches.c), each one property: */
+    int vector_dirty;        /* both parties dirty the widest vector state before every send (t_single too) */
+    mitigation_t mitigation; /* both parties switch this mitigation on for themselves (prctl) */
+    int cgroups;             /* 1: both parties in one new cgroup, 2: each in its own */
+    unsigned busy_ns;        /* test: busy work before every send of the switching run only */
 } pp_cfg_t;
 
 extern const char *const pp_raw_names[];

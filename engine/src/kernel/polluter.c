@@ -42,7 +42,7 @@ static int polluter_setup(bench_run_t *r)
 }
 
 #define POLLUTER(var, cfgv, idstr, lines, ord)                                                               \
-    static const pp_cfg_t cfgv = {&mech_futex, 0, 0, lines};                                                 \
+    static const pp_cfg_t cfgv = {.mech = &mech_futex, .evict_lines = lines};                                \
     static const bench_t var = {.id = idstr,                                                                 \
                                 .quantity = "switch",                                                        \
                                 .unit = "ns",                                                                \
