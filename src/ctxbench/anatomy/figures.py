@@ -6,7 +6,7 @@ hand-off of the process rung, which is drawn whole at the end; if the
 parts' sum falls outside the total's interval, the gap is its own bar
 ("not attributed"). After it, each part off the chain floats from the
 level of its reference (vector state and SCHED_FIFO from the thread
-switch, the mitigations from the process hand-off, cgroups from one
+pair's hand-off, the mitigations from the process hand-off, cgroups from one
 cgroup). Every bar carries its part's 95% interval. Right panel: the
 cross-CPU wake-up, a different quantity, on its own axis. Below, where
 the kernel was sampled, the thread hand-off split by kernel function group.
@@ -46,13 +46,11 @@ def waterfall(a: dict, env: dict):
     ax = fig.add_subplot(grid[0, 0])
     labels, x = [], 0
     level = 0.0
-    levels = {}
     for p in chain:
         top, err = _err(p, level)
         ax.bar(x, (top - level) / US, bottom=level / US, color=CHAIN_COLOUR, yerr=err, capsize=3)
         labels.append(p["name"])
         level = top
-        levels[p["rung"]] = level
         x += 1
     sc = a.get("sum_check") or {}
     if sc:
@@ -67,7 +65,10 @@ def waterfall(a: dict, env: dict):
             ax.bar(x, (top - level) / US, bottom=level / US, color=GAP_COLOUR, yerr=err, capsize=3, hatch="//")
             labels.append("not attributed")
             x += 1
-    base_of = {"thread": levels.get("thread"), "process": sc.get("total", {}).get("estimate_ns", level)}
+    # the thread pair's hand-off: its calls and its switch (the chain's steps
+    # before the process's own calls and address space)
+    thread = sum(p["estimate_ns"] for p in chain if p["rung"] in ("syscall", "thread"))
+    base_of = {"thread": thread, "process": sc.get("total", {}).get("estimate_ns", level)}
     for p in parts:
         if p["chain"]:
             continue
@@ -83,7 +84,7 @@ def waterfall(a: dict, env: dict):
     ax.set_ylabel("µs per hand-off (95% CI)")
     total = sc.get("total", {}).get("estimate_ns", level)
     ax.set_title(f"Where the {total / US:.2f} µs of one hand-off go "
-                 f"({a.get('mechanism', '')}, same CPU)", fontsize=10)
+                 f"(a process pair, {a.get('mechanism', '')}, same CPU)", fontsize=10)
     ax.axhline(0, color="black", linewidth=0.5)
 
     axx = fig.add_subplot(grid[0, 1])

@@ -1,0 +1,102 @@
+"""The anatomy's cgroup rungs leave nothing behind: every party and every
+cgroup the engine made is gone after a run, after Ctrl-C to the process
+group, SIGTERM to the front end and SIGKILL of the front end (the engine's
+parent-death signal then cleans up), and a cgroup an engine killed outright
+left behind is removed by the next engine that makes one."""
+import glob
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from conftest import ENGINE, ctxbench_cmd, run_engine
+from test_no_orphans import alive, descendants
+
+pytestmark = [pytest.mark.machine,
+              pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root")]
+
+
+def ours() -> list[str]:
+    """ctxbench-<pid>-<n> cgroups in any mounted hierarchy."""
+    return glob.glob("/sys/fs/cgroup/ctxbench-*") + glob.glob("/sys/fs/cgroup/*/ctxbench-*") + \
+        glob.glob("/sys/fs/cgroup/*/*/ctxbench-*")
+
+
+def _can_make_cgroups() -> bool:
+    p = run_engine("run", "kernel/process/pipe/same-cpu/cgroup-split", "--groups", "1", "--iterations", "1",
+                   "--min-sample-us", "100", "--warmup-ms", "0", "--json")
+    return p.returncode == 0
+
+
+def test_a_finished_run_leaves_no_cgroup():
+    if not _can_make_cgroups():
+        pytest.skip("no writable cgroup hierarchy with the cpu controller here")
+    before = set(ours())
+    p = run_engine("run", "kernel/process/futex/same-cpu/cgroup-same", "kernel/process/futex/same-cpu/cgroup-split",
+                   "--interleave", "--groups", "3", "--iterations", "2", "--min-sample-us", "200", "--json")
+    assert p.returncode == 0, p.stderr
+    assert set(ours()) <= before
+
+
+@pytest.mark.parametrize("how", ["sigint-group", "sigterm-frontend", "sigkill-frontend"])
+def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
+    if not _can_make_cgroups():
+        pytest.skip("no writable cgroup hierarchy with the cpu controller here")
+    before = set(ours())
+    env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE))
+    proc = subprocess.Popen(ctxbench_cmd() + ["anatomy", "--rungs", "cgroup-split", "--groups", "5000",
+                                              "-o", str(tmp_path / "a.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (set(ours()) - before):  # caught inside a cgroup rung
+            seen |= descendants(proc.pid)
+            time.sleep(0.01)
+        assert set(ours()) - before, "the cgroup rungs did not start"
+        seen |= descendants(proc.pid)
+        if how == "sigint-group":
+            os.killpg(proc.pid, signal.SIGINT)
+        elif how == "sigterm-frontend":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            proc.kill()
+        proc.wait(timeout=20)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (any(alive(p) for p in seen) or set(ours()) - before):
+            time.sleep(0.05)
+        assert not [p for p in seen if alive(p)], how
+        assert not set(ours()) - before, f"{how}: cgroups left: {sorted(set(ours()) - before)}"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_leftovers_of_a_killed_engine_are_removed_by_the_next():
+    """SIGKILL of the engine itself runs no handler: its cgroups stay until
+    the next engine that makes one sees that their pid is dead."""
+    if not _can_make_cgroups():
+        pytest.skip("no writable cgroup hierarchy with the cpu controller here")
+    before = set(ours())
+    left: set[str] = set()
+    for _ in range(5):  # until the kill lands while a pair's cgroups exist
+        eng = subprocess.Popen([str(ENGINE), "run", "kernel/process/pipe/same-cpu/cgroup-split", "--groups", "5000",
+                                "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (set(ours()) - before):
+            time.sleep(0.01)
+        kids = descendants(eng.pid)
+        eng.kill()
+        eng.wait()
+        for k in kids:  # party B dies of its parent-death signal
+            deadline = time.monotonic() + 5
+            while alive(k) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        left = set(ours()) - before
+        if left:
+            break
+    assert left, "never caught the engine inside a cgroup rung"
+    assert _can_make_cgroups()
+    assert not (left & set(ours())), sorted(left & set(ours()))
