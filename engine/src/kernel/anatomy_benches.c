@@ -39,6 +39,8 @@ RUNG_CFG(g1_pf, mech_futex, 1, .cgroups = 1);
 RUNG_CFG(g2_pp, mech_pipe, 1, .cgroups = 2);
 RUNG_CFG(g2_pf, mech_futex, 1, .cgroups = 2);
 RUNG_CFG(busy, mech_pipe, 0, .busy_ns = 2000);
+RUNG_CFG(p_tp, mech_pipe, 0, .profile = 1);
+RUNG_CFG(p_tf, mech_futex, 0, .profile = 1);
 
 RUNG(b_v_tp, "kernel/thread/pipe/same-cpu/fpu", v_tp, 0, 340, SW ", dirtying the widest vector state");
 RUNG(b_v_tf, "kernel/thread/futex/same-cpu/fpu", v_tf, 0, 341, SW ", dirtying the widest vector state");
@@ -54,5 +56,9 @@ RUNG(b_g1_pp, "kernel/process/pipe/same-cpu/cgroup-same", g1_pp, 0, 348, SW ", b
 RUNG(b_g1_pf, "kernel/process/futex/same-cpu/cgroup-same", g1_pf, 0, 349, SW ", both in one new cgroup");
 RUNG(b_g2_pp, "kernel/process/pipe/same-cpu/cgroup-split", g2_pp, 0, 350, SW ", each in its own new cgroup");
 RUNG(b_g2_pf, "kernel/process/futex/same-cpu/cgroup-split", g2_pf, 0, 351, SW ", each in its own new cgroup");
+RUNG(b_p_tp, "kernel/thread/pipe/same-cpu/profiled", p_tp, 0, 352,
+     SW ", kernel call chains sampled (cpu-clock)");
+RUNG(b_p_tf, "kernel/thread/futex/same-cpu/profiled", p_tf, 0, 353,
+     SW ", kernel call chains sampled (cpu-clock)");
 RUNG(b_busy, "test/anatomy/thread/pipe/busy-2000", busy, BENCH_HIDDEN, 900,
      "test only: thread pipe ping-pong with 2000 ns of busy work per switch (switching run only)");

@@ -1,6 +1,7 @@
 #include "kernel/pingpong.h"
 #include "core/cgroup.h"
 #include "core/clock.h"
+#include "core/kprofile.h"
 #include "core/placement.h"
 #include "core/vector_state.h"
 #include "core/reap.h"
@@ -53,6 +54,7 @@ typedef struct pp_state {
     int mech_inited; /* the mechanism's fds/words exist: fini may run */
     int mit_applied; /* A switched cfg->mitigation on: undo in teardown */
     cg_pair_t cg;    /* cfg->cgroups: the pair's cgroups, removed in teardown */
+    kp_events_t kp;  /* cfg->profile: this group's sampling events */
 } pp_state_t;
 
 /* What the anatomy's properties read back, per id, for params (which are
@@ -62,6 +64,8 @@ typedef struct {
     long a_state, b_state;
     int cg_version, cg_cpu;
     char cg_a[CG_PATH], cg_b[CG_PATH];
+    kp_profile_t prof; /* cfg->profile: every group's samples */
+    int prof_warned;
 } pp_readback_t;
 static pp_readback_t readback[16];
 
@@ -269,6 +273,13 @@ int pp_setup(bench_run_t *r)
         return -1;
     }
     if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
+    if (cfg->profile && rb) {
+        pid_t tids[2] = {gettid_(), st->sh->b_tid};
+        if (kp_open(&st->kp, &rb->prof, st->cpu_a, tids, 2) && !rb->prof_warned) {
+            bench_warn(r, "%s; measured without the in-kernel attribution", rb->prof.error);
+            rb->prof_warned = 1;
+        }
+    }
     if (r->policy_obtained == POLICY_FIFO && st->sh->b_policy != POLICY_FIFO)
         r->policy_obtained = POLICY_OTHER;
     sc_open(r, st->sh->b_tid);
@@ -321,6 +332,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b0);
     party_counts_read(0, 0, &a0);
     st->sh->cmd_n = n;
+    kp_enable(&st->kp); /* no-op without events; before the clock: its ioctls are not timed */
     uint32_t seq = ++st->seq;
     atomic_store((_Atomic uint32_t *)&st->sh->cmd_seq, seq);
     futex_wake_u32(&st->sh->cmd_seq, 1, st->cfg->process);
@@ -337,11 +349,17 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         work_pass(&st->work_a);
     }
     uint64_t t3 = clock_ns();
+    kp_disable(&st->kp);
     party_counts_read(0, 0, &a1);
     if (wait_parked(st, seq)) return -1;
     party_counts_read(st->sh->b_pid, st->sh->b_tid, &b1);
     sc_end(r, SC_SWITCH);
     sc_sample_done(r);
+    if (st->kp.n) {
+        pp_readback_t *rb = readback_of(st->cfg);
+        kp_drain(&st->kp, &rb->prof);
+        rb->prof.handoffs += 2 * n, rb->prof.window_ns += t3 - t2;
+    }
 
     double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
     out->raw[0] = t_single;
@@ -392,6 +410,7 @@ void pp_teardown(bench_run_t *r)
         pthread_join(st->thread, NULL);
     }
     sc_close(r);
+    kp_close(&st->kp);
     cg_pair_remove(&st->cg); /* B is gone: A back home, then the directories */
     if (st->mit_applied) mitigation_undo(st->cfg->mitigation);
     if (st->sh) {
@@ -439,4 +458,6 @@ void pp_params(bench_run_t *r, json_t *j)
 void pp_extra(bench_run_t *r, json_t *j)
 {
     if (r->opt->counters) sc_write(r, j);
+    const pp_readback_t *rb = cfg_of(r)->profile ? readback_of(cfg_of(r)) : NULL;
+    if (rb) kp_write(&rb->prof, j);
 }

@@ -22,6 +22,7 @@ typedef struct pp_cfg {
     mitigation_t mitigation; /* both parties switch this mitigation on for themselves (prctl) */
     int cgroups;             /* 1: both parties in one new cgroup, 2: each in its own */
     unsigned busy_ns;        /* test: busy work before every send of the switching run only */
+    int profile; /* sample both parties' kernel call chains in the switching run (core/kprofile.h) */
 } pp_cfg_t;
 
 extern const char *const pp_raw_names[];
