@@ -177,11 +177,22 @@ def render(a: dict, res: list[dict]) -> str:
 def render_attribution(at: dict) -> str:
     if at.get("error"):
         return f"In-kernel attribution: not available: {at['error']}"
-    lines = [f"In-kernel attribution of the thread hand-off ({at.get('samples', 0)} cpu-clock samples):"]
+    scope = "the measured CPU sampled as a whole" if at.get("scope") == "cpu" else \
+        "each party sampled (the switch path between their events is not seen)"
+    lines = [f"In-kernel attribution of the thread hand-off ({fmt_time(at['handoff_ns'])} measured with sampling on; "
+             f"{at.get('samples', 0)} cpu-clock samples every {fmt_time(at['period_ns'])}, {scope}):"]
     for g in at.get("groups") or []:
         lo, hi = g.get("ns_ci95") or [float("nan")] * 2
-        lines.append(f"  {g['group']:<18} {g['share']:6.1%}  {fmt_time(g['ns'])} [{fmt_time(lo)}, {fmt_time(hi)}]")
+        lines.append(f"  {g['group']:<26} {g['share']:6.1%}  {fmt_time(g['ns']):>9} [{fmt_time(lo)}, {fmt_time(hi)}]")
+    cov = at.get("coverage")
+    if cov is not None:
+        lines.append(f"  sum check: the samples cover {cov:.1%} of the switching windows' time "
+                     f"(not sampled: {fmt_time(at['not_sampled_ns'])} per hand-off)"
+                     + (f"; {at['lost']} records lost" if at.get("lost") else ""))
+    top = ", ".join(f"{t['function']} {t['share']:.0%}" for t in (at.get("top_functions") or [])[:5])
+    if top:
+        lines.append(f"  top functions (leaf): {top}")
     pert = at.get("perturbation")
     if pert:
-        lines.append(f"  sampling's own cost (profiled - plain thread rung): {power.verdict(pert)}")
+        lines.append(f"  the sampling's own cost (profiled - plain thread rung): {power.verdict(pert)} per switch")
     return "\n".join(lines)

@@ -106,8 +106,12 @@ def waterfall(a: dict, env: dict):
             w = g["ns"] / US
             axa.barh(0, w, left=left, label=f"{g['group']} {g['share']:.0%}")
             left += w
+        gap = at.get("not_sampled_ns")
+        if gap is not None and math.isfinite(gap) and gap > 0:
+            axa.barh(0, gap / US, left=left, color=GAP_COLOUR, hatch="//", label="not sampled")
         axa.set_yticks([])
-        axa.set_xlabel("µs of the thread hand-off, by kernel function group (cpu-clock samples)")
+        axa.set_xlabel("µs of the thread hand-off with sampling on, by kernel function group (cpu-clock samples: "
+                       "an interrupts-off region is counted where it ends)", fontsize=8)
         axa.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.45))
     fig.text(0.01, 0.005, machine_label(env), fontsize=7, color="#555555")
     fig.tight_layout()
