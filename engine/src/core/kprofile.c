@@ -14,7 +14,7 @@
  * 15%; at 500 µs it added about 5%, and a default anatomy run still takes
  * some 2000 samples of the parties (a group's share to +-2%). */
 #define KP_PERIOD_NS 500000
-#define KP_PAGES     64    /* ring of 256 KiB per thread: one sample's records fit with room */
+#define KP_PAGES     64 /* ring of 256 KiB per thread: one sample's records fit with room */
 
 static size_t page_size(void)
 {
