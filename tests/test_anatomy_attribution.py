@@ -77,6 +77,18 @@ def test_shares_times_the_hand_off_and_the_sum_check():
     assert math.isclose(b["coverage"], 0.5) and math.isclose(b["not_sampled_ns"], 2000.0)
 
 
+def test_names_are_recorded_at_measurement_and_used_later():
+    p = _profile([(5, [0xffffffff81001810, 0xffffffff81001010])])
+    assert "not named" in A.attribute(p, 100.0)["error"]  # a file read later: no guessing from today's kallsyms
+    A.name_chains(p, SYM)
+    assert p["chains"][0]["functions"] == ["finish_task_switch.isra.0", "__schedule"]
+    a = A.attribute(p, 100.0)  # no symbols needed any more
+    assert a["groups"][0]["group"] == "schedule: pick and switch"
+    hidden = _profile([(5, [1])])
+    A.name_chains(hidden, A.Symbols("0000000000000000 T a\n"))
+    assert "kptr_restrict" in A.attribute(hidden, 1.0)["error"]
+
+
 def test_no_profile_or_hidden_addresses_say_why_in_one_line():
     assert "refused" in A.attribute({"error": "perf_event_open refused: EACCES"}, 1.0, SYM)["error"]
     hidden = A.Symbols("0000000000000000 T a\n")

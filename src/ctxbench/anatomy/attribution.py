@@ -137,20 +137,45 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def attribute(profile: dict, handoff_ns: float, symbols: Symbols | None = None) -> dict:
-    """Shares of the parties' samples by group, as time per hand-off."""
-    if not isinstance(profile, dict) or profile.get("error"):
-        return {"error": (profile or {}).get("error") or "no profile in this result"}
+def name_chains(profile: dict, symbols: Symbols | None = None) -> None:
+    """Name every chain's addresses in place (`functions`), at measurement
+    time: kernel addresses move with every boot (KASLR), so a file read
+    later, or on another machine, must carry the names, not only the
+    addresses. A reason instead (`naming_error`) where they cannot be."""
+    if not isinstance(profile, dict) or profile.get("error") or not profile.get("chains"):
+        return
     symbols = symbols or Symbols.load()
     if not symbols.addrs:
-        return {"error": f"{KALLSYMS} unreadable: kernel addresses cannot be named"}
-    if symbols.hidden:
-        return {"error": f"{KALLSYMS} shows every address as 0 (kernel.kptr_restrict): run as root to name them"}
+        profile["naming_error"] = f"{KALLSYMS} unreadable: kernel addresses cannot be named"
+    elif symbols.hidden:
+        profile["naming_error"] = (f"{KALLSYMS} shows every address as 0 (kernel.kptr_restrict): "
+                                   "run as root to name them")
+    else:
+        for c in profile["chains"]:
+            c["functions"] = [symbols.name(int(x, 16)) for x in c.get("ips") or []]
+
+
+def attribute(profile: dict, handoff_ns: float, symbols: Symbols | None = None) -> dict:
+    """Shares of the parties' samples by group, as time per hand-off. The
+    chains' names are the ones recorded at measurement (name_chains); with
+    `symbols`, unnamed chains are named now (same boot only)."""
+    if not isinstance(profile, dict) or profile.get("error"):
+        return {"error": (profile or {}).get("error") or "no profile in this result"}
+    if profile.get("naming_error"):
+        return {"error": profile["naming_error"]}
+    chains = profile.get("chains") or []
+    if any("functions" not in c for c in chains):
+        if symbols is None:
+            return {"error": "the call chains in this file were not named when they were measured"}
+        if not symbols.addrs:
+            return {"error": f"{KALLSYMS} unreadable: kernel addresses cannot be named"}
+        if symbols.hidden:
+            return {"error": f"{KALLSYMS} shows every address as 0 (kernel.kptr_restrict): run as root to name them"}
     counts = {g: 0 for g in ORDER}
     funcs: dict[str, int] = {}
-    for c in profile.get("chains") or []:
+    for c in chains:
         k = int(c.get("count") or 0)
-        names = [symbols.name(int(x, 16)) for x in c.get("ips") or []]
+        names = c.get("functions") or [symbols.name(int(x, 16)) for x in c.get("ips") or []]
         counts[group_of(names)] += k
         if names:
             funcs[names[0]] = funcs.get(names[0], 0) + k

@@ -115,7 +115,12 @@ def run(args) -> int:
     drift = results.apply_drift(res)
     by_id = {Result(r).id: r for r in res}
     by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
+    if "profiled" in by_rung:  # names now: the addresses move with every boot
+        from ctxbench.anatomy import attribution
+        attribution.name_chains(by_rung["profiled"].get("profile"))
     anatomy = analysis.anatomy(by_rung, skipped, m)
+    flags = ((header.get("environment") or {}).get("cpu") or {}).get("flags_of_interest")
+    anatomy["pcid"] = ("pcid" in flags) if isinstance(flags, list) else None  # x86: lets switch_mm keep the TLB
 
     env = header.get("environment", {})
     doc = life.document(header, res, {"command": "anatomy", "preset": preset, "mechanism": m,
@@ -145,6 +150,9 @@ def render(a: dict, res: list[dict]) -> str:
         if p["rung"] in bad:
             continue
         how = analysis.measured_as(p)
+        if p["rung"] == "process" and p["reference"] == "thread" and p.get("component") != "t_single" \
+                and a.get("pcid") is not None:
+            how += f" (CPU flag pcid: {'yes' if a['pcid'] else 'no, so each switch flushes the TLB'})"
         mark = "  " if p["chain"] else "+ "
         lines.append(f"{mark}{p['name']:<38} {power.verdict(p):<52} {how}")
     sc = a.get("sum_check")
