@@ -1,9 +1,12 @@
-"""The anatomy's cgroup rungs leave nothing behind: every party and every
+"""The anatomy's rungs that change the parties' setting: the cgroup rungs
+leave nothing behind: every party and every
 cgroup the engine made is gone after a run, after Ctrl-C to the process
 group, SIGTERM to the front end and SIGKILL of the front end (the engine's
 parent-death signal then cleans up), and a cgroup an engine killed outright
-left behind is removed by the next engine that makes one."""
+left behind is removed by the next engine that makes one; a mitigation
+rung reads its prctl back or says in one line why the kernel refused it."""
 import glob
+import json
 import os
 import signal
 import subprocess
@@ -13,8 +16,8 @@ import pytest
 from conftest import ENGINE, ctxbench_cmd, run_engine
 from test_no_orphans import alive, descendants
 
-pytestmark = [pytest.mark.machine,
-              pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root")]
+pytestmark = pytest.mark.machine
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root")
 
 
 def ours() -> list[str]:
@@ -29,6 +32,7 @@ def _can_make_cgroups() -> bool:
     return p.returncode == 0
 
 
+@needs_root
 def test_a_finished_run_leaves_no_cgroup():
     if not _can_make_cgroups():
         pytest.skip("no writable cgroup hierarchy with the cpu controller here")
@@ -39,6 +43,7 @@ def test_a_finished_run_leaves_no_cgroup():
     assert set(ours()) <= before
 
 
+@needs_root
 @pytest.mark.parametrize("how", ["sigint-group", "sigterm-frontend", "sigkill-frontend"])
 def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
     if not _can_make_cgroups():
@@ -74,6 +79,7 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
             proc.wait()
 
 
+@needs_root
 def test_leftovers_of_a_killed_engine_are_removed_by_the_next():
     """SIGKILL of the engine itself runs no handler: its cgroups stay until
     the next engine that makes one sees that their pid is dead."""
@@ -100,3 +106,20 @@ def test_leftovers_of_a_killed_engine_are_removed_by_the_next():
     assert left, "never caught the engine inside a cgroup rung"
     assert _can_make_cgroups()
     assert not (left & set(ours())), sorted(left & set(ours()))
+
+
+@pytest.mark.parametrize("rung,want", [("ibpb", 4), ("ssbd", 4), ("l1d-flush", 2)])
+def test_a_mitigation_rung_is_read_back_or_refused_in_one_line(rung, want):
+    """Where the kernel allows the prctl, both parties read back the state
+    asked for (PR_SPEC_DISABLE = 4 of speculation, PR_SPEC_ENABLE = 2 of the
+    L1D flush); where it refuses, one line names the prctl, the kernel's
+    error and its mode from /sys/devices/system/cpu/vulnerabilities."""
+    p = run_engine("run", f"kernel/process/pipe/same-cpu/{rung}", "--groups", "1", "--iterations", "1",
+                   "--min-sample-us", "100", "--warmup-ms", "0", "--json")
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and "prctl(PR_SET_SPECULATION_CTRL" in lines[0] and "refused" in lines[0], p.stderr
+        return
+    params = json.loads(p.stdout)["results"][0]["params"]
+    assert params["prctl"] == rung
+    assert params["prctl_state_a"] & want and params["prctl_state_b"] & want, params
