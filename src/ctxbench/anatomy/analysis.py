@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from ctxbench.anatomy import ladder
-from ctxbench.core.model import Result, paired_difference
-from ctxbench.stats import power
+from ctxbench.core.model import Result, drift_factor, paired_difference
+from ctxbench.stats import drift, power
 
 SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
 EFFECT_KEYS = ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde")
@@ -146,12 +146,27 @@ def handoff_ns(r: dict) -> float:
     return float(np.median(x)) if x.size else math.nan
 
 
+def _with_drift(e: dict, rel: float) -> dict:
+    """A part's interval widened by the run's drift, as a result's is
+    (stats.drift.widen): the drift is a factor on every time measured in a
+    round, so it moves a difference in proportion to it and another run's
+    estimate by that much; `resolved` and the MDE stay the run's own (a
+    factor cannot make a zero difference non-zero)."""
+    w = drift.widen({"median": e["estimate_ns"], "ci95": e["ci95"]}, rel)
+    if "ci95_within" in w:
+        e.update(ci95=w["ci95"], ci95_within=w["ci95_within"], drift_rel_sd=rel)
+    return e
+
+
 def anatomy(by_rung: dict[str, dict], skipped: list[dict], mechanism: str) -> dict:
     """The `anatomy` object: parts, sum check, cross-CPU, what was not
-    measured (`skipped`: rungs the probe found refused), attribution."""
-    ps = parts(by_rung)
+    measured (`skipped`: rungs the probe found refused), attribution. Parts'
+    intervals carry the run's drift, so they cover another run's."""
+    rel = drift.relative_sd(drift_factor(list(by_rung.values())))
+    ps = [_with_drift(p, rel) for p in parts(by_rung)]
     out = {"mechanism": mechanism, "parts": ps, "sum_check": sum_check(by_rung, [p for p in ps if p["chain"]]),
-           "cross_cpu": cross_cpu(by_rung), "not_available": list(skipped) + not_obtained(by_rung)}
+           "cross_cpu": cross_cpu(by_rung), "not_available": list(skipped) + not_obtained(by_rung),
+           "drift_rel_sd": rel if math.isfinite(rel) else None}
     if "profiled" in by_rung and "thread" in by_rung:
         from ctxbench.anatomy import attribution
         out["attribution"] = attribution.for_rungs(by_rung["profiled"], by_rung["thread"])
@@ -170,11 +185,19 @@ def rungs_of(results: list[dict]) -> dict[str, dict[str, dict]]:
     return out
 
 
+def _se_across_runs(p: dict) -> float:
+    """A part's standard error as another run sees it: its own, and its
+    run's drift (a factor on the whole run) in quadrature."""
+    rel = p.get("drift_rel_sd")
+    extra = rel * abs(p["estimate_ns"]) if isinstance(rel, (int, float)) and math.isfinite(rel) else 0.0
+    return math.hypot(p.get("se_ns", math.nan), extra)
+
+
 def compare_parts(base: dict, new: dict) -> list[dict]:
     """Part by part, two anatomies from different runs (kernels, machines,
     mitigations): new - base with the 95% interval of a difference of two
-    independent estimates (standard errors added in quadrature, normal), and
-    its MDE."""
+    independent estimates (standard errors, each with its run's drift,
+    added in quadrature, normal), and its MDE."""
     out = []
     nb = {p["name"]: p for p in base.get("parts") or []}
     for p in new.get("parts") or []:
@@ -182,7 +205,7 @@ def compare_parts(base: dict, new: dict) -> list[dict]:
         if b is None:
             continue
         d = p["estimate_ns"] - b["estimate_ns"]
-        se = math.hypot(b.get("se_ns", math.nan), p.get("se_ns", math.nan))
+        se = math.hypot(_se_across_runs(b), _se_across_runs(p))
         half = 1.96 * se
         m = power.mde(se)
         out.append({"name": p["name"], "base_ns": b["estimate_ns"], "new_ns": p["estimate_ns"],

@@ -130,11 +130,9 @@ def analyse(result: dict) -> dict:
     return r
 
 
-def apply_drift(results: list[dict]) -> dict:
-    """For results measured interleaved by group (one round = group g of
-    every id): estimate the machine's common drift from all of them and
-    widen each one's interval by it (stats.drift). Returns the record the
-    document keeps: rounds, relative sd, per-round factor."""
+def drift_factor(results: list[dict]) -> np.ndarray:
+    """The machine's drift common to results measured interleaved by group
+    (one round = group g of every id), per round (stats.drift)."""
     series = []
     for r in results:
         v = Result(r)
@@ -145,13 +143,20 @@ def apply_drift(results: list[dict]) -> dict:
                 if keep and x is not None and math.isfinite(_num(x))]
         if kept:
             series.append((np.array([x for x, _ in kept]), np.array([k for _, k in kept])))
-    factor = drift.common_factor(series)
+    return drift.common_factor(series)
+
+
+def apply_drift(results: list[dict]) -> dict:
+    """Estimate the machine's common drift from results measured interleaved
+    by group and widen each one's interval by it. Returns the record the
+    document keeps: rounds, relative sd, per-round factor."""
+    factor = drift_factor(results)
     rel = drift.relative_sd(factor)
     for r in results:
         if Result(r).groups is not None and isinstance(r.get("summary"), dict):
             r["summary"] = drift.widen(r["summary"], rel)
-    return {"rounds": int(factor.size), "ids": len(series), "block_rounds": drift.BLOCK,
-            "relative_sd": rel if math.isfinite(rel) else None,
+    return {"rounds": int(factor.size), "ids": sum(1 for r in results if Result(r).groups is not None),
+            "block_rounds": drift.BLOCK, "relative_sd": rel if math.isfinite(rel) else None,
             "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 
