@@ -84,6 +84,9 @@ def test_anatomy_without_privileges_says_what_it_skipped():
         assert f"not measured: {rung}: " in p.stdout
     names = {x["name"] for x in doc["anatomy"]["parts"]}
     assert "address space (process - thread)" in names
+    at = doc["anatomy"].get("attribution") or {}
+    if at.get("error"):  # kernel call chains refused to an unprivileged user (perf_event_paranoid >= 2)
+        assert "\n" not in at["error"] and f"In-kernel attribution: not available: {at['error']}" in p.stdout
     shutil.rmtree(tmp_path)
 
 
