@@ -7,22 +7,7 @@
 
 #define RUNG_CFG(var, m, proc_, ...) static const pp_cfg_t var = {.mech = &m, .process = proc_, __VA_ARGS__}
 #define RUNG(var, idstr, cfgv, flg, ord, docstr)                                                             \
-    static const bench_t var = {.id = idstr,                                                                 \
-                                .quantity = "switch",                                                        \
-                                .unit = "ns",                                                                \
-                                .doc = docstr,                                                               \
-                                .flags = flg,                                                                \
-                                .order = ord,                                                                \
-                                .raw_names = pp_raw_names,                                                   \
-                                .setup = pp_setup,                                                           \
-                                .sample = pp_sample,                                                         \
-                                .teardown = pp_teardown,                                                     \
-                                .params = pp_params,                                                         \
-                                .extra = pp_extra,                                                           \
-                                .arg = &cfgv,                                                                \
-                                .n0 = 64,                                                                    \
-                                .policy = POLICY_OTHER};                                                     \
-    BENCH_REGISTER(var)
+    PP_BENCH(var, idstr, "switch", cfgv, flg, ord, POLICY_OTHER, docstr)
 
 #define SW "direct cost of one switch, both parties on one CPU"
 

@@ -5,23 +5,6 @@
 
 #define PP_CFG(var, m, proc_, cross_)                                                                        \
     static const pp_cfg_t var = {.mech = &m, .process = proc_, .cross = cross_}
-#define PP_BENCH(var, idstr, qty, cfgv, flg, ord, pol, docstr)                                               \
-    static const bench_t var = {.id = idstr,                                                                 \
-                                .quantity = qty,                                                             \
-                                .unit = "ns",                                                                \
-                                .doc = docstr,                                                               \
-                                .flags = flg,                                                                \
-                                .order = ord,                                                                \
-                                .raw_names = pp_raw_names,                                                   \
-                                .setup = pp_setup,                                                           \
-                                .sample = pp_sample,                                                         \
-                                .teardown = pp_teardown,                                                     \
-                                .params = pp_params,                                                         \
-                                .extra = pp_extra,                                                           \
-                                .arg = &cfgv,                                                                \
-                                .n0 = 64,                                                                    \
-                                .policy = pol};                                                              \
-    BENCH_REGISTER(var)
 
 #define SW "direct cost of one switch, both parties on one CPU"
 #define WK "wake-up latency of one hand-off between two CPUs (not a switch cost)"

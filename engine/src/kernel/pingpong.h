@@ -31,4 +31,27 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out);
 void pp_teardown(bench_run_t *r);
 void pp_params(bench_run_t *r, json_t *j);
 void pp_extra(bench_run_t *r, json_t *j); /* counters (pp_counters.h) */
+
+/* One registered ping-pong id over the configuration `cfgv` (the kernel/
+ * ids, the anatomy's rungs, the polluter); `setupfn` is pp_setup or a
+ * wrapper of it. */
+#define PP_BENCH_SETUP(var, idstr, qty, cfgv, flg, ord, pol, docstr, setupfn)                                \
+    static const bench_t var = {.id = idstr,                                                                 \
+                                .quantity = qty,                                                             \
+                                .unit = "ns",                                                                \
+                                .doc = docstr,                                                               \
+                                .flags = flg,                                                                \
+                                .order = ord,                                                                \
+                                .raw_names = pp_raw_names,                                                   \
+                                .setup = setupfn,                                                            \
+                                .sample = pp_sample,                                                         \
+                                .teardown = pp_teardown,                                                     \
+                                .params = pp_params,                                                         \
+                                .extra = pp_extra,                                                           \
+                                .arg = &cfgv,                                                                \
+                                .n0 = 64,                                                                    \
+                                .policy = pol};                                                              \
+    BENCH_REGISTER(var)
+#define PP_BENCH(var, idstr, qty, cfgv, flg, ord, pol, docstr)                                               \
+    PP_BENCH_SETUP(var, idstr, qty, cfgv, flg, ord, pol, docstr, pp_setup)
 #endif

@@ -43,23 +43,10 @@ static int polluter_setup(bench_run_t *r)
 
 #define POLLUTER(var, cfgv, idstr, lines, ord)                                                               \
     static const pp_cfg_t cfgv = {.mech = &mech_futex, .evict_lines = lines};                                \
-    static const bench_t var = {.id = idstr,                                                                 \
-                                .quantity = "switch",                                                        \
-                                .unit = "ns",                                                                \
-                                .doc = "test only: futex thread ping-pong evicting " #lines                  \
-                                       " lines of A's array at every switch",                                \
-                                .flags = BENCH_HIDDEN,                                                       \
-                                .order = 910 + ord,                                                          \
-                                .raw_names = pp_raw_names,                                                   \
-                                .setup = polluter_setup,                                                     \
-                                .sample = pp_sample,                                                         \
-                                .teardown = pp_teardown,                                                     \
-                                .params = pp_params,                                                         \
-                                .extra = pp_extra,                                                           \
-                                .arg = &cfgv,                                                                \
-                                .n0 = 64,                                                                    \
-                                .policy = POLICY_OTHER};                                                     \
-    BENCH_REGISTER(var)
+    PP_BENCH_SETUP(var, idstr, "switch", cfgv, BENCH_HIDDEN, 910 + ord, POLICY_OTHER,                        \
+                   "test only: futex thread ping-pong evicting " #lines                                      \
+                   " lines of A's array at every switch",                                                    \
+                   polluter_setup)
 
 POLLUTER(pol0, pol0_cfg, "test/polluter/0", 0, 0);
 POLLUTER(pol64, pol64_cfg, "test/polluter/64", 64, 1);
