@@ -64,3 +64,29 @@ def test_a_simulated_sweep_respects_the_budget_and_follows_the_spread():
     assert n["p2"] > n["p4"]  # same spread: the cheaper point gets more rounds
     se = {k: np.std(v, ddof=1) / math.sqrt(len(v)) for k, v in data.items()}
     assert power.mde(se["p3"]) > power.mde(se["p0"])  # what the budget could buy, honestly unequal
+
+
+def test_a_resolved_point_is_not_closed_by_being_resolved():
+    """No optional stopping: a strided point whose interval already excludes
+    0 stays open while its MDE is above the goal, and one whose interval
+    contains 0 closes once its MDE is at the goal; the target never depends
+    on the estimate."""
+    from types import SimpleNamespace
+
+    from ctxbench.sweep import command
+
+    bid = "kernel/thread/futex"
+
+    def res(size, stride, est, lo, hi, mde, n=10):
+        return {"id": bid, "params": {"size": size, "stride": stride}, "summary": {"median": 2000.0, "n": n},
+                "indirect": {"estimate_ns": est, "ci95": [lo, hi], "mde_ns": mde, "sd_ns": 100.0, "n": n,
+                             "resolved": lo > 0 or hi < 0}}
+    by_key = {(bid, 1024, 0): res(1024, 0, 1.0, -5, 5, 10.0),
+              (bid, 1024, 64): res(1024, 64, 900.0, 100, 1700, 800.0),   # resolved, MDE 800 > goal 200
+              (bid, 2048, 64): res(2048, 64, 30.0, -150, 210, 150.0)}    # not resolved, MDE 150 <= goal
+    by_key[(bid, 2048, 0)] = res(2048, 0, 1.0, -5, 5, 10.0)
+    sw = SimpleNamespace(by_key=by_key, cost=lambda b, s, d: 0.1)
+    states = {p.key: p for p in command.point_states(sw, [bid], [(1024, 64), (2048, 64)], 3)}
+    assert not states[(bid, 1024, 64)].closed
+    assert states[(bid, 2048, 64)].closed
+    assert states[(bid, 1024, 64)].target_se_ns == states[(bid, 2048, 64)].target_se_ns

@@ -10,8 +10,8 @@ sum(sd_p^2 / n_p), is smallest for a given time C = sum(n_p * c_p) when
     n_p = C * (sd_p / sqrt(c_p)) / sum_q (sd_q * sqrt(c_q))
 
 (c_p: the seconds one round of point p takes here, measured). A point
-closes when it is resolved (its interval excludes 0) or its MDE is at or
-below the goal; a point never gets more rounds than it needs to reach the
+closes when its MDE is at or below the goal (never because its interval
+excludes 0: that would be optional stopping); a point never gets more rounds than it needs to reach the
 goal (`power.rounds_for`), and every open point gets at least `least`
 rounds (as the time allows). Nothing here measures or reads a clock: the
 command gives the pilot's numbers and the time left, this module says which
