@@ -58,7 +58,10 @@ typedef struct pp_state {
 } pp_state_t;
 
 /* What the anatomy's properties read back, per id, for params (which are
- * written after the last teardown): the last group's values. */
+ * written after the last teardown): the last group's values. Only a
+ * configuration with such a property takes a slot (the other kernel ids,
+ * however many one run has, never use one up); one that finds no slot
+ * fails its setup rather than write params without what it obtained. */
 typedef struct {
     const pp_cfg_t *cfg;
     long a_state, b_state;
@@ -69,8 +72,14 @@ typedef struct {
 } pp_readback_t;
 static pp_readback_t readback[16];
 
+static int reads_back(const pp_cfg_t *cfg)
+{
+    return cfg->mitigation || cfg->cgroups || cfg->profile;
+}
+
 static pp_readback_t *readback_of(const pp_cfg_t *cfg)
 {
+    if (!reads_back(cfg)) return NULL;
     for (size_t i = 0; i < sizeof readback / sizeof *readback; i++) {
         if (readback[i].cfg == cfg) return &readback[i];
         if (!readback[i].cfg) {
@@ -203,24 +212,27 @@ int pp_setup(bench_run_t *r)
         return -1;
     }
     pp_readback_t *rb = readback_of(cfg);
+    if (reads_back(cfg) && !rb) {
+        bench_error("too many ids that read their setting back in one run (at most %zu)",
+                    sizeof readback / sizeof *readback);
+        return -1;
+    }
     if (cfg->mitigation) {
         if (mitigation_apply(cfg->mitigation, err, sizeof err)) {
             bench_error("%s", err);
             return -1;
         }
         st->mit_applied = 1;
-        if (rb) rb->a_state = mitigation_state(cfg->mitigation);
+        rb->a_state = mitigation_state(cfg->mitigation);
     }
     if (cfg->cgroups) { /* A (this process) into a first: a forked B starts there */
         if (cg_pair_create(&st->cg, err, sizeof err) || cg_pair_enter(&st->cg, 0, 0, err, sizeof err)) {
             bench_error("%s", err);
             return -1;
         }
-        if (rb) {
-            rb->cg_version = st->cg.version, rb->cg_cpu = st->cg.cpu_controller;
-            snprintf(rb->cg_a, sizeof rb->cg_a, "%s", st->cg.dir[0]);
-            snprintf(rb->cg_b, sizeof rb->cg_b, "%s", st->cg.dir[cfg->cgroups == 2]);
-        }
+        rb->cg_version = st->cg.version, rb->cg_cpu = st->cg.cpu_controller;
+        snprintf(rb->cg_a, sizeof rb->cg_a, "%s", st->cg.dir[0]);
+        snprintf(rb->cg_b, sizeof rb->cg_b, "%s", st->cg.dir[cfg->cgroups == 2]);
     }
 
     policy_t pol_b = r->policy_obtained;
@@ -267,13 +279,13 @@ int pp_setup(bench_run_t *r)
         bench_error("%s", st->sh->b_error);
         return -1;
     }
-    if (rb && cfg->mitigation) rb->b_state = st->sh->b_mit_state;
+    if (cfg->mitigation) rb->b_state = st->sh->b_mit_state;
     if (cfg->cgroups == 2 && cg_pair_enter(&st->cg, 1, st->sh->b_pid, err, sizeof err)) {
         bench_error("%s", err);
         return -1;
     }
     if (st->sh->b_error[0]) bench_warn(r, "party B: %s", st->sh->b_error);
-    if (cfg->profile && rb) {
+    if (cfg->profile) {
         pid_t tids[2] = {gettid_(), st->sh->b_tid};
         if (kp_open(&st->kp, &rb->prof, st->cpu_a, tids, 2) && !rb->prof_warned) {
             bench_warn(r, "%s; measured without the in-kernel attribution", rb->prof.error);
@@ -440,7 +452,7 @@ void pp_params(bench_run_t *r, json_t *j)
     if (cfg->evict_lines) json_kint(j, "evict_lines", cfg->evict_lines);
     if (cfg->vector_dirty) json_kstr(j, "vector_state", vector_state_kind());
     if (cfg->busy_ns) json_kint(j, "busy_ns", cfg->busy_ns);
-    const pp_readback_t *rb = readback_of(cfg);
+    const pp_readback_t *rb = readback_of(cfg); /* set by a successful setup when it reads back */
     if (cfg->mitigation && rb) {
         json_kstr(j, "prctl", mitigation_name(cfg->mitigation));
         json_kint(j, "prctl_state_a", rb->a_state); /* PR_GET_SPECULATION_CTRL bits, as read back */
