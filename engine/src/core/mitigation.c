@@ -74,7 +74,10 @@ long mitigation_state(mitigation_t m)
     return v < 0 ? -errno : v;
 }
 
-void mitigation_undo(mitigation_t m)
+void mitigation_restore(mitigation_t m, long before)
 {
-    if (m != MIT_NONE) prctl(PR_SET_SPECULATION_CTRL, info[m].which_v, info[m].off, 0, 0);
+    /* back off only if it was off: a task that had it on (inherited from
+     * the engine's parent) keeps it, so later jobs run as they would have */
+    if (m != MIT_NONE && before >= 0 && (before & (long)info[m].off))
+        prctl(PR_SET_SPECULATION_CTRL, info[m].which_v, info[m].off, 0, 0);
 }

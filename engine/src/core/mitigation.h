@@ -1,7 +1,7 @@
 /* Speculation mitigations a task can switch on for itself, without a
  * reboot, through prctl (Documentation/userspace-api/spec_ctrl.rst): the
  * anatomy's mitigation rungs. Each party applies it to itself; the engine's
- * own thread undoes it afterwards, so later jobs run as before. */
+ * own thread puts it back as it was afterwards, so later jobs run as before. */
 #ifndef CTXBENCH_MITIGATION_H
 #define CTXBENCH_MITIGATION_H
 #include <stddef.h>
@@ -19,6 +19,7 @@ const char *mitigation_name(mitigation_t m);
 int mitigation_apply(mitigation_t m, char *err, size_t n);
 /* PR_GET_SPECULATION_CTRL's value for it (bits PR_SPEC_*), or -errno. */
 long mitigation_state(mitigation_t m);
-/* Switch it off again for the calling thread (best effort). */
-void mitigation_undo(mitigation_t m);
+/* Put the calling thread back in state `before` (mitigation_state's value
+ * before mitigation_apply): switched off again if it was off (best effort). */
+void mitigation_restore(mitigation_t m, long before);
 #endif

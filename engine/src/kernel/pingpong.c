@@ -52,7 +52,8 @@ typedef struct pp_state {
     pid_t child;
     uint32_t seq;
     int mech_inited; /* the mechanism's fds/words exist: fini may run */
-    int mit_applied; /* A switched cfg->mitigation on: undo in teardown */
+    int mit_applied; /* A switched cfg->mitigation on: restored in teardown */
+    long mit_before; /* A's state before (mitigation_state) */
     cg_pair_t cg;    /* cfg->cgroups: the pair's cgroups, removed in teardown */
     kp_events_t kp;  /* cfg->profile: this group's sampling events */
 } pp_state_t;
@@ -218,6 +219,7 @@ int pp_setup(bench_run_t *r)
         return -1;
     }
     if (cfg->mitigation) {
+        st->mit_before = mitigation_state(cfg->mitigation);
         if (mitigation_apply(cfg->mitigation, err, sizeof err)) {
             bench_error("%s", err);
             return -1;
@@ -424,7 +426,7 @@ void pp_teardown(bench_run_t *r)
     sc_close(r);
     kp_close(&st->kp);
     cg_pair_remove(&st->cg); /* B is gone: A back home, then the directories */
-    if (st->mit_applied) mitigation_undo(st->cfg->mitigation);
+    if (st->mit_applied) mitigation_restore(st->cfg->mitigation, st->mit_before);
     if (st->sh) {
         /* after a setup that failed early the mechanism is all zeros: its
          * fini would close fd 0 */
