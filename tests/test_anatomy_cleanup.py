@@ -2,7 +2,8 @@
 leave nothing behind: every party and every
 cgroup the engine made is gone after a run, after Ctrl-C to the process
 group, SIGTERM to the front end and SIGKILL of the front end (the engine's
-parent-death signal then cleans up), and a cgroup an engine killed outright
+parent-death signal then cleans up), SIGTERM, SIGINT or SIGHUP to the engine
+itself, and a cgroup an engine killed outright
 left behind is removed by the next engine that makes one; a mitigation
 rung reads its prctl back or says in one line why the kernel refused it."""
 import glob
@@ -77,6 +78,35 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+@needs_root
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signalled_engine_removes_its_cgroups_and_party(sig):
+    """The engine alone (no front end) stopped by a signal inside a cgroup
+    rung: its handler kills party B, moves itself home and removes the
+    cgroups before it exits, and says so in one line."""
+    if not _can_make_cgroups():
+        pytest.skip("no writable cgroup hierarchy with the cpu controller here")
+    before = set(ours())
+    eng = subprocess.Popen([str(ENGINE), "run", "kernel/process/futex/same-cpu/cgroup-split", "--groups", "5000",
+                            "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (set(ours()) - before):
+            time.sleep(0.01)
+        assert set(ours()) - before, "the cgroup rung did not start"
+        kids = descendants(eng.pid)
+        eng.send_signal(sig)
+        _, err = eng.communicate(timeout=20)
+        assert eng.returncode == 128 + sig, (eng.returncode, err)
+        assert len(err.strip().splitlines()) == 1, err
+        assert not [k for k in kids if alive(k)]
+        assert not set(ours()) - before, sorted(set(ours()) - before)
+    finally:
+        if eng.poll() is None:
+            eng.kill()
+            eng.wait()
 
 
 @needs_root
