@@ -352,6 +352,12 @@ int cmd_list(const cli_t *c)
         json_init(&j, stdout);
         json_arr_begin(&j);
     }
+    int width = 0; /* the longest id shown: the columns stay aligned */
+    for (size_t i = 0; i < bench_count(); i++) {
+        const bench_t *b = bench_at(i);
+        int len = (int)strlen(b->id);
+        if ((!(b->flags & BENCH_HIDDEN) || c->all) && len > width) width = len;
+    }
     for (size_t i = 0; i < bench_count(); i++) {
         const bench_t *b = bench_at(i);
         if ((b->flags & BENCH_HIDDEN) && !c->all) continue;
@@ -366,7 +372,7 @@ int cmd_list(const cli_t *c)
             json_kbool(&j, "hidden", (b->flags & BENCH_HIDDEN) != 0);
             json_obj_end(&j);
         } else {
-            printf("%-40s %-10s %s%s\n", b->id, b->quantity, b->doc,
+            printf("%-*s %-10s %s%s\n", width, b->id, b->quantity, b->doc,
                    (b->flags & BENCH_QUICK) ? " [quick]" : "");
         }
     }
