@@ -1,9 +1,9 @@
 """Known answer for irq (issue 11, item 6): in the hidden --burn-us mode the
 signal handler spins d us of wall time (clock-based: d on any CPU). That is
 direct cost and nothing else, so `ctxbench irq` must give it back as D (D
-with the burn minus D without, within 10% of d), the rate slope must rise by
-the same d (the runs pay it exactly as the gap loop sees it), and no point
-may fail the self-check."""
+with the burn minus D without, within 10% of d), the rate slope must match
+D within the same 10% of d (the runs pay it as the gap loop sees it), and
+no point may fail the self-check."""
 import json
 
 import pytest
@@ -30,11 +30,12 @@ def test_a_known_handler_cost_comes_back_as_d(tmp_path, engine_bin):
     # (gaps after a switch of the thread) or taken out of the runs (run delay)
     got = burnt["D"]["estimate_ns"] - plain["D"]["estimate_ns"]
     assert abs(got - d) <= 0.1 * d, (got, plain["D"], burnt["D"])
-    # the runs pay the burn as D says: the spin loop's rate slope minus D
-    # (no indirect cost in registers) is zero within its interval, or below
-    # what these few rounds resolve
+    # the runs pay the burn as D says: the spin loop's rate slope minus D (no
+    # indirect cost in registers) is within the same 10% of d. Not "its
+    # interval contains 0": a 95% interval misses 5% of the time by design,
+    # and a fresh-clone CI saw +1.16 us [0.83, 1.63] (2% of d) with a 50 us
+    # handler, a small real difference a test of overlap calls a failure
     per = burnt["D_check"]["per_interrupt"]
-    lo, hi = per["ci95"]
-    assert lo <= 0 <= hi or per["below_mde"], per
+    assert abs(per["estimate_ns"]) <= 0.1 * d, per
     assert burnt["self_check_failed"] == []
     assert burnt["burn_ns"] == d and plain["burn_ns"] == 0
