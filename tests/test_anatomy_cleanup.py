@@ -15,7 +15,7 @@ import time
 
 import pytest
 from conftest import ENGINE, ctxbench_cmd, run_engine
-from test_no_orphans import alive, descendants
+from test_no_orphans import alive, descendants, interrupt
 
 pytestmark = pytest.mark.machine
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root")
@@ -62,12 +62,7 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
             time.sleep(0.01)
         assert set(ours()) - before, "the cgroup rungs did not start"
         seen |= descendants(proc.pid)
-        if how == "sigint-group":
-            os.killpg(proc.pid, signal.SIGINT)
-        elif how == "sigterm-frontend":
-            proc.send_signal(signal.SIGTERM)
-        else:
-            proc.kill()
+        interrupt(proc, how)
         proc.wait(timeout=20)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and (any(alive(p) for p in seen) or set(ours()) - before):

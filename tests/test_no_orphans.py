@@ -43,6 +43,16 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def interrupt(proc: subprocess.Popen, how: str) -> None:
+    """Ctrl-C to the process group, SIGTERM or SIGKILL to the front end alone."""
+    if how == "sigint-group":
+        os.killpg(proc.pid, signal.SIGINT)
+    elif how == "sigterm-frontend":
+        proc.send_signal(signal.SIGTERM)
+    else:
+        proc.kill()
+
+
 @pytest.mark.parametrize("how", ["sigint-group", "sigterm-frontend", "sigkill-frontend"])
 def test_interrupted_run_leaves_nothing(tmp_path, how):
     out = tmp_path / "r.json"
@@ -65,12 +75,7 @@ def test_interrupted_run_leaves_nothing(tmp_path, how):
         assert len(seen) >= 2, "the run did not start its parties"
         time.sleep(0.3)
         seen |= descendants(proc.pid)
-        if how == "sigint-group":
-            os.killpg(proc.pid, signal.SIGINT)
-        elif how == "sigterm-frontend":
-            proc.send_signal(signal.SIGTERM)
-        else:
-            proc.kill()
+        interrupt(proc, how)
         proc.wait(timeout=20)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(alive(p) for p in seen):

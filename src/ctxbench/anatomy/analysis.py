@@ -4,8 +4,8 @@ check, the cross-CPU wake-up beside it, and what could not be measured.
 
 - A rung's value in round g is the median of its kept samples in group g
   (model.Result.round_medians); a part that is a difference of two rungs is
-  the mean of their per-round differences (model.paired_difference: whole
-  rounds resampled, MDE). Interleaving makes the host's drift common to
+  the mean of their per-round differences (whole rounds resampled, MDE),
+  the arithmetic of model.paired_difference on any per-sample series. Interleaving makes the host's drift common to
   both sides of every difference.
 - The chain's per-round pieces (ladder.py) sum, by algebra, to the process
   rung's t_single / n + t_avg, which is its hand-off t_switch / 2n sample by
@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from ctxbench.anatomy import ladder
-from ctxbench.core.model import Result, drift_factor, paired_difference
+from ctxbench.core.model import Result, drift_factor
 from ctxbench.stats import drift, power
 
 SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
@@ -76,14 +76,11 @@ def parts(by_rung: dict[str, dict]) -> list[dict]:
     for p in ladder.PARTS:
         if p.rung not in rm or (p.reference and p.reference not in rm):
             continue
-        if p.reference and p.component == p.ref_component == "t_avg" and p.factor == p.ref_factor == 1.0:
-            e = paired_difference(by_rung[p.rung], by_rung[p.reference])
-        else:
-            mine = {g: p.factor * v for g, v in _series(rm[p.rung], p.component).items()}
-            if p.reference:
-                ref = _series(rm[p.reference], p.ref_component)
-                mine = _combine(mine, {g: p.ref_factor * v for g, v in ref.items()}, signs=(1.0, -1.0))
-            e = _series_effect(mine)
+        mine = {g: p.factor * v for g, v in _series(rm[p.rung], p.component).items()}
+        if p.reference:
+            ref = _series(rm[p.reference], p.ref_component)
+            mine = _combine(mine, {g: p.ref_factor * v for g, v in ref.items()}, signs=(1.0, -1.0))
+        e = _series_effect(mine)
         out.append({"name": p.name, "rung": p.rung, "reference": p.reference, "what": p.what,
                     "chain": p.chain, "component": p.component, "id": rm[p.rung].id,
                     "reference_id": rm[p.reference].id if p.reference else None, **_effect_only(e)})
@@ -206,7 +203,7 @@ def compare_parts(base: dict, new: dict) -> list[dict]:
             continue
         d = p["estimate_ns"] - b["estimate_ns"]
         se = math.hypot(_se_across_runs(b), _se_across_runs(p))
-        half = 1.96 * se
+        half = drift.Z95 * se
         m = power.mde(se)
         out.append({"name": p["name"], "base_ns": b["estimate_ns"], "new_ns": p["estimate_ns"],
                     "estimate_ns": d, "ci95": [d - half, d + half], "se_ns": se, "mde_ns": m,

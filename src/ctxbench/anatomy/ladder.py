@@ -33,7 +33,8 @@ class Rung:
     name: str
     id: str             # engine id, {m} = the mechanism
     what: str
-    optional: bool      # may be refused here (a prctl, cgroups, perf events, a second CPU)
+    optional: bool      # its setup may be refused here (a prctl, cgroups, a second CPU): probed first.
+                        # FIFO and kernel sampling are not: they fall back and say so in the result
     test: bool = False  # hidden known-answer rung (tests only)
 
     def engine_id(self, mechanism: str) -> str:
@@ -61,8 +62,8 @@ RUNGS = (
     Rung("thread", "kernel/thread/{m}/same-cpu", "two threads of one process on one CPU, SCHED_OTHER", False),
     Rung("process", "kernel/process/{m}/same-cpu", "two processes on one CPU", False),
     Rung("fpu", "kernel/thread/{m}/same-cpu/fpu",
-         "threads that dirty the widest vector register state before every hand-off", True),
-    Rung("fifo", "kernel/thread/{m}/same-cpu/fifo", "threads under SCHED_FIFO", True),
+         "threads that dirty the widest vector register state before every hand-off", False),
+    Rung("fifo", "kernel/thread/{m}/same-cpu/fifo", "threads under SCHED_FIFO", False),
     Rung("ibpb", "kernel/process/{m}/same-cpu/ibpb",
          "processes with indirect-branch speculation disabled by prctl (IBPB on switch)", True),
     Rung("ssbd", "kernel/process/{m}/same-cpu/ssbd",
@@ -71,10 +72,10 @@ RUNGS = (
     Rung("cgroup-same", "kernel/process/{m}/same-cpu/cgroup-same", "both processes in one new cgroup", True),
     Rung("cgroup-split", "kernel/process/{m}/same-cpu/cgroup-split", "each process in its own new cgroup", True),
     Rung("profiled", "kernel/thread/{m}/same-cpu/profiled",
-         "the thread rung sampled by the cpu-clock event (in-kernel attribution)", True),
+         "the thread rung sampled by the cpu-clock event (in-kernel attribution)", False),
     Rung("cross-cpu", "kernel/thread/{m}/cross-cpu", "threads on two CPUs: a wake-up latency, not a switch", True),
     Rung("test-busy", "test/anatomy/thread/pipe/busy-2000",
-         "test only: the thread pipe rung with 2000 ns of busy work per switch", True, test=True),
+         "test only: the thread pipe rung with 2000 ns of busy work per switch", False, test=True),
 )
 BY_NAME = {r.name: r for r in RUNGS}
 
