@@ -23,7 +23,7 @@ RUNG_CFG(g1_pp, mech_pipe, 1, .cgroups = 1);
 RUNG_CFG(g1_pf, mech_futex, 1, .cgroups = 1);
 RUNG_CFG(g2_pp, mech_pipe, 1, .cgroups = 2);
 RUNG_CFG(g2_pf, mech_futex, 1, .cgroups = 2);
-RUNG_CFG(busy, mech_pipe, 0, .busy_ns = 2000);
+RUNG_CFG(busy, mech_pipe, 0, .busy_ns = 5000);
 RUNG_CFG(p_tp, mech_pipe, 0, .profile = 1);
 RUNG_CFG(p_tf, mech_futex, 0, .profile = 1);
 
@@ -45,5 +45,5 @@ RUNG(b_p_tp, "kernel/thread/pipe/same-cpu/profiled", p_tp, 0, 352,
      SW ", kernel call chains sampled (cpu-clock)");
 RUNG(b_p_tf, "kernel/thread/futex/same-cpu/profiled", p_tf, 0, 353,
      SW ", kernel call chains sampled (cpu-clock)");
-RUNG(b_busy, "test/anatomy/thread/pipe/busy-2000", busy, BENCH_HIDDEN, 900,
-     "test only: thread pipe ping-pong with 2000 ns of busy work per switch (switching run only)");
+RUNG(b_busy, "test/anatomy/thread/pipe/busy-5000", busy, BENCH_HIDDEN, 900,
+     "test only: thread pipe ping-pong with 5000 ns of busy work per switch (switching run only)");

@@ -74,8 +74,8 @@ RUNGS = (
     Rung("profiled", "kernel/thread/{m}/same-cpu/profiled",
          "the thread rung sampled by the cpu-clock event (in-kernel attribution)", False),
     Rung("cross-cpu", "kernel/thread/{m}/cross-cpu", "threads on two CPUs: a wake-up latency, not a switch", True),
-    Rung("test-busy", "test/anatomy/thread/pipe/busy-2000",
-         "test only: the thread pipe rung with 2000 ns of busy work per switch", False, test=True),
+    Rung("test-busy", "test/anatomy/thread/pipe/busy-5000",
+         "test only: the thread pipe rung with 5000 ns of busy work per switch", False, test=True),
 )
 BY_NAME = {r.name: r for r in RUNGS}
 
@@ -99,7 +99,7 @@ PARTS = (
     Part("SSBD", "ssbd", "process", "speculative store bypass disabled for the parties"),
     Part("L1D flush on switch", "l1d-flush", "process", "the L1 data cache flushed when a party is switched out"),
     Part("cgroups (two - one)", "cgroup-split", "cgroup-same", "the parties in two cgroups rather than one"),
-    Part("test: injected busy work", "test-busy", "thread", "known answer: 2000 ns per switch"),
+    Part("test: injected busy work", "test-busy", "thread", "known answer: 5000 ns per switch"),
 )
 
 DEFAULT = tuple(r.name for r in RUNGS if not r.test)
