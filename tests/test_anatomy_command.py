@@ -55,7 +55,7 @@ def test_anatomy_recovers_a_known_part_and_adds_up(tmp_path):
         assert parts[name]["chain"] and set(("estimate_ns", "ci95", "se_ns", "mde_ns")) <= set(parts[name])
     ids = {r["id"] for r in doc["results"]}
     assert {"baseline/syscall", "kernel/thread/pipe/same-cpu", "kernel/process/pipe/same-cpu"} <= ids
-    assert all(r["params"]["groups"] == 24 for r in doc["results"])
+    assert all(r["params"]["groups"] == 48 for r in doc["results"])
     assert (tmp_path / "fig" / "anatomy.png").read_bytes()[:4] == b"\x89PNG"
     assert "where" in p.stdout.lower() or "part of one hand-off" in p.stdout
 
