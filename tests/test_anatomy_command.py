@@ -26,14 +26,10 @@ def test_anatomy_bad_arguments_one_line(tmp_path):
 def test_anatomy_recovers_a_known_part_and_adds_up(tmp_path):
     """The hidden rung is the thread pipe rung plus 5000 ns of busy work per
     switch (a clock-based spin, so 5000 ns on any CPU): paired by round with
-    the thread rung, the part must be 5000 ns within 10%. The spin also
-    costs its own clock reads (the first, and the last one's overshoot), a
-    fixed amount per spin that grows when the host is contended: with 2000
-    ns it came back 2-14% high beside a CPU hog on the other vCPU, so the
-    spin is long enough that this overhead stays a few per cent (as the
-    ring's 5 us known answer). A host that preempts the vCPU mid-spin
-    lengthens the spinning rung more than the plain one (3-8% here beside the
-    hog), and its rounds vary: 48 rounds keep that noise well inside 10%.
+    the thread rung, the part must be 5000 ns within 10%. Beside a CPU hog
+    on the other vCPU of a KVM guest it reads high in proportion to the spin
+    (the host preempts the spinning rung for longer than the plain one):
+    2000 ns came back 2-14% high over 24 rounds, 5000 ns over 48 rounds 3-8%.
     The chain's parts must add up to the measured hand-off: they are
     remainders of one configuration, so a gap is an arithmetic slip."""
     out = tmp_path / "a.json"
