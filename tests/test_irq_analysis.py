@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ctxbench.irq import analysis
+from ctxbench.stats import power
 from ctxbench.irq.command import render
 
 RATES = [100, 1000, 4000, 10000]
@@ -102,10 +103,10 @@ def test_without_bias_the_self_check_rarely_fails():
 def test_the_self_check_bound_is_family_wise():
     # one point: the 95% bound; sixteen: wider, so that 16 points without
     # any effect do not fail a third of the runs
-    assert abs(analysis.family_z(1) - 1.96) < 0.01
-    assert analysis.family_z(16) > 2.9
+    assert abs(power.family_t(1) - 1.96) < 0.01
+    assert power.family_t(16) > 2.9
     # and wider still when the rounds are few (Student's t)
-    assert analysis.family_z(16, 4) > 2 * analysis.family_z(16) > analysis.family_z(16, 1000) * 1.9
+    assert power.family_t(16, 3) > 2 * power.family_t(16) > power.family_t(16, 999) * 1.9
 
 
 def test_disturbed_samples_are_left_out_and_counted():

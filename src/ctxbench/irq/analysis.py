@@ -17,12 +17,11 @@ biased), reported as such, never as a finding."""
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 import numpy as np
 
 from ctxbench.core import model
-from ctxbench.stats import power, resample
+from ctxbench.stats import power
 from ctxbench.stats import summary as stats
 
 AGREE = 0.10  # D and the rate slope agree when they differ by at most this fraction of D
@@ -112,7 +111,7 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
               params: dict, check: dict | None = None, z_family: float = power.Z_ALPHA) -> dict:
     """One result for one task and rate. The self-check fails when I is
     below zero by more than z_family standard errors (the family-wise
-    bound over all points: see `family_z`)."""
+    bound over all points: see `power.family_t`)."""
     sel = {k: v[t["rate_hz"] == rate] for k, v in t.items()}
     y, k, g, adj = _adjusted(sel, dg)
     kept = sel["keep"]
@@ -172,21 +171,6 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     }
 
 
-def family_z(points: int, rounds: int | None = None) -> float:
-    """How many standard errors below zero I must be to fail the self-check.
-    The check tests every point at once: at 95% each, 16 points with no
-    effect at all would show one below zero in a third of the runs, so the
-    bound is Bonferroni's (one-sided 2.5% shared over the points). With few
-    rounds the standard error is itself uncertain: Student's t with
-    rounds - 1 degrees of freedom (4 rounds: 3x wider than the normal's)."""
-    q = 1 - (1 - resample.LEVEL) / 2 / max(points, 1)
-    if rounds is None or rounds < 2:
-        return NormalDist().inv_cdf(q)
-    from scipy.stats import t  # late: scipy.stats costs a CLI start-up 0.5 s
-
-    return float(t.ppf(q, rounds - 1))
-
-
 def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
             params: dict, spin: dict[str, np.ndarray] | None = None) -> dict:
     """Everything the command reports: D; D's check (`spin`: the rate slope
@@ -199,7 +183,7 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
     check = task_fit(spin, dg, d_eff) if spin is not None else None
     spin_points = [irq_point(spin, dg, "spin", r, check, params) for r in rates] if check else []
     fits, points, failed = {}, {}, []
-    z = family_z(len(tables) * len(rates), len(dg))
+    z = power.family_t(len(tables) * len(rates), len(dg) - 1)
     for task, t in tables.items():
         fit = task_fit(t, dg, d_eff)
         fits[task] = fit
