@@ -1,6 +1,6 @@
-"""The sweep's allocation on synthetic data (no measuring): more rounds
-where the spread is larger, fewer where a round costs more, nothing for
-closed points, never more than a point needs, and the time given is never
+"""The sweep's allocation on synthetic data (no measuring): the rounds a
+point's own spread needs, cheapest to close first, nothing for closed
+points, never more than a point needs, and the time given is never
 exceeded, over a whole simulated sweep."""
 import math
 
@@ -14,56 +14,88 @@ def _p(k, sd, cost=0.1, rounds=3, closed=False, target=1.0, least=0):
     return allocate.PointState(k, rounds, sd, cost, closed, target, least)
 
 
+def _rounds(plan):
+    n = {}
+    for rnd in plan:
+        for k in rnd:
+            n[k] = n.get(k, 0) + 1
+    return n
+
+
 def test_more_rounds_where_the_spread_is_larger():
-    pts = [_p("quiet", 10.0), _p("mid", 40.0), _p("noisy", 160.0)]
-    want = allocate.neyman(pts, time_s=60.0, most=10_000)
-    assert want["quiet"] < want["mid"] < want["noisy"]
-    # Neyman: rounds in proportion to sd at equal cost (4x the sd, ~4x the rounds)
-    assert 3.0 < want["noisy"] / want["mid"] < 5.0
+    """Funded points get the rounds their own spread needs: (sd / target)^2."""
+    pts = [_p("quiet", 2.0), _p("mid", 4.0), _p("noisy", 8.0)]
+    n = _rounds(allocate.plan(pts, time_s=60.0, most=10_000, per_plan=1000))
+    # se = sd / sqrt(3) must reach 1: 3 * (sd^2 / 3) = sd^2 rounds in all, 3 measured
+    for k, sd in (("quiet", 2.0), ("mid", 4.0), ("noisy", 8.0)):
+        assert abs(n[k] - (sd ** 2 - 3)) <= 1, (k, n[k])  # +-1: the rounding up of the need
 
 
-def test_fewer_rounds_where_a_round_costs_more():
-    want = allocate.neyman([_p("cheap", 50.0, cost=0.01), _p("dear", 50.0, cost=1.0)], 60.0, 10_000)
-    assert want["cheap"] > want["dear"]
+def test_cheapest_to_close_first_and_the_dear_point_waits():
+    """A point whose goal costs more than the budget does not take the time
+    the others need (a Neyman allocation gave it most of the budget); it
+    gets what the others leave."""
+    pts = [_p("cheap", 20.0, cost=0.01), _p("mid", 20.0, cost=0.05), _p("dear", 200.0, cost=1.0)]
+    first = _rounds(allocate.plan(pts, time_s=30.0, most=100_000, per_plan=10_000))
+    assert "dear" not in first and abs(first["cheap"] - 397) <= 1 and first["mid"] == first["cheap"]  # 400 in all
+    # but every point is first funded up to its `least` rounds, the dear one too
+    pts = [_p("cheap", 20.0, cost=0.01, least=8), _p("dear", 200.0, cost=1.0, least=8)]
+    first = _rounds(allocate.plan(pts, time_s=30.0, most=100_000, per_plan=10_000))
+    assert first == {"cheap": 5, "dear": 5}  # this plan: both to 8 rounds, the rest follows
+    # nothing left to fund: the cheapest to close get one round each, as the time pays
+    pts = [_p("dear", 200.0, cost=1.0), _p("dearer", 400.0, cost=1.0)]
+    assert allocate.plan(pts, time_s=1.5, most=100_000) == [["dear"]]
 
 
 def test_closed_points_get_nothing_and_no_point_gets_more_than_it_needs():
     pts = [_p("done", 500.0, closed=True), _p("easy", 10.0, rounds=4, target=10.0), _p("hard", 100.0)]
-    want = allocate.neyman(pts, 1000.0, 10_000)
-    assert "done" not in want
-    # se of 'easy' is 10/sqrt(4) = 5 already below its target 10: no more rounds
-    assert want["easy"] == 4
+    n = _rounds(allocate.plan(pts, 1e6, 500, per_plan=10_000))
+    assert "done" not in n
+    # se of 'easy' is 10/sqrt(4) = 5, below its target 10, yet it is open: one round (its spread may have grown)
+    assert n["easy"] == 1
     # 'hard' needs se 1 from sd 100: 10,000 rounds; capped by `most`
-    assert allocate.neyman(pts, 1e9, 500)["hard"] == 500
-    # at least `least` rounds before a point may close, if time allows
-    assert allocate.neyman([_p("x", 1.0, rounds=3, target=100.0, least=5)], 10.0, 100)["x"] == 5
+    assert n["hard"] == 500 - 3
+    # at least `least` rounds before a point may close
+    assert _rounds(allocate.plan([_p("x", 1.0, rounds=3, target=100.0, least=5)], 10.0, 100))["x"] == 2
+    # a plan holds at most per_plan rounds, round j the points that need more than j
+    plan = allocate.plan([_p("a", 1.5), _p("b", 4.0)], 100.0, 1000, per_plan=4)
+    assert [sorted(r) for r in plan] == [["a", "b"], ["b"], ["b"], ["b"]]
 
 
-def test_a_simulated_sweep_respects_the_budget_and_follows_the_spread():
-    """Rounds of points with known spreads and costs until the budget ends:
-    the time spent never exceeds it, and the noisier of two equally dear
-    points ends with more rounds."""
+def test_a_simulated_sweep_respects_the_budget_and_closes_what_it_can():
+    """Plans of points with known spreads and costs until the budget ends:
+    the time spent never exceeds it, every point the budget can close
+    reaches its goal, the noisier of two equally cheap points gets more
+    rounds, and the point whose goal costs more than the budget is still
+    measured with what is left (its MDE honestly larger)."""
     rng = np.random.default_rng(7)
-    sds = {f"p{i}": sd for i, sd in enumerate([5, 20, 80, 320, 80, 20])}
-    costs = {f"p{i}": c for i, c in enumerate([0.01, 0.01, 0.01, 0.01, 0.5, 2.0])}
+    sds = {"p0": 5, "p1": 30, "p2": 60, "p3": 40, "p4": 2000}
+    costs = {"p0": 0.01, "p1": 0.01, "p2": 0.01, "p3": 0.05, "p4": 0.5}
+    target = 5.0
     data = {k: list(rng.normal(0, sds[k], 3)) for k in sds}  # the pilot
-    budget, spent = 30.0, 0.0
+    budget, spent = 60.0, 0.0
     for _ in range(10_000):  # bounded: each loop spends > 0 or stops
-        pts = [_p(k, float(np.std(v, ddof=1)), costs[k], len(v), target=1.0) for k, v in data.items()]
-        chosen = allocate.next_round(pts, budget - spent, 10_000)
-        if not chosen:
+        pts = []
+        for k, v in data.items():
+            sd = float(np.std(v, ddof=1))
+            closed = len(v) >= 8 and power.mde(sd / math.sqrt(len(v))) <= power.mde(target)
+            pts.append(_p(k, sd, costs[k], len(v), closed=closed, target=target, least=8))
+        plan = allocate.plan(pts, budget - spent, 10_000)
+        if not plan:
             break
-        cost = sum(costs[k] for k in chosen)
+        cost = sum(costs[k] for rnd in plan for k in rnd)
         assert cost <= budget - spent + 1e-9
         spent += cost
-        for k in chosen:
-            data[k].append(float(rng.normal(0, sds[k])))
+        for rnd in plan:
+            for k in rnd:
+                data[k].append(float(rng.normal(0, sds[k])))
     assert spent <= budget
     n = {k: len(v) for k, v in data.items()}
-    assert n["p3"] > n["p2"] > n["p1"] > n["p0"]  # same cost: rounds follow the spread
-    assert n["p2"] > n["p4"]  # same spread: the cheaper point gets more rounds
     se = {k: np.std(v, ddof=1) / math.sqrt(len(v)) for k, v in data.items()}
-    assert power.mde(se["p3"]) > power.mde(se["p0"])  # what the budget could buy, honestly unequal
+    for k in ("p0", "p1", "p2", "p3"):
+        assert se[k] <= target * 1.05, (k, se[k], n[k])  # closed, within the spread's own estimate
+    assert n["p2"] > n["p1"] > n["p0"]  # same cost: rounds follow the spread
+    assert n["p4"] > 3 and se["p4"] > target  # measured with what was left, not closed
 
 
 def test_a_resolved_point_is_not_closed_by_being_resolved():
@@ -86,7 +118,21 @@ def test_a_resolved_point_is_not_closed_by_being_resolved():
               (bid, 2048, 64): res(2048, 64, 30.0, -150, 210, 150.0)}    # not resolved, MDE 150 <= goal
     by_key[(bid, 2048, 0)] = res(2048, 0, 1.0, -5, 5, 10.0)
     sw = SimpleNamespace(by_key=by_key, cost=lambda b, s, d: 0.1)
-    states = {p.key: p for p in command.point_states(sw, [bid], [(1024, 64), (2048, 64)], 3)}
+    states = {p.key: p for p in command.point_states(sw, [bid], [(1024, 64), (2048, 64)])}
     assert not states[(bid, 1024, 64)].closed
     assert states[(bid, 2048, 64)].closed
     assert states[(bid, 1024, 64)].target_se_ns == states[(bid, 2048, 64)].target_se_ns
+
+
+def test_goal_is_the_direct_cost_share_or_a_share_of_the_work_between_switches():
+    """A strided point's goal grows with the work it follows (one traversal
+    per switch, from its single run: t_single / n per sample, n calibrated
+    per round); stride 0 keeps the direct-cost goal."""
+    from ctxbench.sweep import command
+
+    r = {"raw": {"t_single_ns": [1_000_000.0, 1_100_000.0, 2_000_000.0]}, "sample_n": [4, 4, 8],
+         "params": {"n": 4}}
+    work = 250_000.0  # per switch: 250, 275 and 250 us
+    assert command.goal_ns(250.0, r, 64) == command.WORK_GOAL_FRAC * work
+    assert command.goal_ns(250.0, r, 0) == 250.0
+    assert command.goal_ns(250.0, {"params": {}}, 64) == 250.0  # an id that gives no single run

@@ -9,7 +9,8 @@ not a figure.
 
 A declaration lists what a result of that kind *must* have. Members that
 only some results carry (counters, the sweep's `indirect` and
-`round_cost_s`: what each of a point's rounds took) are declared as
+`round_cost_s`: what each of a point's rounds took, `sample_n`: its n per
+sample, calibrated anew in every round) are declared as
 optional, so that readers still name them here.
 """
 from __future__ import annotations
@@ -61,10 +62,11 @@ KINDS: tuple[Kind, ...] = (
          ENGINE_MEMBERS, ENGINE_PARAMS),
     Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
          ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"counters": DICT, "indirect": (dict, type(None)), "round_cost_s": LIST, "settle": DICT}),
+         optional={"counters": DICT, "indirect": (dict, type(None)), "round_cost_s": LIST, "sample_n": LIST,
+                   "settle": DICT}),
     Kind("selftest", ("test/",), "hidden known-answer benchmarks (an injected cost)",
          ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"indirect": (dict, type(None)), "round_cost_s": LIST}),
+         optional={"indirect": (dict, type(None)), "round_cost_s": LIST, "sample_n": LIST}),
     Kind("ring", ("ring/", "test/ring/"), "a token passed around N parties on one CPU (test/ring/: with a "
          "known spin per hand-off)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "parties": INT,

@@ -2,15 +2,17 @@
 strides (METHOD.md section 4, seed 001), with figures.
 
 The sweep measures in rounds within a time budget (default 5 minutes, the
-whole command): a round runs one engine process per mechanism over the
-round's points, size by size, each size's stride-0 reference just before
-its strided points (analysis.py pairs them by round).
+whole command): a round measures its points size by size, each size's
+stride-0 reference just before its strided points (analysis.py pairs them
+by round); one engine process per mechanism runs a plan's rounds back to
+back.
 
 1. Pilot: every point in the same `--groups` rounds.
-2. Then the time left goes where the variance is (allocate.py: Neyman
-   allocation on the pilot's spread of each point's paired difference,
-   weighed by what a round of it costs here), until every point's MDE is
-   at or below the goal, or the budget ends. Whether a point is resolved
+2. Then the time left goes to the points it can bring to their goal
+   (an MDE of a tenth of the direct cost or one percent of the work
+   between switches), cheapest to close first, each given the rounds its
+   own spread needs (allocate.py), re-planned every few rounds, until every
+   point is at its goal or the budget ends. Whether a point is resolved
    never decides whether it is measured again (that would be optional
    stopping): every point is tested once, at the end. A round
    is trimmed to what the time left pays for (measured costs), and the
@@ -43,8 +45,12 @@ from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
 # Pilot rounds, samples per round, shortest sample (µs), CPU warm-up per
-# engine process (ms).
-GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 3, 5, 500, 200
+# engine process (ms). Samples of 2 ms, not 0.5: at 1 MiB a round's setup
+# (the parties, their arrays) costs more than its samples, and a 500 µs
+# sample holds one pass per party; 2 ms samples halved the variance bought
+# per second there (30 rounds of 1M:64 each way), and change nothing past
+# 8 MiB, where one round trip already lasts longer.
+GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 3, 5, 2000, 200
 BUDGET_S = 300
 # Kept back from the budget for the final analysis and the figures (the
 # default grid's bootstrap and eight figures took 19 s on a loaded 2-CPU VM).
@@ -56,6 +62,8 @@ FINISH_S = 35
 CLOSE_ROUNDS = 8
 # The MDE that is small enough: a tenth of the mechanism's direct cost.
 MDE_GOAL_FRAC = 0.1
+# ... or, for a strided point, this fraction of the work between two switches (goal_ns).
+WORK_GOAL_FRAC = 0.01
 MOST_ROUNDS = 1000
 COMPARE_STRIDE = 64
 # Settings that must match for a resumed sweep to add to an existing file.
@@ -138,18 +146,32 @@ class Sweep:
         same = [x for x in same if x is not None]
         return max(same) if same else 0.05
 
-    def round_cost(self, bid: str, plist: list[tuple[int, int]]) -> float:
-        return self.engine_start_s + sum(self.cost(bid, s, d) for s, d in plist)
+    def plan_cost(self, plan: list[dict[str, list[tuple[int, int]]]]) -> float:
+        """Seconds a plan takes: one engine start-up per mechanism, then
+        every round's points with their references."""
+        bids = {b for rnd in plan for b, v in rnd.items() if v}
+        return len(bids) * self.engine_start_s + sum(
+            self.cost(b, s, d) for rnd in plan for b, v in rnd.items() if v
+            for s, d in sweep_plan.round_points(v))
 
-    def fit(self, chosen: dict[str, list[tuple[int, int]]], time_s: float) -> dict[str, list[tuple[int, int]]]:
-        """The chosen points (each list in priority order) cut, from the end,
-        to what `time_s` pays for, references and engine start-ups included."""
-        out = {b: list(v) for b, v in chosen.items() if v}
-        while out and sum(self.round_cost(b, sweep_plan.round_points(v)) for b, v in out.items()) > time_s:
-            b = max(out, key=lambda b: len(out[b]))
-            out[b].pop()
-            if not out[b]:
-                del out[b]
+    def fit(self, plan: list[dict[str, list[tuple[int, int]]]], time_s: float) -> list[dict]:
+        """The plan's first rounds that `time_s` pays for; the first round
+        that does not fit whole is cut from the end of each mechanism's
+        list (its largest sizes or dearest points) and ends the plan."""
+        out: list[dict] = []
+        for rnd in plan:
+            rnd = {b: list(v) for b, v in rnd.items() if v}
+            if self.plan_cost(out + [rnd]) <= time_s:
+                out.append(rnd)
+                continue
+            while rnd and self.plan_cost(out + [rnd]) > time_s:
+                b = max(rnd, key=lambda b: len(rnd[b]))
+                rnd[b].pop()
+                if not rnd[b]:
+                    del rnd[b]
+            if rnd:
+                out.append(rnd)
+            break
         return out
 
 
@@ -196,7 +218,8 @@ def run(args) -> int:
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
             "sizes": sizes, "strides": strides, "settings": settings, "budget_s": args.budget,
             "pilot_rounds": args.groups, "engine_args": opts.args(), "wall_s": wall, "complete": final,
-            "skipped": notes, "mde_goal_fraction_of_direct": MDE_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,
+            "skipped": notes, "mde_goal_fraction_of_direct": MDE_GOAL_FRAC,
+            "mde_goal_fraction_of_work": WORK_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,
             "rounds": state["log"], "stopped_at_deadline": state["stopped_at_deadline"],
             "indirect_method": sweep_analysis.PAIRED, "stride0_check": sweep_analysis.PLACEBO,
             "started": started, "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
@@ -204,22 +227,61 @@ def run(args) -> int:
         writer.write_results(out, doc)
         return doc
 
-    def measure_round(chosen: dict[str, list[tuple[int, int]]], phase: str) -> bool:
-        """One round: the chosen points of each mechanism (references added).
-        False if the budget ended during it."""
-        rno = sw.next_round
-        sw.next_round += 1
-        plans = {b: sweep_plan.round_points(v) for b, v in chosen.items() if v}
-        prog = Progress(sum(len(v) for v in plans.values()), label=f"sweep {phase} round {rno} ")
-        entry = {"round": rno, "phase": phase, "points": sum(len(v) for v in plans.values())}
-        state["log"].append(entry)
+    def take(name, bid, plist, arrived, t_prev, phase, prog):
+        """Merge what one engine process answered into the points, and save."""
+        got = set()
+        # The engine measures the points in the order given, one result each: the i-th
+        # result is plist[i] (the same point recurs once per round).
+        for (raw, now), (rno, (size, stride)) in zip(arrived, plist):
+            params = dict(raw.get("params") or {})
+            if "size" in params and "stride" in params:
+                if (int(params["size"]), int(params["stride"])) != (size, stride):
+                    raise UserError(f"engine answered point {params['size']}:{params['stride']}, "
+                                    f"not {size}:{stride} as asked for {bid}", code=1)
+            else:  # an id that does not echo size/stride
+                params.update(size=size, stride=stride)
+            params["mechanism_name"] = name
+            k = (bid, size, stride)
+            cost = now - t_prev[0]
+            t_prev[0] = now
+            sw.by_key[k] = rounds.merge(sw.by_key.get(k), dict(raw, params=params), rno, max(cost, 0.0))
+            got.add(k)
+        # once per point and engine process (its summary's bootstrap took 30 ms a point, and
+        # per result that was half of one default sweep's time)
+        for k in got:
+            r = sw.by_key[k] = results.analyse(sw.by_key[k])
+            sweep_analysis.add_counter_rates(r)
+            if not state["counters_said"] and isinstance(r.get("counters"), dict):
+                state["counters_said"] = True
+                c = r["counters"]
+                if not c.get("available"):
+                    prog.close()
+                    print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
+                          f"the sweep runs without them", file=sys.stderr)
+        if phase != "pilot":  # the pilot is analysed once, at its end (a bootstrap per point costs time)
+            sweep_analysis.add_indirect(list(sw.by_key.values()), only=got)
+        save()
+
+    def measure_rounds(plan: list[dict[str, list[tuple[int, int]]]], phase: str) -> bool:
+        """Consecutive rounds, one engine process per mechanism for all of
+        them: round j measures plan[j][mechanism]'s points (references
+        added), size by size. False if the budget ended during them."""
+        first = sw.next_round
+        sw.next_round += len(plan)
+        per_mech = {bid: [(first + j, pt) for j, rnd in enumerate(plan) if rnd.get(bid)
+                          for pt in sweep_plan.round_points(rnd[bid])] for bid in ids}
+        label = f"sweep {phase} round{'s' if len(plan) > 1 else ''} {first}" + (
+            f"-{first + len(plan) - 1}" if len(plan) > 1 else "")
+        prog = Progress(sum(len(v) for v in per_mech.values()), label=label + " ")
+        for j, rnd in enumerate(plan):
+            state["log"].append({"round": first + j, "phase": phase,
+                                 "points": sum(len(sweep_plan.round_points(v)) for v in rnd.values() if v)})
         for name, bid in mechs:
-            plist = plans.get(bid)
+            plist = per_mech.get(bid)
             if not plist:
                 continue
             t_prev = [time.monotonic()]
             t_call = t_prev[0]
-            got: list = []
 
             def on_header(h, t_call=t_call):
                 # the engine probed the machine and calibrated; the CPU warm-up follows
@@ -232,7 +294,7 @@ def run(args) -> int:
 
             arrived: list = []
 
-            def on_result(raw, plist=plist, arrived=arrived):
+            def on_result(raw, arrived=arrived):
                 # Only note it while the engine measures: merging and analysing here would run
                 # beside the next point, maybe on its CPU, a third task the switch counts miss
                 # (it inflated later stride-0 points by 40% in one run).
@@ -241,80 +303,53 @@ def run(args) -> int:
                 prog.step(f"{name} {sweep_plan.fmt_size(int(p.get('size', 0)))}:{p.get('stride', '?')}")
 
             prog.update(f"{name} starting")
-            arg = ",".join(f"{s}:{d}" for s, d in plist)
-            finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
-                                     deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
-            for raw, now in arrived:
-                params = dict(raw.get("params") or {})
-                if "size" in params and "stride" in params:
-                    size, stride = int(params["size"]), int(params["stride"])
-                    if (size, stride) not in plist:
-                        raise UserError(f"engine answered point {size}:{stride}, not asked for {bid}", code=1)
-                else:  # an id that does not echo size/stride: the points come in order
-                    size, stride = plist[len(got)]
-                    params.update(size=size, stride=stride)
-                params["mechanism_name"] = name
-                k = (bid, size, stride)
-                cost = now - t_prev[0]
-                t_prev[0] = now
-                merged = rounds.merge(sw.by_key.get(k), dict(raw, params=params), rno, max(cost, 0.0))
-                r = results.analyse(merged)
-                sweep_analysis.add_counter_rates(r)
-                sw.by_key[k] = r
-                got.append(k)
-                if not state["counters_said"] and isinstance(r.get("counters"), dict):
-                    state["counters_said"] = True
-                    c = r["counters"]
-                    if not c.get("available"):
-                        prog.close()
-                        print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
-                              f"the sweep runs without them", file=sys.stderr)
-            if phase != "pilot":  # the pilot is analysed once, at its end (a bootstrap per point costs time)
-                sweep_analysis.add_indirect(list(sw.by_key.values()), only={k for k in got})
-            save()
+            arg = ",".join(f"{s}:{d}" for _, (s, d) in plist)
+            finished = False
+            try:
+                finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
+                                         deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
+            finally:  # what arrived is kept, also when Ctrl-C ends the plan
+                take(name, bid, plist, arrived, t_prev, phase, prog)
             if not finished:
                 prog.close()
                 state["stopped_at_deadline"] += 1
-                entry["stopped_at_deadline"] = True
+                state["log"][-1]["stopped_at_deadline"] = True
                 return False
         prog.close()
         return True
 
     try:
-        # 1. pilot: every point in the same G rounds (those it lacks)
+        # 1. pilot: every point in the same G rounds (those it lacks), one engine process per mechanism
+        lacking = {(b, p): args.groups - len(rounds.rounds_of(sw.by_key.get((b, *p)))) for b in ids for p in pts}
+        pilot = [{b: [p for p in pts if lacking[(b, p)] > j] for b in ids} for j in range(args.groups)]
+        pilot = [rnd for rnd in pilot if any(rnd.values())]
         budget_ended = False
-        for _ in range(args.groups):
-            lacking = {b: [p for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups]
-                       for b in ids}
-            lacking = {b: v for b, v in lacking.items() if v}
-            if not lacking:
-                break
-            fit = sw.fit(lacking, sw.left())
-            if not fit:
-                budget_ended = True
-                break
-            if sum(map(len, fit.values())) < sum(map(len, lacking.values())):
-                print(f"note: the budget pays for a pilot round of {sum(map(len, fit.values()))} of "
-                      f"{sum(map(len, lacking.values()))} points (the largest sizes left out): "
-                      f"raise --budget to measure them", file=sys.stderr)
-            if not measure_round(fit, "pilot"):
-                budget_ended = True
-                break
-        # 2. the rest of the budget where the variance is
+        if pilot:
+            fit = sw.fit(pilot, sw.left())
+            n_fit = sum(len(v) for rnd in fit for v in rnd.values())
+            n_want = sum(len(v) for rnd in pilot for v in rnd.values())
+            if n_fit < n_want:
+                print(f"note: the budget pays for {n_fit} of the pilot's {n_want} point-rounds (the largest "
+                      f"sizes left out): raise --budget to measure them", file=sys.stderr)
+            budget_ended = not fit or not measure_rounds(fit, "pilot") or n_fit < n_want
+        # 2. the rest of the budget to the points it can bring to their goal (allocate.py)
         sweep_analysis.add_indirect(list(sw.by_key.values()))
         while not budget_ended:
-            states = point_states(sw, ids, pts, args.groups)
-            chosen_keys = allocate.next_round(states, sw.left() - len(ids) * sw.engine_start_s, MOST_ROUNDS)
-            chosen: dict[str, list[tuple[int, int]]] = {}
-            for b, s, d in chosen_keys:
-                chosen.setdefault(b, []).append((s, d))
-            for b in list(chosen):  # a stride-0 check needs its neighbours in the round: all of them (cheap)
-                if any(d == 0 for _, d in chosen[b]):
-                    chosen[b] += [(s, 0) for s in sizes if (s, 0) not in chosen[b]]
-            fit = sw.fit(chosen, sw.left())
+            states = point_states(sw, ids, pts)
+            keys = allocate.plan(states, sw.left() - len(ids) * sw.engine_start_s, MOST_ROUNDS)
+            plan: list[dict[str, list[tuple[int, int]]]] = []
+            for rnd_keys in keys:
+                rnd: dict[str, list[tuple[int, int]]] = {}
+                for b, s, d in rnd_keys:
+                    rnd.setdefault(b, []).append((s, d))
+                for b in rnd:  # a stride-0 check needs its neighbours in the round: all of them (cheap)
+                    if any(d == 0 for _, d in rnd[b]):
+                        rnd[b] += [(s, 0) for s in sizes if (s, 0) not in rnd[b]]
+                plan.append(rnd)
+            fit = sw.fit(plan, sw.left())
             if not fit:
                 break
-            budget_ended = not measure_round(fit, "allocation")
+            budget_ended = not measure_rounds(fit, "allocation")
     except KeyboardInterrupt:
         n_have = len(sw.by_key)
         print(f"ctxbench: interrupted; {n_have} points saved in {out}: run the same command to continue",
@@ -352,19 +387,25 @@ def run(args) -> int:
     return 0
 
 
-def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]], pilot: int) -> list[allocate.PointState]:
+def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[allocate.PointState]:
     """Every point as the allocation sees it (stride 0: its check)."""
     out = []
     all_results = list(sw.by_key.values())
     for bid in ids:
-        goal = MDE_GOAL_FRAC * sweep_analysis.direct_cost(all_results, bid)
+        direct_goal = MDE_GOAL_FRAC * sweep_analysis.direct_cost(all_results, bid)
         for s, d in pts:
             r = sw.by_key.get((bid, s, d))
             e = (r or {}).get("indirect") or {}
             n = int(e.get("n") or 0)
             if n < 2:
                 continue
-            mde, sd = e.get("mde_ns", math.nan), e.get("sd_ns", math.nan)
+            goal = goal_ns(direct_goal, r, d)
+            mde = e.get("mde_ns", math.nan)
+            mde = mde if isinstance(mde, (int, float)) else math.nan
+            # The spread the allocation plans with is the one the point's MDE comes from (the
+            # trimmed mean's standard error, x sqrt(rounds)), so that a point reaches its goal
+            # after the rounds it was given.
+            sd = mde / power.MDE_FACTOR * math.sqrt(n) if math.isfinite(mde) else e.get("sd_ns", math.nan)
             # Precision alone closes a point, never its estimate: closing a point at the
             # first round whose interval excludes 0 (or sizing its rounds by |estimate|)
             # is optional stopping, and an interval looked at after every round excludes
@@ -374,3 +415,14 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]], pilot: i
             target = goal / power.MDE_FACTOR
             out.append(allocate.PointState((bid, s, d), n, sd, sw.cost(bid, s, d), closed, target, CLOSE_ROUNDS))
     return out
+
+
+def goal_ns(direct_goal: float, r: dict | None, stride: int) -> float:
+    """The MDE that closes a point: a tenth of the mechanism's direct cost,
+    or for a strided point WORK_GOAL_FRAC of the work between two switches
+    (one traversal), whichever is larger: past the L2 a pass takes 0.1-10 ms
+    and varies by percents from round to round on a shared host, and an
+    indirect cost below a percent of the work it follows is not what a
+    sweep can buy in minutes."""
+    work = sweep_analysis.work_per_switch(r) if stride else math.nan
+    return max(direct_goal, WORK_GOAL_FRAC * work) if math.isfinite(work) else direct_goal

@@ -24,7 +24,10 @@ MECHANISMS = {
     "kernel/thread/pipe": "kernel/thread/pipe/same-cpu",
     "kernel/process/futex": "kernel/process/futex/same-cpu",
 }
-DEFAULT_MECHANISMS = ["kernel/process/pipe", "kernel/thread/futex", "user/asm"]
+# One kernel-level and one user-level switch (METHOD.md section 4 asks for both):
+# a third default mechanism took a third of the budget that the points past
+# the L2 need (--mechanism adds it).
+DEFAULT_MECHANISMS = ["kernel/process/pipe", "user/asm"]
 DEFAULT_STRIDES = [0, 8, 16, 32, 64, 128, 256]
 MIN_SIZE = 1024
 # When the machine says nothing about its caches: past a typical 32 MiB LLC.

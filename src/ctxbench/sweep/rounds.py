@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ctxbench.core import model
 
-PER_SAMPLE = ("samples", "group")
+PER_SAMPLE = ("samples", "group", "sample_n")
 
 
 def rounds_of(r: dict | None) -> set[int]:
@@ -20,10 +20,12 @@ def rounds_of(r: dict | None) -> set[int]:
 def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     """`raw` (one engine result, one group) as round `round_no` of the point,
     appended to `old` (the same point's earlier rounds, or None). Params,
-    counters and timing are the first round's; `round_cost_s` lists what
+    counters and timing are the first round's (n per sample in `sample_n`); `round_cost_s` lists what
     each round took (the allocation's cost)."""
     new = dict(raw)
     new["group"] = [round_no] * len(raw.get("samples") or [])
+    # n (messages per sample) is calibrated anew in every round: kept per sample
+    new["sample_n"] = [(raw.get("params") or {}).get("n")] * len(raw.get("samples") or [])
     new["round_cost_s"] = [float(cost_s)]
     if not old:
         return new
