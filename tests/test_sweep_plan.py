@@ -7,6 +7,8 @@ import pytest
 from conftest import run_cli
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
+from ctxbench.sweep import rounds
+from ctxbench.stats import power
 from ctxbench.core.errors import UserError
 
 ENV = {"topology": {"caches": [
@@ -123,6 +125,17 @@ def test_stride0_check_is_one_statement_over_all_sizes():
     assert all(c["zero_mde"] > 0 for c in runs)
     off = sweep(off=150.0)
     assert off["zero_family_ok"] < off["zero"]
+    # with one test the family's interval is the point's own 95% t interval (same df)
+    e = power.trimmed_mean(list(rng.normal(0, 40, 10)))
+    assert abs(power.family_t(1, e["df"]) * e["se_ns"] - (e["ci95"][1] - e["ci95"][0]) / 2) < 1e-6 * e["se_ns"]
+
+
+def test_a_resumed_point_from_before_sample_n_keeps_n_aligned():
+    old = {"samples": [1.0, 2.0], "group": [0, 0], "params": {"n": 4}, "raw": {"t_single_ns": [400.0, 400.0]}}
+    new = {"samples": [3.0], "params": {"n": 2}, "raw": {"t_single_ns": [100.0]}}
+    m = rounds.merge(old, new, 1, 0.1)
+    assert m["sample_n"] == [4, 4, 2] and m["group"] == [0, 0, 1]
+    assert sweep_analysis.work_per_switch(m) == 100.0  # median of 100, 100 and 50 ns per switch
 
 
 def test_default_sizes_pass_the_llc():

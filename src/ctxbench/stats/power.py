@@ -174,7 +174,8 @@ def trimmed_mean(diffs: Sequence[float], trim: float = TRIM) -> dict:
     if not (math.isfinite(se) and se > 0):
         return effect(est, np.array([]))
     m = mde(se)
-    return {"estimate_ns": est, "ci95": [lo, hi], "se_ns": se, "mde_ns": m,
+    kept = int(mstats.trimboth(d, trim).count())  # the t interval's degrees of freedom are kept - 1
+    return {"estimate_ns": est, "ci95": [lo, hi], "se_ns": se, "mde_ns": m, "df": kept - 1,
             "resolved": bool(lo > 0 or hi < 0), "below_mde": bool(abs(est) < m),
             "estimator": f"{trim:.0%} trimmed mean, Tukey-McLaughlin t interval"}
 

@@ -126,9 +126,8 @@ def add_stride0_family(results: list[dict]) -> None:
             by.setdefault(k[0], []).append(e)
     for es in by.values():
         for e in es:
-            n = int(e.get("n") or 0)
-            h = n - 2 * int(math.floor(power.TRIM * n))  # what the trimmed mean keeps
-            t = power.family_t(len(es), h - 1 if h >= 2 else None)
+            df = e.get("df")  # the trimmed mean's (a file from before it: the normal's)
+            t = power.family_t(len(es), int(df) if isinstance(df, (int, float)) else None)
             est, se = e["estimate_ns"], e["se_ns"]
             e.update(ci_simultaneous=[est - t * se, est + t * se], simultaneous_t=t, family=len(es))
 

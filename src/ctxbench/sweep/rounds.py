@@ -30,6 +30,8 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     if not old:
         return new
     out = {k: v for k, v in old.items() if k not in ("summary", "summary_all", "verification", "indirect")}
+    if "sample_n" not in old:  # a file from before sample_n: its rounds' n is the first round's
+        old = dict(old, sample_n=[(old.get("params") or {}).get("n")] * len(old.get("samples") or []))
     for k in PER_SAMPLE:
         out[k] = list(old.get(k) or []) + list(new.get(k) or [])
     for k in ("raw", "verify"):
