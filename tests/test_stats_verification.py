@@ -196,3 +196,24 @@ def test_disturbed_and_failed_are_two_verdicts():
     a = results.analyse(_res([100] * 10, [0] * 10, [440] * 10))
     assert a["verification"]["verdict"] == "failed" and a["verification"]["failed"] == 10
     assert results.Result(a).verified[1]
+
+
+def test_long_segments_allow_the_pairs_own_preemptions():
+    # one round trip of two 15 ms traversals: a tick gave the CPU back to the
+    # other party 4 times (8 switches for 2 expected), no other task's time
+    r = _res([3, 3, 3], [5, 5, 5], [2, 2, 2])
+    r["verify"].update(window_ns=[30_000_000, 30_000_000, 30_000_000],
+                       runtime_ns=[29_998_000, 29_998_000, 24_000_000])
+    rec, keep = verification.judge(r)
+    assert keep == [True, True, False]  # the third: 6 ms of another task's time
+    assert rec["reasons"] == {"other tasks ran on the CPU": 1}
+    assert rec["own_preemptions"] == 2 * (3 + 5 - 2 - verification.SLACK)
+    # the same counts in a ping-pong of µs segments: another task ran
+    r = _res([3], [5], [2])
+    r["verify"].update(window_ns=[20_000], runtime_ns=[20_000])
+    assert verification.judge(r)[1] == [False]
+    # more extra switches than two per millisecond of window: disturbed
+    r = _res([1000 + 40], [40], [1000])
+    r["verify"].update(window_ns=[20_000_000], runtime_ns=[20_000_000])
+    rec, keep = verification.judge(r)
+    assert keep == [False] and rec["own_preemptions"] == 0
