@@ -69,3 +69,32 @@ def test_negative_indirect_is_reported_not_clipped():
     last = out["points"][-1]
     assert last["parts"]["I"]["mean"] < 0
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
+
+
+def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path):
+    # a tasks file as the command writes it: the points, the pair's runs and
+    # the empty pair's runs; the report's per-switch table comes from the runs
+    import json
+
+    from conftest import run_cli
+
+    ns = (1, 1000, 2000, 4000)
+    empty = _job("empty+empty", 16, ns, lambda n, a, b: 1e4 + n * 3000.0, lambda n: 0.0, lambda n: 0.0, 5)
+    pair = _job("sort+crc", 16, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + n * 1000.0,
+                lambda n: 4e8, 6)
+    out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
+    again = tasks_analysis.per_switch_from(out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")])
+    assert again["sort+crc"]["per_switch"]["estimate_ns"] == pytest.approx(out["summary"]["per_switch"]["estimate_ns"])
+    doc = {"schema": "ctxbench/1", "tool": {"name": "ctxbench"}, "environment": {},
+           "results": out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
+    f = tmp_path / "tasks.json"
+    f.write_text(json.dumps(doc))
+    md = tmp_path / "r.md"
+    p = run_cli("report", str(f), "-o", str(tmp_path / "r.html"), "--markdown", str(md))
+    assert p.returncode == 0, p.stderr
+    text = md.read_text()
+    assert "indirect cost per switch" in text
+    row = next(line for line in text.splitlines() if line.startswith("| sort+crc") and "rounds" not in line
+               and "[" in line and "below" not in line.split("|")[2])
+    est = float(row.split("|")[2].split()[0])
+    assert 0.9 <= est <= 1.1  # 1.00 µs planted per switch (the file's unit: µs)

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 from ctxbench.core import schema
 from ctxbench.core.model import Result, Summary
 from ctxbench.run import table
+from ctxbench.stats.power import verdict
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.model import Figure, Table
@@ -167,6 +168,7 @@ def render_sweep(rs: list[dict], env: dict) -> list:
     from ctxbench.sweep import figures as figures_sweep
     out: list = _figures(figures_sweep.all_figures({"results": rs, "environment": env}),
                          "median per point with its 95% CI; vertical lines: cache and TLB capacities")
+    out.append(_sweep_checks(rs))
     rows = []
     for r in sorted(rs, key=lambda r: (_id(r), _p(r).get("stride", 0), _p(r).get("size", 0))):
         ind = Result(r).indirect
@@ -175,6 +177,25 @@ def render_sweep(rs: list[dict], env: dict) -> list:
     out.append(Table(["id", "size (B)", "stride (B)", "total ± 95% CI", "indirect ± 95% CI", "min … max", "CV",
                       "n", "verified"], rows, "Sweep: total and indirect cost per switch"))
     return out
+
+
+def _sweep_checks(rs: list[dict]) -> Table:
+    """Per mechanism: what the sweep resolved and its stride-0 check (the
+    same counts as the command's summary, from the stored indirect costs)."""
+    from ctxbench.sweep import analysis as sweep_analysis
+    from ctxbench.sweep.plan import key
+    rows = []
+    for bid in sorted({key(r)[0] for r in rs if key(r)}):
+        c = sweep_analysis.counts(rs, bid)
+        zero = (f"{'ok' if c['zero_family_ok'] == c['zero'] else 'FAILED'}: {c['zero_family_ok']} of {c['zero']} "
+                f"within simultaneous 95% intervals; {c['zero_ok']} own 95% intervals contain 0; resolution "
+                f"{fmt_time(c['zero_mde'])}") if c["zero"] else "-"
+        rows.append([bid, fmt_time(sweep_analysis.direct_cost(rs, bid)), str(c["points"]), str(c["resolved"]),
+                     str(c["below_mde"]), str(c["neither"]), str(c["no_mde"]), zero])
+    return Table(["mechanism", "direct (stride 0)", "strided points", "resolved", "below MDE", "neither", "n/a",
+                  "stride-0 check (should be 0)"], rows,
+                 "Sweep: points resolved (95% interval excludes 0) or below their minimum detectable effect, "
+                 "and the stride-0 check (every stride-0 point is the same configuration: 0 at once)")
 
 
 def _part_ci(s: Summary | None, scale: float = 1e6, unit: str = "ms") -> str:
@@ -206,7 +227,21 @@ def render_tasks(rs: list[dict], env: dict) -> list:
             for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
-    other = [r for r in rs if r not in pts]
+    per = tasks_analysis.per_switch_from(rs)  # re-derived from the runs the file keeps
+    if per:
+        out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
+                          "C", "rounds"],
+                         [[pair, verdict(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
+                           "; ".join(f"{t}: {verdict(e)}" for t, e in s["per_task"].items()),
+                           verdict(s["switch_inflation"]), verdict(s["C"]), str(s["rounds"])]
+                          for pair, s in per.items()],
+                         "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
+                         "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "
+                         "detectable effect X)"))
+    used = {id(r) for r in pts} | {id(r) for r in rs if per and (str(_p(r).get("pair") or "") in per
+                                                               or str(r.get("id", "")).startswith(
+                                                                   tasks_analysis.EMPTY_WITH))}
+    other = [r for r in rs if id(r) not in used]
     if other:
         out += render_generic(other, env)
     return out

@@ -175,3 +175,21 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
 def max_cv(points: list[dict]) -> float:
     cvs = [cv for cv in (model.Result(p).parts["R_prime"].cv for p in points) if math.isfinite(cv)]
     return max(cvs) if cvs else math.nan
+
+
+EMPTY_WITH = "tasks/empty+empty/with="
+
+
+def per_switch_from(results: list[dict]) -> dict[str, dict]:
+    """Each pair's per-switch summary re-derived from the runs a tasks file
+    keeps (the pair's job and `tasks/empty+empty/with=<pair>`), as the
+    command computed it; pairs whose runs are not in the file are left out
+    (files written before the runs were kept)."""
+    empty = {str(r.get("id"))[len(EMPTY_WITH):]: r for r in results if str(r.get("id", "")).startswith(EMPTY_WITH)}
+    out = {}
+    for r in results:
+        pair = str(model.Result(r).params.get("pair") or "")
+        rid = str(r.get("id", ""))
+        if pair in empty and not rid.startswith(EMPTY_WITH) and "parts" not in r and r.get("raw"):
+            out[pair] = analyse_pair(r, empty[pair])["summary"]
+    return out
