@@ -270,6 +270,32 @@ def counts(results: list[dict], bid: str) -> dict:
     return c
 
 
+def l2_size(env: dict) -> int | None:
+    """The L2 data cache of one CPU (bytes), if the environment says."""
+    caches = ((env.get("topology") or {}).get("caches")) or []
+    l2 = [c["size"] for c in caches if c.get("level") == 2 and c.get("size") and c.get("type") != "instruction"]
+    return min(l2) if l2 else None
+
+
+def past_l2(results: list[dict], bid: str, env: dict, min_stride: int = 64) -> dict | None:
+    """The points where each party's array is at least the L2, at strides of
+    a cache line and more: how many are resolved, and for the rest their MDE
+    as a share of the work between two switches (one traversal): what the
+    run could not tell from 0, in the units the physics sets."""
+    l2 = l2_size(env)
+    if not l2:
+        return None
+    pts = [r for r in results if key(r) and key(r)[0] == bid and key(r)[1] >= l2 and key(r)[2] >= min_stride]
+    if not pts:
+        return None
+    open_ = [r for r in pts if not (r.get("indirect") or {}).get("resolved")]
+    share = [_f((r.get("indirect") or {}).get("mde_ns")) / work_per_switch(r) for r in open_]
+    share = [x for x in share if math.isfinite(x)]
+    return {"l2": l2, "points": len(pts), "resolved": len(pts) - len(open_),
+            "open": [f"{fmt_size(key(r)[1])}:{key(r)[2]}" for r in open_],
+            "mde_share_of_work": [min(share), max(share)] if share else None}
+
+
 def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], wall_s: float | None,
                  budget_s: float | None = None) -> str:
     lines = ["indirect cost per switch (paired by round; 'X' resolved: 95% interval excludes 0; '<X': "
@@ -293,6 +319,18 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
                          f"{0.05 * c['zero']:.1f} outside); resolution (largest MDE) {fmt_time(c['zero_mde'])}"
                          + ("" if ok else ": a stride-0 point differs from its neighbours beyond chance: drift "
                                           "within the round or what the points before it left behind"))
+        band = past_l2(results, bid, env)
+        if band:
+            line = (f"  past the L2 ({fmt_size(band['l2'])} per party and more, strides >= 64 B): {band['resolved']} of "
+                    f"{band['points']} resolved")
+            if band["open"]:
+                line += f"; not resolved: {', '.join(band['open'])}"
+                if band["mde_share_of_work"]:
+                    lo, hi = band["mde_share_of_work"]
+                    line += (f" (their MDE is {100 * lo:.1f}-{100 * hi:.1f}% of the traversal between two "
+                             f"switches: an indirect cost smaller than that is not told from 0 by this run; "
+                             f"more --budget buys it)")
+            lines.append(line)
         peak = [(r.get("indirect"), key(r)) for r in results
                 if key(r) and key(r)[0] == bid and key(r)[2] and (r.get("indirect") or {}).get("resolved")]
         if peak:
