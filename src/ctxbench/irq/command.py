@@ -182,9 +182,12 @@ def render(an: dict) -> str:
     lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt):"]
     for task, f in an["per_task"].items():
         a = f["agreement"]
-        lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f} "
-                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}); "
-                     f"indirect per interrupt {_cell(f['per_interrupt'])}, MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
+        # no verdict here: a task's slope is D plus its own indirect cost per interrupt, so a
+        # slope 15% above D (aes here: 1.38 us of cache refill per interrupt) is a finding, not a
+        # failed check; D is checked against the register loop's slope below
+        lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f}; "
+                     f"indirect per interrupt (slope - D) {_cell(f['per_interrupt'])}, "
+                     f"MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
     c = an["D_check"]
     if c:
         a = c["agreement"]
