@@ -83,8 +83,10 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
     pair = _job("sort+crc", 16, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + n * 1000.0,
                 lambda n: 4e8, 6)
     out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
-    again = tasks_analysis.per_switch_from(out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")])
-    assert again["sort+crc"]["per_switch"]["estimate_ns"] == pytest.approx(out["summary"]["per_switch"]["estimate_ns"])
+    runs = tasks_analysis.runs_in(out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")])
+    assert list(runs) == ["sort+crc"]
+    again = tasks_analysis.analyse_pair(*runs["sort+crc"], resamples=300)["summary"]
+    assert again["per_switch"]["estimate_ns"] == pytest.approx(out["summary"]["per_switch"]["estimate_ns"])
     doc = {"schema": "ctxbench/1", "tool": {"name": "ctxbench"}, "environment": {},
            "results": out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
     f = tmp_path / "tasks.json"

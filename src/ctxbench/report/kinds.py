@@ -227,7 +227,8 @@ def render_tasks(rs: list[dict], env: dict) -> list:
             for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
-    per = tasks_analysis.per_switch_from(rs)  # re-derived from the runs the file keeps
+    runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
+    per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
     if per:
         out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
                           "C", "rounds"],
@@ -238,9 +239,7 @@ def render_tasks(rs: list[dict], env: dict) -> list:
                          "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
                          "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "
                          "detectable effect X)"))
-    used = {id(r) for r in pts} | {id(r) for r in rs if per and (str(_p(r).get("pair") or "") in per
-                                                               or str(r.get("id", "")).startswith(
-                                                                   tasks_analysis.EMPTY_WITH))}
+    used = {id(r) for r in pts} | {id(r) for rr in runs.values() for r in rr}
     other = [r for r in rs if id(r) not in used]
     if other:
         out += render_generic(other, env)

@@ -180,16 +180,14 @@ def max_cv(points: list[dict]) -> float:
 EMPTY_WITH = "tasks/empty+empty/with="
 
 
-def per_switch_from(results: list[dict]) -> dict[str, dict]:
-    """Each pair's per-switch summary re-derived from the runs a tasks file
-    keeps (the pair's job and `tasks/empty+empty/with=<pair>`), as the
-    command computed it; pairs whose runs are not in the file are left out
-    (files written before the runs were kept)."""
+def runs_in(results: list[dict]) -> dict[str, tuple[dict, dict]]:
+    """The runs a tasks file keeps, by pair: (the pair's job, its empty
+    pair's job `tasks/empty+empty/with=<pair>`). A file written before the
+    runs were kept has only the empty pair's: no entry."""
     empty = {str(r.get("id"))[len(EMPTY_WITH):]: r for r in results if str(r.get("id", "")).startswith(EMPTY_WITH)}
     out = {}
     for r in results:
         pair = str(model.Result(r).params.get("pair") or "")
-        rid = str(r.get("id", ""))
-        if pair in empty and not rid.startswith(EMPTY_WITH) and "parts" not in r and r.get("raw"):
-            out[pair] = analyse_pair(r, empty[pair])["summary"]
+        if pair in empty and r is not empty[pair] and "parts" not in r and r.get("raw"):
+            out[pair] = (r, empty[pair])
     return out

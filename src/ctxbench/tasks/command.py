@@ -139,9 +139,9 @@ def run(args) -> int:
         per_pair[pair] = dict(a["summary"], **plan[pair])
         points += a["points"]
     maxcv = tasks_analysis.max_cv(points)
-    # the runs themselves (the pair's and the empty pair's), so report and compare
-    # re-derive the per-switch effects from the file (per_switch_from)
-    c_results = [r for p in pairs for r in (raw[p][0], dict(raw[p][1], id=f"tasks/empty+empty/with={p}"))]
+    # the runs themselves (the pair's and the empty pair's), so that the report
+    # re-derives the per-switch effects from the file (tasks_analysis.runs_in)
+    c_results = [r for p in pairs for r in (raw[p][0], dict(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
     env = header.get("environment", {})
     doc = life.document(header, points + c_results, {
         "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
