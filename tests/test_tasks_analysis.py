@@ -100,3 +100,27 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
                and "[" in line and "below" not in line.split("|")[2])
     est = float(row.split("|")[2].split()[0])
     assert 0.9 <= est <= 1.1  # 1.00 µs planted per switch (the file's unit: µs)
+
+
+def test_marginal_cost_by_n_and_the_linearity_check():
+    # linear: every interval of n gives the planted cost, and I is called linear
+    ns = (1, 1000, 2000, 4000)
+    empty = _job("empty+empty", 20, ns, lambda n, a, b: 1e4 + n * 3000.0, lambda n: 0.0, lambda n: 0.0, 11)
+    pair = _job("sort+crc", 20, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + n * 800.0,
+                lambda n: 4e8, 12)
+    s = tasks_analysis.analyse_pair(pair, empty, resamples=300)["summary"]
+    assert [(m["n_from"], m["n_to"]) for m in s["marginal"]] == [(1, 1000), (1000, 2000), (2000, 4000)]
+    for m in s["marginal"]:
+        assert m["ci95"][0] < 800.0 < m["ci95"][1]
+    assert s["linear"]["linear"] and "linear in n" in tasks_analysis.marginal_text(s)
+    # concave: 3 us per switch up to n = 1000, then 0.2 us (the tasks touch less between
+    # switches the more often they switch): found, and said, not hidden in one slope
+    def cost(n):
+        return 3000.0 * min(n, 1000) + 200.0 * max(n - 1000, 0)
+    pair = _job("sort+crc", 20, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + cost(n), lambda n: 4e8, 13)
+    s = tasks_analysis.analyse_pair(pair, empty, resamples=300)["summary"]
+    first, last = s["marginal"][0], s["marginal"][-1]
+    assert first["estimate_ns"] == pytest.approx(3000.0 * 999 / 999, rel=0.05)
+    assert last["estimate_ns"] == pytest.approx(200.0, abs=60)
+    assert not s["linear"]["linear"]
+    assert "NOT linear in n" in tasks_analysis.marginal_text(s)

@@ -231,10 +231,11 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
     if per:
         out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
-                          "C", "rounds"],
+                          "one more switch, by n", "C", "rounds"],
                          [[pair, verdict(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
                            "; ".join(f"{t}: {verdict(e)}" for t, e in s["per_task"].items()),
-                           verdict(s["switch_inflation"]), verdict(s["C"]), str(s["rounds"])]
+                           verdict(s["switch_inflation"]), tasks_analysis.marginal_text(s), verdict(s["C"]),
+                           str(s["rounds"])]
                           for pair, s in per.items()],
                          "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
                          "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "

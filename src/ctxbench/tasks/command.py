@@ -205,13 +205,16 @@ def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
                          f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
                          f"{fmt_time(q['I']['mean']):>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%")
     lines.append(f"\nMax CV (R'_total, over all points) = {maxcv:.2%}")
-    lines.append("\nIndirect cost per switch (slope of R'_total over n minus the empty pair's, 95% CI over rounds):")
+    lines.append("\nIndirect cost per switch (slope of R'_total over n minus the empty pair's, 95% CI over rounds: "
+                 "it covers this run's rounds, not how the host's caches change between runs):")
     for pair, s in per_pair.items():
         ta, tb = list(s["per_task"])[:2]
         lines.append(f"  {pair:<22} {power.verdict(s['per_switch'])}   (C = {power.verdict(s['C'])}; "
                      f"{s['rounds']} rounds, MDE {fmt_time(s['per_switch']['mde_ns'])})")
         lines.append(f"  {'':<22}   paid by {ta}: {power.verdict(s['per_task'][ta])}; by {tb}: "
                      f"{power.verdict(s['per_task'][tb])}; the switch itself: {power.verdict(s['switch_inflation'])}")
+        if s.get("marginal"):
+            lines.append(f"  {'':<22}   one more switch, by n: {tasks_analysis.marginal_text(s)}")
     for pair, pts in by_pair.items():
         last = pts[-1]
         lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "

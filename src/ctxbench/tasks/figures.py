@@ -34,9 +34,11 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: d
             x, y, e = _series(pts, part)
             ax.errorbar(x, y, yerr=e, marker=mk, ms=3, capsize=2, label=label)
         ps = ((per_pair or {}).get(pair) or {}).get("per_switch")
-        if ps and x:  # the fitted per-switch cost, as a line through (1, 0)
-            ax.plot([1, max(x)], [0, ps["estimate_ns"] * (max(x) - 1) / MS], ls="--", lw=1, color="C1",
-                    label="fit: per switch x (n - 1)")
+        if ps and x:  # the fitted slope, through the points' centroid (a least-squares line has an intercept)
+            xm, ym = sum(x) / len(x), sum(y) / len(y)
+            k = ps["estimate_ns"] / MS
+            ax.plot([min(x), max(x)], [ym + k * (min(x) - xm), ym + k * (max(x) - xm)], ls="--", lw=1,
+                    color="C1", label="least-squares line: slope = per switch")
         ax.axhline(0, color="grey", lw=0.5)
         ax.set_title(pair.replace("+", " and ") + _per_switch(per_pair, pair), fontsize=8)
         ax.set_xlabel("context switches n")
