@@ -96,6 +96,7 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
     assert p.returncode == 0, p.stderr
     text = md.read_text()
     assert "indirect cost per switch" in text
+    assert "R'\\_total" in text and "&\\#x27;" not in text  # a quote is text in Markdown, not an entity
     row = next(line for line in text.splitlines() if line.startswith("| sort+crc") and "rounds" not in line
                and "[" in line and "below" not in line.split("|")[2])
     est = float(row.split("|")[2].split()[0])

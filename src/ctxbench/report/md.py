@@ -13,7 +13,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#!|~])")
 
 def _e(s) -> str:
     """Escape so that text stays text: HTML entities first, then Markdown."""
-    t = html.escape(str(s), quote=True).replace("\n", " ")
+    # quote=False: quotes are text in Markdown (no attribute takes this text), and
+    # "&#x27;" would reach the page as "&\#x27;" once "#" is escaped below
+    t = html.escape(str(s), quote=False).replace("\n", " ")
     return _MD_SPECIAL.sub(r"\\\1", t)
 
 
