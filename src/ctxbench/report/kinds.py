@@ -216,19 +216,19 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     by_pair: dict = {}
     for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
         by_pair.setdefault(_p(r)["pair"], []).append(r)
+    runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
+    per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
     out: list = []
     if by_pair:
         maxcv = tasks_analysis.max_cv(pts)
-        out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv)),
-                         (tasks_plots.FIG3, tasks_plots.figure3(by_pair, env, maxcv))],
+        out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv, per)),
+                         (tasks_plots.FIG3, tasks_plots.figure3(by_pair, env, maxcv, per))],
                         "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
     rows = [[str(_p(r).pair), str(_p(r).n), _part_ci(Result(r).parts.get("R_prime")),
              _part_ci(Result(r).parts.get("C"), 1e3, "µs"), _part_ci(Result(r).parts.get("I")), verified(r)]
             for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
-    runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
-    per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
     if per:
         out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
                           "one more switch, by n", "C", "rounds"],
