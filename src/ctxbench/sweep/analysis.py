@@ -29,8 +29,11 @@ where direct is the stride-0 cost of the same mechanism.
   should contain 0.
 - Nothing is clipped: a negative estimate is printed as measured, with a
   warning that says whether its interval excludes 0 (then no switch cost
-  explains it: the switching run's traversals were faster than the single
-  run's, a bias of the t_avg formula at that point, not a saving).
+  explains it: after the traversal, the single run's own messages (a pipe
+  write and read to itself) slowed more than the switching run's hand-offs
+  did, or its traversals were slower; at 64K per party here the first: the
+  self-message +600 ns, the hand-off +340 ns, the pass itself the same. A
+  bias of the t_avg formula at that point, not a saving).
 """
 from __future__ import annotations
 
@@ -101,8 +104,9 @@ def add_indirect(results: list[dict], only: set | None = None) -> None:
         warn = model.without(r.get("warnings"), "negative_indirect")
         est = s["estimate_ns"]
         if stride and math.isfinite(est) and est < 0:
-            why = ("its interval excludes 0: no switch cost explains that; the switching run's traversals "
-                   "were faster than the single run's (a bias of the t_avg formula here, not a saving)"
+            why = ("its interval excludes 0: no switch cost explains that; after the traversal the single "
+                   "run's own messages slowed more than the hand-offs, or its passes were slower (a bias of "
+                   "the t_avg formula here, not a saving)"
                    if s["resolved"] else "its interval contains 0: noise")
             warn.append(model.warning("negative_indirect", f"negative indirect cost (printed as measured, "
                                                            f"not clipped): {why}"))
