@@ -205,13 +205,19 @@ def test_long_segments_allow_the_pairs_own_preemptions():
     r["verify"].update(window_ns=[30_000_000, 30_000_000, 30_000_000],
                        runtime_ns=[29_998_000, 29_998_000, 24_000_000])
     rec, keep = verification.judge(r)
-    assert keep == [True, True, False]  # the third: 6 ms of another task's time
-    assert rec["reasons"] == {"other tasks ran on the CPU": 1}
+    assert keep == [True, True, False]  # the third: 6 ms of another task's time, and its switches
+    assert rec["reasons"] == {"other tasks ran on the CPU": 1, "extra switches": 1}
     assert rec["own_preemptions"] == 2 * (3 + 5 - 2 - verification.SLACK)
     # the same counts in a ping-pong of µs segments: another task ran
     r = _res([3], [5], [2])
     r["verify"].update(window_ns=[20_000], runtime_ns=[20_000])
     assert verification.judge(r)[1] == [False]
+    # the same extra switches beside 2 ms of another task's time (under the time
+    # rule's 2%, over what interrupts take): another task, disturbed
+    r = _res([3], [5], [2])
+    r["verify"].update(window_ns=[220_000_000], runtime_ns=[218_000_000])
+    rec, keep = verification.judge(r)
+    assert keep == [False] and rec["reasons"] == {"extra switches": 1}
     # more extra switches than two per millisecond of window: disturbed
     r = _res([1000 + 40], [40], [1000])
     r["verify"].update(window_ns=[20_000_000], runtime_ns=[20_000_000])

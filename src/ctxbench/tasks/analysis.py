@@ -140,8 +140,8 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
     # The cost of one more switch between successive n: the slope is one number
     # only if I grows linearly with n. It need not: the more often the tasks
     # switch, the less each touches between two switches, so the less the other
-    # evicts (one default run here, sort+deflate: 3.1 us per switch from n = 1 to
-    # 1000, 0.9 from 1000 to 2000, 0.2 from 2000 to 4000, slope 972 ns).
+    # evicts (one default run here, sort+deflate: 3.0 us per switch from n = 1 to
+    # 1000, 0.9 from 1000 to 2000, 0.2 from 2000 to 4000, slope 979 ns).
     marginal = [dict(eff(lambda s, lo=lo, hi=hi: (s[at[hi]] - s[at[lo]]) / (hi - lo) - s[0]), n_from=lo, n_to=hi)
                 for lo, hi in zip(ns, ns[1:])]
     summary = {
