@@ -51,16 +51,20 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
         pytest.skip("no writable cgroup hierarchy with the cpu controller here")
     before = set(ours())
     env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE))
+    # Output to files, not pipes nobody reads: a front end blocked on a full
+    # pipe never reaches the cgroup rung (a fresh-clone run timed out so).
+    out, err = open(tmp_path / "out", "wb"), open(tmp_path / "err", "wb")
     proc = subprocess.Popen(ctxbench_cmd() + ["anatomy", "--rungs", "cgroup-split", "--groups", "5000",
                                               "-o", str(tmp_path / "a.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+                            stdout=out, stderr=err, env=env, start_new_session=True)
     seen: set[int] = set()
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (set(ours()) - before):  # caught inside a cgroup rung
-            seen |= descendants(proc.pid)
+        while time.monotonic() < deadline and not (set(ours()) - before) and proc.poll() is None:
+            seen |= descendants(proc.pid)  # caught inside a cgroup rung
             time.sleep(0.01)
-        assert set(ours()) - before, "the cgroup rungs did not start"
+        assert set(ours()) - before, ("the cgroup rungs did not start", proc.poll(),
+                                      (tmp_path / "err").read_text(errors="replace")[-2000:])
         seen |= descendants(proc.pid)
         interrupt(proc, how)
         proc.wait(timeout=20)
@@ -73,6 +77,8 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        out.close()
+        err.close()
 
 
 @needs_root
