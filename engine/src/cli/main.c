@@ -20,6 +20,8 @@
 
 int main(int argc, char **argv)
 {
+    guard_std_streams();
+    atexit(close_stdout); /* registered first: runs after every other handler */
     setvbuf(stderr, NULL, _IONBF, 0);
     if (argc < 2) {
         usage(stderr);
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        need_stdout();
         json_t j;
         json_init(&j, stdout);
         json_obj_begin(&j);
@@ -46,6 +49,9 @@ int main(int argc, char **argv)
     cli_t c;
     memset(&c, 0, sizeof c);
     int first = cli_parse(argc - 1, argv + 1, &c) + 1;
+    int to_stdout = !c.out || !strcmp(c.out, "-");
+    if (strcmp(cmd, "run") && strcmp(cmd, "run-suite")) to_stdout = 1; /* list, presets, env: no -o */
+    if (to_stdout) need_stdout();
     if (!strcmp(cmd, "list")) {
         if (first < argc) die(2, "list: unexpected argument '%s'", argv[first]);
         return cmd_list(&c);

@@ -68,6 +68,37 @@ static void round_order(size_t *order, size_t n, int g)
     }
 }
 
+/* The ids that failed, for the --json document: the others' results are
+ * kept and the file says which failed and why (exit status 1). */
+static struct failure {
+    const char *id;
+    char error[512];
+} *failures;
+static size_t nfailures;
+
+static void note_failure(const char *id, const char *error)
+{
+    struct failure *more = realloc(failures, (nfailures + 1) * sizeof *failures);
+    if (!more) return; /* the exit status and the stderr line still say it */
+    failures = more;
+    failures[nfailures].id = id;
+    snprintf(failures[nfailures].error, sizeof failures[0].error, "%s", error);
+    nfailures++;
+}
+
+static void write_failures(json_t *j)
+{
+    json_key(j, "failures");
+    json_arr_begin(j);
+    for (size_t i = 0; i < nfailures; i++) {
+        json_obj_begin(j);
+        json_kstr(j, "id", failures[i].id);
+        json_kstr(j, "error", failures[i].error);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
 /* Measure `n` benchmarks, job i being list[i] with options opts[i]:
  * prepared one by one, then group g of each (in round_order), then their
  * results. With n == 1 this is one id start to finish. */
@@ -93,7 +124,10 @@ static int run_batch(cli_t *c, FILE *f, json_t *j, const bench_t **list, const r
     free(order);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!jobs[i] || write_result(c, f, j, jobs[i], list[i])) rc = 1;
+        if (!jobs[i] || write_result(c, f, j, jobs[i], list[i])) {
+            rc = 1;
+            note_failure(list[i]->id, harness_error(jobs[i]));
+        }
         harness_free(jobs[i]);
     }
     free(jobs);
@@ -163,9 +197,11 @@ int run_ids(cli_t *c, const bench_t **list, size_t n)
     free(opts);
     if (c->json) {
         json_arr_end(&j);
+        if (nfailures) write_failures(&j);
         json_obj_end(&j);
         fputc('\n', f);
     }
     close_out(f, c->out, rc == 0);
+    free(failures);
     return rc;
 }

@@ -271,6 +271,7 @@ struct harness_job {
     samples_t v;
     uint64_t n;
     int failed;
+    char error[512];  /* why it failed: recorded in the results file */
     settle_t *settle; /* per group, with --settle-ms */
 };
 
@@ -287,7 +288,14 @@ static void pin_measuring_thread(harness_job_t *h)
 static void fail(harness_job_t *h)
 {
     h->failed = 1;
-    fprintf(stderr, "ctxbench-engine: %s: %s\n", h->r.b->id, bench_last_error());
+    snprintf(h->error, sizeof h->error, "%s", bench_last_error());
+    fprintf(stderr, "ctxbench-engine: %s: %s\n", h->r.b->id, h->error);
+}
+
+const char *harness_error(const harness_job_t *h)
+{
+    if (!h) return "out of memory";
+    return h->failed ? h->error : "";
 }
 
 harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)

@@ -14,6 +14,8 @@ typedef struct harness_job harness_job_t;
 harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt);
 int harness_group(harness_job_t *h, int group);
 int harness_emit(harness_job_t *h, json_t *j);
+/* Why a job failed ("" if it did not; a NULL job failed for lack of memory). */
+const char *harness_error(const harness_job_t *h);
 void harness_free(harness_job_t *h);
 /* The engine_summary of a job's samples (its human output); -1 if it failed. */
 typedef struct engine_summary {

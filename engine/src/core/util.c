@@ -7,14 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Control characters (an ESC from a user's id or file name) are shown as
+ * \xNN: an error line must not drive the terminal. */
+void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 void die(int code, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     fflush(stdout);
-    fputs("ctxbench-engine: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("ctxbench-engine: ", stderr);
+    put_escaped(stderr, msg);
     fputc('\n', stderr);
     exit(code);
 }

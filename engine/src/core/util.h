@@ -3,9 +3,12 @@
 #define CTXBENCH_UTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Print "ctxbench-engine: <msg>" on stderr and exit with `code`. */
 void die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+/* Write `s` with control characters as \\xNN escapes. */
+void put_escaped(FILE *f, const char *s);
 /* Parse a non-negative integer with optional K/M/G (binary) suffix.
  * Returns 0 on success. */
 int parse_u64(const char *s, uint64_t *out);
