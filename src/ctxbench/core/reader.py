@@ -153,6 +153,10 @@ def load(path: str) -> dict:
     for key in ("environment", "tool"):
         if not isinstance(doc.get(key, {}), dict):
             raise UserError(f"{name} is malformed: '{key}' is not an object")
+    fails = doc.get("failures", [])  # ids a run could not measure (run/command.py)
+    if not (isinstance(fails, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str)
+                                            and isinstance(f.get("error"), str) for f in fails)):
+        raise UserError(f"{name} is malformed: 'failures' is not a list of {{id, error}}")
     # Results derived by a command's own analysis (tasks, irq: "parts") keep
     # their summaries; everything else is re-analysed from its samples.
     try:
