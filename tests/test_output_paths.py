@@ -246,3 +246,9 @@ def test_figures_after_measuring_fail_in_one_line_naming_the_kept_results(tmp_pa
         life.figures(str(tmp_path / "figs"), [("x", fig)])
     assert e.value.code == 1 and "results written to" in str(e.value) and "\n" not in str(e.value)
     assert os.path.isdir(tmp_path / "figs" / "x.png") and not os.path.exists(tmp_path / "figs" / "x.svg")
+
+
+def test_every_error_line_shows_escapes_as_escapes(capsys):
+    # cli.main escapes the whole line: argparse echoes arguments, commands echo ids
+    err = one_line_error(capsys, ["report", BASE, "--no-such\x1b[2J\nflag"])
+    assert "\x1b" not in err and "\\x1b[2J\\x0aflag" in err

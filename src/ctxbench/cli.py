@@ -16,7 +16,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
 from ctxbench.core import streams  # noqa: E402
-from ctxbench.core.errors import UserError  # noqa: E402
+from ctxbench.core.errors import UserError, escaped  # noqa: E402
 
 # Subcommands, in the order `--help` lists them.
 COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "report", "compare"]
@@ -74,7 +74,8 @@ def _command(argv: list[str] | None) -> int:
             return 2
         return int(args.func(args) or 0)
     except UserError as e:
-        print(f"ctxbench: {e}", file=sys.stderr)
+        # one line, and whatever a name or an argument carried (ESC, a newline) shown as \xNN
+        print(f"ctxbench: {escaped(str(e))}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
         # commands that save as they go (sweep) say what they kept themselves

@@ -51,7 +51,7 @@ def run(args) -> int:
         names = {b["id"] for b in known}
         bad = [i for i in ids if i not in names]
         if bad:
-            raise UserError(f"unknown id '{bad[0]}' (see 'ctxbench-engine list')")
+            raise UserError(f"unknown id {shown(bad[0])} (see 'ctxbench-engine list')")
     else:
         flag = "quick" if args.quick else "default"
         ids = [b["id"] for b in known if b.get(flag)]
