@@ -44,29 +44,33 @@ def _device_copy(tmp_path, name, of="/dev/null"):
 
 
 @pytest.mark.parametrize("of", ["/dev/null", "/dev/full"])
-def test_report_refuses_to_replace_a_device(tmp_path, capsys, of):
+def test_report_writes_a_device_as_a_stream_never_replaces_it(tmp_path, capsys, of):
     dev = _device_copy(tmp_path, "dev", of)
-    err = one_line_error(capsys, ["report", BASE, "-o", str(dev)])
-    assert "not a regular file" in err
+    if of == "/dev/full":
+        assert "No space left" in one_line_error(capsys, ["report", BASE, "-o", str(dev)], code=1)
+    else:
+        assert main(["report", BASE, "-o", str(dev)]) == 0
     assert stat.S_ISCHR(os.stat(dev).st_mode), "the device was replaced"
+    assert os.listdir(tmp_path) == ["dev"]
 
 
-def test_output_refuses_fifo_and_symlink_to_device(tmp_path, capsys):
+def test_output_refuses_fifo_nobody_reads_and_keeps_symlink_to_device(tmp_path, capsys):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    assert "not a regular file" in one_line_error(capsys, ["report", BASE, "-o", str(fifo)])
+    assert "nobody reads" in one_line_error(capsys, ["report", BASE, "-o", str(fifo)])
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     link = tmp_path / "link"
     os.symlink("/dev/null", link)
-    assert "not a regular file" in one_line_error(capsys, ["report", BASE, "-o", str(link)])
-    assert os.path.islink(link) and os.path.exists("/dev/null")
+    assert main(["report", BASE, "-o", str(link)]) == 0  # written to /dev/null, as a stream
+    assert os.path.islink(link) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
-def test_measuring_command_refuses_device_before_measuring(tmp_path, capsys):
+def test_measuring_command_refuses_fifo_before_measuring(tmp_path, capsys):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     # the check happens before the engine is even looked for
     err = one_line_error(capsys, ["ring", "--quick", "-o", str(fifo)])
-    assert "not a regular file" in err
+    assert "nobody reads" in err
 
 
 @pytest.mark.parametrize("flag", ["-o", "--markdown"])
@@ -104,7 +108,7 @@ def test_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(os, "fsync", boom)
     with pytest.raises(OSError):
-        writer.write_text_atomic(str(tmp_path / "r.json"), "x")
+        writer.write_atomic(str(tmp_path / "r.json"), b"x")
     assert os.listdir(tmp_path) == []
 
 

@@ -15,7 +15,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
-from ctxbench.core.errors import UserError  # noqa: E402
+from ctxbench.core import streams  # noqa: E402
+from ctxbench.core.errors import UserError, escaped  # noqa: E402
 
 # Subcommands, in the order `--help` lists them.
 COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "report", "compare"]
@@ -50,7 +51,21 @@ def _tolerant_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _tolerant_streams()
+    streams.guard()
+    try:
+        _tolerant_streams()
+        rc = _command(argv)
+    finally:
+        lost = streams.release()
+    for fd, e in sorted(lost.items()):
+        line = streams.lost_line(fd, e)
+        if line and 2 not in lost:
+            print(f"ctxbench: {line}", file=sys.stderr)
+        rc = rc or 1
+    return rc
+
+
+def _command(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -59,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return int(args.func(args) or 0)
     except UserError as e:
-        print(f"ctxbench: {e}", file=sys.stderr)
+        # one line, and whatever a name or an argument carried (ESC, a newline) shown as \xNN
+        print(f"ctxbench: {escaped(str(e))}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
         # commands that save as they go (sweep) say what they kept themselves
@@ -68,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("ctxbench: out of memory (try a machine with more memory, or fewer files at once)", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        return 1
+    except SystemExit as e:  # argparse's --help and --version
+        return e.code if isinstance(e.code, int) else 0
 
 
 if __name__ == "__main__":

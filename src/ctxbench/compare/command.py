@@ -15,7 +15,7 @@ from ctxbench.core import reader
 from ctxbench.core.model import Document, Environment
 from ctxbench.ui.format import fmt_time
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, escaped
 
 
 
@@ -116,7 +116,7 @@ def run(args) -> int:
         raise UserError("compare: no id is present on both sides")
 
     diffs = env_differences(base, new)
-    print(f"base: {', '.join(base_files)}\nnew:  {', '.join(new_files)}")
+    print(f"base: {', '.join(map(escaped, base_files))}\nnew:  {', '.join(map(escaped, new_files))}")
     if diffs:
         print("environment differences that matter:")
         for d in diffs:

@@ -82,11 +82,23 @@ def _on_term(signum, frame):
 
 def stream(args: Iterable[str], on_header: Callable[[dict], None],
            on_result: Callable[[dict], None],
-           on_progress: Callable[[dict], None] | None = None, deadline_s: float | None = None) -> bool:
+           on_progress: Callable[[dict], None] | None = None, deadline_s: float | None = None,
+           on_failure: Callable[[list[dict], list[str], int], set[str]] | None = None) -> bool:
     """Run the engine with `args` (plus --jsonl) and call back per line
     (progress lines come from interleaved runs, before their results).
     With `deadline_s`, the engine is stopped after that many seconds (the
-    results it wrote before are kept): returns False if it was, else True."""
+    results it wrote before are kept): returns False if it was, else True.
+
+    A job the engine could not measure comes as a result line without a
+    result ({"result": null}, with its "id" and "error" where the engine
+    says them). Without `on_failure` any failure stops the command (the
+    engine's last error line). With it, a failure after the header is
+    passed on: on_failure(failed, lines, status), where `failed` lists
+    {"position", "id", "error"} per failed job (position: how many result
+    lines came before it; id and error where the line says them), `lines`
+    is what the engine said on stderr and `status` its exit status; it
+    returns the lines it used (the rest are printed as warnings), so that
+    the caller keeps what was measured and records what was not."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
     before = os.sched_getaffinity(0)
@@ -95,6 +107,9 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     if args and args[0] == "run":
         _off_measured_cpu(measured_cpu(list(args)))
     errors: list[str] = []
+    failed: list[dict] = []
+    got_header = False
+    answered = 0  # result lines so far, with or without a result
     stopped = threading.Event()
 
     def stop_at_deadline():
@@ -117,9 +132,15 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
                 errors.append(f"unreadable engine output: {line[:120]}")
                 continue
             if msg.get("type") == "header":
+                got_header = True
                 on_header(msg)
             elif msg.get("type") == "result" and msg.get("result") is not None:
+                answered += 1
                 on_result(msg["result"])
+            elif msg.get("type") in ("result", "failure"):
+                failed.append({"position": answered, **{k: msg[k] for k in ("id", "error")
+                                                         if isinstance(msg.get(k), str)}})
+                answered += 1
             elif msg.get("type") == "progress" and on_progress:
                 on_progress(msg)
         proc.wait()
@@ -137,11 +158,13 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     if stopped.is_set():
         return False
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
-    if proc.returncode != 0:
+    if (proc.returncode != 0 or failed) and not (on_failure and got_header):
         msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"
         raise UserError(msg, code=1)
+    used = on_failure(failed, lines, proc.returncode) if on_failure and (failed or proc.returncode) else set()
     for l in lines:
-        print(f"warning: {l}", file=sys.stderr)
+        if l not in used:
+            print(f"warning: {l}", file=sys.stderr)
     return True
 
 

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 
 from ctxbench.core import model
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, shown
 
 # C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
 # terminal escape sequences (colour, window title, clear screen), BEL rings.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bounds for what a results file may hold: well beyond any real file.
-MAX_FILE_BYTES = 2 << 30
+# Bounds for what a results file may hold: five times a real 200 MB file
+# (a long sweep with its raw arrays), yet a size whose JSON still fits in
+# the memory of a machine that runs the benchmark.
+MAX_FILE_BYTES = 1 << 30
 MAX_DEPTH = 64
 
 
@@ -80,47 +83,80 @@ def _check_result(r) -> str | None:
     return None
 
 
+def read_bytes(path: str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file, at most `limit`; one UserError for
+    anything else. Opened without blocking (a FIFO nobody writes would wait
+    forever) and judged by what was opened, not by the name (which may
+    change in between); read up to limit + 1 bytes, so a file that grows
+    while it is read (or /proc's, whose size says 0) stays bounded."""
+    name = shown(path)
+    limit = MAX_FILE_BYTES if limit is None else limit
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as e:
+        raise UserError(f"cannot read {name}: {e.strerror or e}")
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise UserError(f"cannot read {name}: it is a directory")
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+                else "not a regular file"
+            raise UserError(f"cannot read {name}: it is {kind}, not a results file (give a regular file)")
+        chunks, got = [], 0
+        while got <= limit:
+            b = os.read(fd, min(limit + 1 - got, 1 << 24))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+    except OSError as e:
+        raise UserError(f"cannot read {name}: {e.strerror or e}")
+    finally:
+        os.close(fd)
+    if got > limit:
+        raise UserError(f"{name} is larger than {limit / (1 << 30):g} GiB: not a results file")
+    return b"".join(chunks)
+
+
 def load(path: str) -> dict:
     """Read and check a results file; one clear UserError otherwise."""
-    try:
-        if os.path.isdir(path):
-            raise UserError(f"cannot read '{path}': it is a directory")
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            raise UserError(f"'{path}' is larger than {MAX_FILE_BYTES >> 30} GiB: not a results file")
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise UserError(f"cannot read '{path}': {e.strerror}")
+    name = shown(path)
+    data = read_bytes(path)
     if not data.strip():
-        raise UserError(f"'{path}' is empty")
+        raise UserError(f"{name} is empty")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise UserError(f"'{path}' is not a ctxbench results file (not UTF-8 text: byte {e.start})")
+        raise UserError(f"{name} is not a ctxbench results file (not UTF-8 text: byte {e.start})")
     try:
         doc = _clean(json.loads(text))
     except json.JSONDecodeError as e:
-        raise UserError(f"'{path}' is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
+        raise UserError(f"{name} is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
     except RecursionError:
-        raise UserError(f"'{path}' is malformed: nested too deeply")
+        raise UserError(f"{name} is malformed: nested too deeply")
     except ValueError as e:  # an integer of thousands of digits, a depth or size bound
-        raise UserError(f"'{path}' is malformed: {e}")
+        raise UserError(f"{name} is malformed: {e}")
     if not isinstance(doc, dict):
-        raise UserError(f"'{path}' is not a ctxbench results file (top level is not an object)")
+        raise UserError(f"{name} is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")
     if schema not in model.SUPPORTED_SCHEMAS:
-        raise UserError(f"'{path}' has schema {safe_text(repr(schema))[:80]}; "
+        raise UserError(f"{name} has schema {safe_text(repr(schema))[:80]}; "
                         f"this ctxbench reads {', '.join(model.SUPPORTED_SCHEMAS)}")
     res = doc.get("results")
     if not isinstance(res, list):
-        raise UserError(f"'{path}' is malformed: 'results' must be a list of objects with an 'id'")
+        raise UserError(f"{name} is malformed: 'results' must be a list of objects with an 'id'")
     for r in res:
         bad = _check_result(r)
         if bad:
-            raise UserError(f"'{path}' is malformed: {bad}")
+            raise UserError(f"{name} is malformed: {bad}")
     for key in ("environment", "tool"):
         if not isinstance(doc.get(key, {}), dict):
-            raise UserError(f"'{path}' is malformed: '{key}' is not an object")
+            raise UserError(f"{name} is malformed: '{key}' is not an object")
+    fails = doc.get("failures", [])  # ids a run could not measure (run/command.py)
+    if not (isinstance(fails, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str)
+                                            and isinstance(f.get("error"), str) for f in fails)):
+        raise UserError(f"{name} is malformed: 'failures' is not a list of {{id, error}}")
     # Results derived by a command's own analysis (tasks, irq: "parts") keep
     # their summaries; everything else is re-analysed from its samples.
     try:
@@ -131,5 +167,5 @@ def load(path: str) -> dict:
             run["drift"] = model.apply_drift(doc["results"])  # re-derived with the samples
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the checks above did not foresee: still one line, not a traceback
-        raise UserError(f"'{path}' is malformed: {type(e).__name__}: {e}")
+        raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")
     return doc

@@ -1,25 +1,50 @@
-"""Writing results and reports: checked up front, atomic, and never lost.
+"""Writing results and reports: one rule for where output goes, decided
+before measuring, atomic, and never lost.
 
-- Up front (before anything is measured): the target must be a regular
-  file or not exist yet, in a writable directory, and must not be one of
-  the command's input files. A device, a FIFO or a symlink to one is
-  refused: os.replace() would put a regular file in its place (as root,
-  `-o /dev/null` would delete the system's device).
-- The write itself: a temporary file beside the target, fsync, rename.
-- A write that still fails after measuring (a full disk, /proc, a file
-  system that refuses renames) keeps the results in a fallback file named
-  in the one-line error, rather than losing minutes of measurement.
+The output-path rule (the engine follows the same one for its -o):
+
+- `-`, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to
+  that stream of this process; nothing is created, replaced or renamed
+  (`-o /dev/stdout > out.json` fills out.json and leaves the link alone).
+- A name that does not exist yet, or a regular file: written atomically
+  beside it (a temporary file in the same directory, fsync, rename).
+- A symlink is followed to what it names: to a regular file, the file is
+  written atomically beside the link's target, so the link stays a link;
+  to a device or FIFO, by the rule below; to nothing, refused.
+- A character device (/dev/null, a terminal) or a FIFO with a reader is
+  written as a stream, never replaced. A FIFO nobody reads is refused
+  (opened with O_NONBLOCK: ENXIO), never waited on; a reader that stops
+  reading fails the write after STREAM_WAIT_S without progress.
+- A directory, a block device, a socket: refused.
+- Never one of the command's input files.
+
+check_writable() decides all this before anything is measured (a FIFO is
+held open from then on, so its reader sees one document); the final
+rename re-checks the name, and a name that has become something else is
+not replaced. A write that fails after measuring (a full disk, a reader
+gone, the name changed) keeps the results in a fallback file named in the
+one-line error, rather than losing minutes of measurement.
 """
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import math
 import os
+import re
+import select
 import stat
+import sys
 import tempfile
+import time
 
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, shown
+from ctxbench.core import streams
+
+STREAM_WAIT_S = 60.0  # longest wait for a stream's reader to take more
+_FD_NAME = re.compile(r"^/(?:dev/fd|proc/(?:self|thread-self|(\d+))/fd)/(\d+)$")
+_STD_NAME = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
 def jsonable(o):
@@ -33,48 +58,192 @@ def jsonable(o):
     return o
 
 
-def _same_file(a: str, b: str) -> bool:
+def _named_fd(path: str) -> int | None:
+    """The descriptor of this process that `path` names, if it names one."""
+    if path in _STD_NAME:
+        return _STD_NAME[path]
+    p = os.path.normpath(path)
+    if p in _STD_NAME:
+        return _STD_NAME[p]
+    m = _FD_NAME.match(p)
+    if m and (m.group(1) is None or int(m.group(1)) == os.getpid()):
+        return int(m.group(2))
+    return None
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISLNK, "a symlink")):
+        if test(mode):
+            return name
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def check_writable(path: str, inputs: tuple[str, ...] | list[str] = ()) -> None:
-    """Fail early, before any measurement, if `path` cannot or must not be written."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
+def _refuse(path: str, why: str, verb: str = "cannot write") -> UserError:
+    return UserError(f"{verb} {shown(path)}: {why}", why=why)
+
+
+def _probe_dir(path: str, d: str) -> None:
+    """Can a file be created in `d`? Tried, not guessed: root passes
+    os.access() on /proc and on read-only mounts alike."""
     if not os.path.isdir(d):
-        raise UserError(f"cannot write '{path}': directory '{d}' does not exist")
-    if os.path.lexists(path):
+        raise _refuse(path, f"directory {shown(d)} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
+    except OSError as e:
+        raise _refuse(path, f"cannot create a file in {shown(d)}: {e.strerror or e}")
+    os.close(fd)
+    os.unlink(tmp)
+
+
+class Output:
+    """Where one output goes, decided by the rule above. Either a file
+    (`target`: the name the rename lands on) or a stream (`fd`)."""
+
+    def __init__(self, path: str, inputs: tuple[str, ...] | list[str] = ()):
+        self.path = path
+        self.target: str | None = None
+        self.fd: int | None = None
+        self._own_fd = False
+        fd = _named_fd(path)
+        if fd is not None:
+            self._open_named(fd)
+            return
         try:
-            st = os.stat(path)  # follows a symlink: what would be replaced is its target's name
+            st = os.stat(path)  # follows symlinks: what the name leads to decides
+        except FileNotFoundError:
+            if os.path.islink(path):
+                raise _refuse(path, f"it is a symlink to nothing ({shown(os.readlink(path))})", "refusing to write")
+            st = None
         except OSError as e:
-            raise UserError(f"cannot write '{path}': {e.strerror}")
-        if stat.S_ISDIR(st.st_mode):
-            raise UserError(f"cannot write '{path}': it is a directory")
-        if not stat.S_ISREG(st.st_mode):
-            raise UserError(f"refusing to write '{path}': it exists and is not a regular file "
-                            "(a device, FIFO or socket); choose a file name")
-        for src in inputs:
-            if _same_file(path, src):
-                raise UserError(f"refusing to write '{path}': it is one of the input files")
-    if not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise UserError(f"cannot write '{path}': permission denied")
+            raise _refuse(path, e.strerror or str(e))
+        if st is None or stat.S_ISREG(st.st_mode):
+            self.target = os.path.realpath(path)
+            for src in inputs:
+                if st is not None and same_file(self.target, src):
+                    raise _refuse(path, "it is one of the input files", "refusing to write")
+            _probe_dir(path, os.path.dirname(self.target) or ".")
+            if st is not None and not os.access(self.target, os.W_OK):
+                raise _refuse(path, "permission denied")
+        elif stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            self._open_stream(st)
+        elif stat.S_ISDIR(st.st_mode):
+            raise _refuse(path, "it is a directory")
+        else:
+            raise _refuse(path, f"it is {_kind(st.st_mode)}; choose a file name", "refusing to write")
+
+    def _open_named(self, fd: int) -> None:
+        what = {1: "standard output", 2: "standard error"}.get(fd, f"descriptor {fd}")
+        if streams.was_closed(fd):
+            raise _refuse(self.path, f"{what} is closed")
+        try:
+            os.fstat(fd)
+        except OSError as e:
+            raise _refuse(self.path, f"{what}: {e.strerror or e}")
+        self.fd = fd
+
+    def _open_stream(self, st: os.stat_result) -> None:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        except OSError as e:
+            if e.errno == errno.ENXIO and stat.S_ISFIFO(st.st_mode):
+                raise _refuse(self.path, "it is a FIFO that nobody reads (start its reader first, or choose a file name)")
+            raise _refuse(self.path, e.strerror or str(e))
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):  # changed between stat and open
+            os.close(fd)
+            raise _refuse(self.path, "it changed while being opened")
+        self.fd, self._own_fd = fd, True
+
+    @property
+    def is_stream(self) -> bool:
+        return self.fd is not None
+
+    def write(self, data: bytes) -> None:
+        """All of `data`, or OSError (the caller decides what it means)."""
+        if self.fd is None:
+            assert self.target is not None
+            write_atomic(self.target, data)
+            return
+        if self.fd in (1, 2):
+            for s in (sys.stdout, sys.stderr):
+                try:
+                    s.flush()  # what was printed before comes first
+                except (OSError, ValueError, AttributeError):
+                    pass
+            gone = streams.lost(self.fd)  # failed earlier: now pointed at /dev/null
+            if gone is not None:
+                raise OSError(gone.errno, gone.strerror or str(gone))
+        try:
+            _write_stream(self.fd, data)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._own_fd and self.fd is not None:
+            os.close(self.fd)
+            self.fd, self._own_fd = -1, False
 
 
-def write_text_atomic(path: str, text: str) -> None:
+def check_writable(path: str, inputs: tuple[str, ...] | list[str] = ()) -> Output:
+    """Decide where `path` goes, before any measurement; one clear
+    UserError if it cannot or must not be written."""
+    return Output(path, inputs)
+
+
+def _write_stream(fd: int, data: bytes) -> None:
+    """Write everything to a device or FIFO; wait for a slow reader, but
+    at most STREAM_WAIT_S without progress."""
+    view = memoryview(data)
+    deadline = time.monotonic() + STREAM_WAIT_S
+    while view:
+        try:
+            n = os.write(fd, view[:1 << 20])
+        except BlockingIOError:
+            n = 0
+        if n > 0:
+            view = view[n:]
+            deadline = time.monotonic() + STREAM_WAIT_S
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OSError(errno.ETIMEDOUT, f"the reader took nothing for {STREAM_WAIT_S:.0f} s")
+        p = select.poll()
+        p.register(fd, select.POLLOUT)
+        p.poll(left * 1000)
+
+
+def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
     """Temp file in the same directory, fsync, rename: all or nothing.
-    Raises OSError (the caller decides what a failure means)."""
-    if os.path.lexists(path) and not os.path.isfile(path):
-        raise OSError(0, "it is not a regular file", path)  # appeared since the up-front check
+    The name is checked again just before the rename: one that has become
+    a device, FIFO, directory or (unless `replace_link`: a figure's name,
+    where a symlink was planted, not chosen) a symlink since is not
+    replaced. Raises OSError."""
     d = os.path.dirname(os.path.abspath(path)) or "."
     fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        mode = 0o644
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not (replace_link and stat.S_ISLNK(st.st_mode)):
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EEXIST, f"it became {_kind(st.st_mode)} meanwhile; not replaced", path)
+            mode = stat.S_IMODE(st.st_mode)  # a replaced file keeps its permissions
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -98,28 +267,40 @@ def _fallback_path(path: str) -> str | None:
     return None
 
 
-def write_results(path: str, doc: dict) -> None:
+def _deliver(out: str | Output, data: bytes) -> str | None:
+    """Write; None, or why it failed. A name given as text is decided now."""
+    try:
+        (out if isinstance(out, Output) else Output(out)).write(data)
+        return None
+    except UserError as e:
+        return e.why
+    except OSError as e:
+        return e.strerror or str(e)
+
+
+def _name(out: str | Output) -> str:
+    return out.path if isinstance(out, Output) else out
+
+
+def write_results(out: str | Output, doc: dict) -> None:
     """Write a results document; if that fails, keep it in a fallback file
     and stop with one line naming both (exit 1)."""
-    text = results_text(doc)
-    try:
-        write_text_atomic(path, text)
+    data = results_text(doc).encode("utf-8")
+    why = _deliver(out, data)
+    if why is None:
         return
-    except OSError as e:
-        why = e.strerror or str(e)
-    fb = _fallback_path(path)
+    fb = _fallback_path(_name(out))
     if fb:
         try:
-            write_text_atomic(fb, text)
+            write_atomic(fb, data)
         except OSError:
             fb = None
-    kept = f"the results were kept in '{fb}'" if fb else "and no fallback file could be written either"
-    raise UserError(f"cannot write '{path}' ({why}): {kept}", code=1)
+    kept = f"the results were kept in {shown(fb)}" if fb else "and no fallback file could be written either"
+    raise UserError(f"cannot write {shown(_name(out))} ({why}): {kept}", code=1)
 
 
-def write_text(path: str, text: str, what: str = "file") -> None:
+def write_text(out: str | Output, text: str, what: str = "file") -> None:
     """A report or other derived file: one clear line if it cannot be written."""
-    try:
-        write_text_atomic(path, text)
-    except OSError as e:
-        raise UserError(f"cannot write {what} '{path}': {e.strerror or e}", code=1)
+    why = _deliver(out, text.encode("utf-8"))
+    if why is not None:
+        raise UserError(f"cannot write {what} {shown(_name(out))}: {why}", code=1)

@@ -35,11 +35,13 @@ def build(docs: list[tuple[str, dict]]) -> Report:
     """docs: (path, loaded document) pairs, every one already checked by reader.load."""
     machines: dict = {}   # env key -> (env, tool, [paths])
     groups: dict = {}     # (env key, kind name) -> (kind, [results])
+    failed: dict = {}     # env key -> [(file, {"id", "error"})]: ids a run could not measure
     for path, doc in docs:
         d = Document(doc)
         env = d.environment.d
         key = env_key(env)
         machines.setdefault(key, (env, d.tool, []))[2].append(os.path.basename(path))
+        failed.setdefault(key, []).extend((os.path.basename(path), f) for f in doc.get("failures") or [])
         for r in doc["results"]:
             k = report_kinds.classify(r, d.command)
             groups.setdefault((key, k.name), (k, []))[1].append(r)
@@ -56,6 +58,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
                        for r in rs} - {None, -1})
         for f in checks.environment_findings(env, cpus=cpus or None, busy={}):
             s.items.append((f.level, f.what + (f" (hint: {f.hint})" if f.hint and f.level == "warning" else "")))
+        s.items += [("warning", f"{f['id']} was not measured ({name}): {f['error']}") for name, f in failed[key]]
         rep.sections.append(s)
     order = [k.name for k in report_kinds.KINDS] + [report_kinds.GENERIC.name]
     for (key, name), (kind, rs) in sorted(groups.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):

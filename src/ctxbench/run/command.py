@@ -8,7 +8,7 @@ import textwrap
 
 from ctxbench.core import checks, engine, writer
 from ctxbench.core import model as results
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, escaped, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
 from ctxbench.ui import options
@@ -33,8 +33,12 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    if args.cpu is not None and args.cpu == args.cross_cpu:
-        raise UserError("--cross-cpu must differ from --cpu")
+    # The engine measures on --cpu, else the highest allowed CPU (engine.measured_cpu).
+    measured = args.cpu if args.cpu is not None else max(engine.ALLOWED)
+    if args.cross_cpu is not None and args.cross_cpu == measured:
+        raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU"
+                        + ("" if args.cpu is not None else " (the highest allowed, as no --cpu was given)")
+                        + ": a cross-CPU wake-up needs another CPU")
     life = Lifecycle("run", args.output)
 
     preset = "quick" if args.quick else "full" if args.full else "default"
@@ -47,7 +51,7 @@ def run(args) -> int:
         names = {b["id"] for b in known}
         bad = [i for i in ids if i not in names]
         if bad:
-            raise UserError(f"unknown id '{bad[0]}' (see 'ctxbench-engine list')")
+            raise UserError(f"unknown id {shown(bad[0])} (see 'ctxbench-engine list')")
     else:
         flag = "quick" if args.quick else "default"
         ids = [b["id"] for b in known if b.get(flag)]
@@ -69,7 +73,8 @@ def run(args) -> int:
                          warmup_ms=100 if args.quick else None)
     # interleaved: every id's samples spread over the whole run (see measure)
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
-    header, res = run_ids(ids, opts, prog, interleave=True)
+    failures: list[dict] = []  # ids the engine could not measure: the others are kept
+    header, res = run_ids(ids, opts, prog, interleave=True, failures=failures)
     prog.close()
     drift = results.apply_drift(res)  # intervals that cover a run at another time
 
@@ -87,6 +92,8 @@ def run(args) -> int:
                                        f"could not be held at 0 ({idle.get('no_idle_error') or 'no reason given'}): "
                                        "CPUs could enter deep idle states", "run as root"))
     doc["checks"] = [f.as_dict() for f in findings]
+    if failures:
+        doc["failures"] = failures
     life.write(doc)
 
     print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz"), drift=drift))
@@ -99,4 +106,8 @@ def run(args) -> int:
         import json
         json.dump(writer.jsonable(doc), sys.stdout, indent=1)
         print()
+    if failures:
+        what = "; ".join(f"{shown(f['id'])}: {escaped(f['error'])}" for f in failures)
+        raise UserError(f"{len(failures)} of {len(ids)} id(s) could not be measured ({what}); the other "
+                        f"results and these failures are in {shown(life.output)}", code=1)
     return 0

@@ -34,7 +34,7 @@ import time
 from ctxbench.core import engine
 from ctxbench.core import model as results, reader
 from ctxbench.core import writer
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions
 from ctxbench.stats import power
 from ctxbench.sweep import allocate
@@ -178,7 +178,13 @@ class Sweep:
 def run(args) -> int:
     t_start = time.monotonic()
     out = args.output
-    writer.check_writable(out)
+    target = writer.check_writable(out)
+    if target.is_stream:
+        target.close()
+        raise UserError(f"-o {shown(out)}: a sweep saves after every round and resumes from its file: name a file")
+    if not args.no_plot:  # the figure directory too, before measuring
+        from ctxbench.ui import figures as ui_figures
+        ui_figures.check_dir(args.plot or (os.path.splitext(out)[0] + "-figures"))
     started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
@@ -370,10 +376,11 @@ def run(args) -> int:
         try:
             figs = [p for name, fig in figures_sweep.all_figures(
                 doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride)
-                    for p in save_fig(fig, plot_dir, name)]
-        except OSError as e:
+                    for p in save_fig(fig, plot_dir, name, protect=[out])]
+        except (OSError, UserError) as e:
+            why = e.why if isinstance(e, UserError) else e.strerror or e
             raise UserError(f"results written to {out}, but the figures could not be written to "
-                            f"'{plot_dir}': {e.strerror or e}", code=1)
+                            f"'{plot_dir}': {why}", code=1)
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
     res = doc["results"]
     print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget))

@@ -1,6 +1,7 @@
 """The lifecycle every measuring command shares (as rtla's tools share one):
 
-    validate options  ->  Lifecycle(...)   output checked, `started` taken
+    validate options  ->  --plot DIR checked as it is parsed (options.plot_dir)
+                      ->  Lifecycle(...)   output checked, `started` taken
     measure           ->  the command's own work
     build document    ->  life.document(header, results, section)
     write             ->  life.write(doc)      atomic; kept on failure
@@ -13,19 +14,23 @@ write."""
 from __future__ import annotations
 
 import datetime
-import os
 import sys
 
 from ctxbench.core import engine, model, writer
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, escaped, shown
 from ctxbench.ui import options
 
 
 class Lifecycle:
     def __init__(self, kind: str, output: str | None, inputs: tuple[str, ...] = ()):
+        """Where the results go is decided here, before measuring (writer's
+        rule); the figure directory was checked before, when --plot was
+        parsed (options.plot_dir), and its files are checked again in
+        figures()."""
         self.kind = kind
         self.output = output or options.default_output_name(kind)
-        writer.check_writable(self.output, inputs)
+        self.inputs = tuple(inputs)
+        self.out = writer.check_writable(self.output, inputs)
         self.started = datetime.datetime.now().isoformat(timespec="seconds")
         self.written: list[str] = []
 
@@ -43,23 +48,29 @@ class Lifecycle:
                               extra={self.kind: sec, **extra})
 
     def write(self, doc: dict) -> None:
-        writer.write_results(self.output, doc)
+        writer.write_results(self.out, doc)
 
     def figures(self, directory: str | None, figs: list[tuple[str, object]]) -> list[str]:
-        """Save named figures into `directory` (nothing if None)."""
+        """Save named figures into `directory` (nothing if None); never
+        over the command's inputs or its results file."""
         if not directory:
             return []
         from ctxbench.ui import figures
+        protect = self.inputs + ((self.out.target,) if self.out.target else ())
         try:
-            os.makedirs(directory, exist_ok=True)
-            paths = [p for name, fig in figs if fig is not None for p in figures.save(fig, directory, name)]
-        except OSError as e:
-            raise UserError(f"results written to {self.output}, but the figures could not be written "
-                            f"to '{directory}': {e.strerror or e}", code=1)
+            paths = [p for name, fig in figs if fig is not None
+                     for p in figures.save(fig, directory, name, protect=protect)]
+        except (OSError, UserError) as e:
+            why = e.why if isinstance(e, UserError) else e.strerror or str(e)
+            raise UserError(f"results written to {shown(self.output)}, but the figures could not be written "
+                            f"to {shown(directory)}: {why}", code=1)
         self.written += paths
         return paths
 
     def finish(self) -> None:
-        print(f"\nresults written to {self.output}")
+        if self.out.fd == 1:  # the document went to standard output: say so beside it
+            print("results written to standard output", file=sys.stderr)
+        else:
+            print(f"\nresults written to {escaped(self.output)}")
         for p in self.written:
-            print(f"figure: {p}")
+            print(f"figure: {escaped(p)}")

@@ -126,9 +126,14 @@ def choice_list(choices: tuple[str, ...]):
 
 
 def plot_dir(text: str) -> str:
-    """A directory for figures: created later, but not over a file."""
-    if os.path.exists(text) and not os.path.isdir(text):
-        raise Bad(f"'{text}' exists and is not a directory")
+    """A directory for figures: created later, but checked now, before
+    anything is measured (ui/figures.check_dir)."""
+    from ctxbench.core.errors import UserError
+    from ctxbench.ui import figures  # matplotlib: only when --plot is given
+    try:
+        figures.check_dir(text)
+    except UserError as e:
+        raise Bad(str(e))
     return text
 
 

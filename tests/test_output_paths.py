@@ -1,0 +1,254 @@
+"""The output-path rule (core/writer.py) and figure files (ui/figures.py):
+issue 22, kinds 1 and 2. Nothing outside the named output is touched: a
+device or FIFO is written as a stream or refused, never replaced; a
+symlink stays a link; a figure never goes through a planted symlink nor
+over the command's own inputs; every check comes before measuring.
+
+Cases that would touch the real /dev (as root, the old code replaced
+/dev/stdout) run in a private mount namespace with a tmpfs /dev."""
+import os
+import shutil
+import stat
+import subprocess
+import threading
+
+import pytest
+
+from conftest import FIXTURES, ctxbench_cmd
+from test_faults import one_line_error
+
+from ctxbench.cli import main
+from ctxbench.core import writer
+from ctxbench.core.errors import UserError
+
+BASE = str(FIXTURES / "ring_base.json")
+NO_ENGINE = {"CTXBENCH_ENGINE": "/nonexistent/ctxbench-engine"}  # a check that reaches the engine fails
+
+
+def _cli(*args, timeout=60, **kw):
+    return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True, timeout=timeout, **kw)
+
+
+# ---- streams: -, /dev/stdout, devices, FIFOs ------------------------------------
+
+def test_dash_writes_to_stdout_not_a_file_named_dash(tmp_path):
+    p = _cli("report", BASE, "-o", "-", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("<!DOCTYPE html>")
+    assert not (tmp_path / "-").exists()
+
+
+def _private_dev(script: str, cwd) -> subprocess.CompletedProcess:
+    """`script` (sh) with a tmpfs on /dev holding null, zero, full and the
+    std links, in a private mount namespace: the real /dev is never at risk."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("a private mount namespace needs root and unshare(1)")
+    setup = ("mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/zero c 1 5 "
+             "&& mknod -m 666 /dev/full c 1 7 && ln -s /proc/self/fd /dev/fd "
+             "&& ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd/2 /dev/stderr")
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", f"{setup} && {script}"],
+                       capture_output=True, text=True, timeout=120, cwd=cwd)
+    if p.returncode == 97 or "unshare failed" in p.stderr or "mount: " in p.stderr[:200]:
+        pytest.skip(f"no private mount namespace here: {p.stderr.strip()[:200]}")
+    return p
+
+
+def test_dev_stdout_redirected_to_a_file_fills_the_file_and_keeps_the_link(tmp_path):
+    cmd = " ".join(ctxbench_cmd())
+    p = _private_dev(f"{cmd} report {BASE} -o /dev/stdout > out.html; echo rc=$? >&2; "
+                     "test -L /dev/stdout && echo LINK >&2; ls -A /dev >&2", tmp_path)
+    assert "rc=0" in p.stderr, p.stderr
+    assert "LINK" in p.stderr, "the /dev/stdout link was replaced"
+    assert (tmp_path / "out.html").read_text().startswith("<!DOCTYPE html>")
+    assert ".ctxbench-" not in p.stderr, "a temporary file was left in /dev"
+
+
+@pytest.mark.parametrize("name", ["/dev/null", "/dev/fd/1", "/dev/stderr"])
+def test_devices_and_fds_are_written_as_streams_never_replaced(tmp_path, name):
+    cmd = " ".join(ctxbench_cmd())
+    p = _private_dev(f"{cmd} report {BASE} -o {name} >out.txt 2>err.txt; echo rc=$?; "
+                     "stat -c %F /dev/null; test -L /dev/stdout && test -L /dev/stderr && echo LINKS", tmp_path)
+    assert "rc=0" in p.stdout, (p.stdout, (tmp_path / "err.txt").read_text())
+    assert "character special file" in p.stdout and "LINKS" in p.stdout, p.stdout
+    if name != "/dev/null":
+        got = (tmp_path / ("err.txt" if name == "/dev/stderr" else "out.txt")).read_text()
+        assert "<!DOCTYPE html>" in got
+
+
+def _reader(fifo, got):
+    with open(fifo, "rb") as f:
+        got.append(f.read())
+
+
+def test_fifo_with_a_reader_gets_the_document(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    t = threading.Thread(target=_reader, args=(fifo, got), daemon=True)
+    t.start()
+    p = _cli("report", BASE, "-o", str(fifo))
+    t.join(10)
+    assert p.returncode == 0, p.stderr
+    assert got and got[0].startswith(b"<!DOCTYPE html>")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_fifo_nobody_reads_is_refused_at_once_before_measuring(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    p = _cli("run", "--ids", "timer/rdtsc", "-o", str(fifo), timeout=20, env=dict(os.environ, **NO_ENGINE))
+    assert p.returncode == 2 and "nobody reads" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+# ---- files and symlinks -----------------------------------------------------------
+
+def test_symlink_to_a_file_stays_a_link(tmp_path, capsys):
+    real = tmp_path / "real.html"
+    real.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    assert main(["report", BASE, "-o", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text().startswith("<!DOCTYPE html>")
+    assert sorted(os.listdir(tmp_path)) == ["link.html", "real.html"]
+
+
+def test_symlink_to_nothing_is_refused(tmp_path, capsys):
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "nowhere" / "x.json")
+    assert "symlink to nothing" in one_line_error(capsys, ["report", BASE, "-o", str(link)])
+    assert link.is_symlink()
+
+
+def test_directory_and_unwritable_place_refused_before_measuring(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])  # reaching the engine is measuring
+    assert "is a directory" in one_line_error(capsys, ["run", "--ids", "timer/rdtsc", "-o", str(tmp_path)])
+    # /proc takes no new file; root passes os.access() there, so the place is tried
+    assert "cannot create a file" in one_line_error(capsys, ["noise", "-o", "/proc/ctxbench.json"])
+
+
+@pytest.mark.parametrize("becomes", ["fifo", "symlink", "directory"])
+def test_name_that_changes_while_measuring_is_not_replaced(tmp_path, monkeypatch, becomes):
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "r.json"
+    out = writer.check_writable(str(target))  # decided before measuring
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    {"fifo": lambda: os.mkfifo(target), "symlink": lambda: target.symlink_to(victim),
+     "directory": lambda: target.mkdir()}[becomes]()
+    with pytest.raises(UserError) as e:
+        writer.write_results(out, {"schema": "ctxbench/1", "results": [{"id": "x", "samples": [1.0]}]})
+    assert e.value.code == 1 and "kept in" in str(e.value)
+    assert victim.read_text() == "keep"
+    assert {"fifo": stat.S_ISFIFO, "symlink": stat.S_ISLNK, "directory": stat.S_ISDIR}[becomes](
+        os.lstat(target).st_mode)
+    assert [p for p in os.listdir(tmp_path) if p.startswith("ctxbench-unsaved-")]
+
+
+def test_replaced_file_keeps_its_permissions(tmp_path):
+    f = tmp_path / "r.html"
+    f.write_text("old")
+    f.chmod(0o600)
+    writer.write_text(writer.check_writable(str(f)), "new")
+    assert f.read_text() == "new" and stat.S_IMODE(os.stat(f).st_mode) == 0o600
+
+
+def test_escapes_in_a_file_name_are_shown_as_escapes(tmp_path, capsys):
+    bad = tmp_path / "e\x1b[31mvil"
+    bad.mkdir()
+    err = one_line_error(capsys, ["report", BASE, "-o", str(bad)])
+    assert "\x1b" not in err and "\\x1b[31m" in err
+
+
+# ---- figures ------------------------------------------------------------------------
+
+def test_figure_never_follows_a_planted_symlink(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from ctxbench.ui import figures
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    d = tmp_path / "figs"
+    d.mkdir()
+    (d / "ring.png").symlink_to(victim)
+    fig, _ = plt.subplots()
+    paths = figures.save(fig, str(d), "ring")
+    assert victim.read_text() == "keep"
+    assert all(os.path.isfile(p) and not os.path.islink(p) for p in paths)
+    assert sorted(os.listdir(d)) == ["ring.png", "ring.svg"]
+
+
+def test_markdown_figures_never_follow_a_planted_symlink(tmp_path, capsys):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (tmp_path / "r-figures").mkdir()
+    (tmp_path / "r-figures" / "figure-1-0.png").symlink_to(victim)
+    assert main(["report", BASE, "-o", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md")]) == 0
+    assert victim.read_text() == "keep"
+    assert not (tmp_path / "r-figures" / "figure-1-0.png").is_symlink()
+
+
+def test_report_never_writes_a_figure_over_its_own_input(tmp_path, capsys):
+    d = tmp_path / "r-figures"
+    d.mkdir()
+    src = d / "figure-1-0.png"  # a results file that happens to bear a figure's name
+    shutil.copy(BASE, src)
+    before = src.read_bytes()
+    err = one_line_error(capsys, ["report", str(src), "-o", str(tmp_path / "r.html"),
+                                  "--markdown", str(tmp_path / "r.md")])
+    assert "own files" in err
+    assert src.read_bytes() == before
+    assert not (tmp_path / "r.html").exists(), "the HTML was written before the figures were checked"
+
+
+def test_report_never_writes_a_figure_over_its_own_html(tmp_path, capsys):
+    html = tmp_path / "r-figures" / "figure-1-0.png"
+    html.parent.mkdir()
+    one_line_error(capsys, ["report", BASE, "-o", str(html), "--markdown", str(tmp_path / "r.md")])
+    assert not html.exists() and not (tmp_path / "r.md").exists()
+
+
+def test_markdown_figure_directory_that_is_a_file_stops_before_writing(tmp_path, capsys):
+    (tmp_path / "r-figures").write_text("a file")
+    err = one_line_error(capsys, ["report", BASE, "-o", str(tmp_path / "r.html"),
+                                  "--markdown", str(tmp_path / "r.md")])
+    assert "not a directory" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("command", ["ring", "noise", "tasks", "irq", "anatomy", "sweep"])
+def test_plot_directory_under_a_file_is_refused_before_measuring(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])
+    (tmp_path / "file").write_text("x")
+    err = one_line_error(capsys, [command, "--plot", str(tmp_path / "file" / "figs"),
+                                  "-o", str(tmp_path / "r.json")], code=2)
+    assert "not a directory" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_sweep_default_figure_directory_is_checked_before_measuring(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])
+    (tmp_path / "s-figures").write_text("a file")
+    err = one_line_error(capsys, ["sweep", "-o", str(tmp_path / "s.json")], code=2)
+    assert "s-figures" in err and "not a directory" in err
+
+
+def test_figures_after_measuring_fail_in_one_line_naming_the_kept_results(tmp_path):
+    from ctxbench.ui.command import Lifecycle
+    life = Lifecycle("noise", str(tmp_path / "n.json"))
+    (tmp_path / "figs").mkdir()
+    (tmp_path / "figs" / "x.png").mkdir()  # a directory where a figure goes
+    import matplotlib.pyplot as plt
+    fig, _ = plt.subplots()
+    with pytest.raises(UserError) as e:
+        life.figures(str(tmp_path / "figs"), [("x", fig)])
+    assert e.value.code == 1 and "results written to" in str(e.value) and "\n" not in str(e.value)
+    assert os.path.isdir(tmp_path / "figs" / "x.png") and not os.path.exists(tmp_path / "figs" / "x.svg")
+
+
+def test_every_error_line_shows_escapes_as_escapes(capsys):
+    # cli.main escapes the whole line: argparse echoes arguments, commands echo ids
+    err = one_line_error(capsys, ["report", BASE, "--no-such\x1b[2J\nflag"])
+    assert "\x1b" not in err and "\\x1b[2J\\x0aflag" in err
