@@ -89,7 +89,8 @@ FILE *open_out(const char *out)
         if (S_ISDIR(st.st_mode)) die(2, "cannot write '%s': it is a directory", out);
         if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return open_stream(out);
         if (!S_ISREG(st.st_mode))
-            die(2, "refusing to write '%s': it is neither a regular file, a character device nor a FIFO", out);
+            die(2, "refusing to write '%s': it is neither a regular file, a character device nor a FIFO",
+                out);
         /* a regular file, maybe through symlinks: replaced where it really is */
         if (!realpath(out, final_path)) die(2, "cannot write '%s': %s", out, strerror(errno));
     } else if (errno != ENOENT) {
@@ -123,10 +124,11 @@ static void keep_tmp_and_die(const char *why)
 
 void close_out(FILE *f, const char *out, int ok)
 {
-    (void)ok; /* a failed id is recorded in the file; the file is kept all the same */
-    if (!tmp_path[0]) { /* a stream: stdout, a device or a FIFO */
-        if (fflush(f) || ferror(f)) die(1, "cannot write '%s': %s", out ? out : "standard output", strerror(errno));
-        if (f != stdout && fclose(f)) die(1, "cannot write '%s': %s", out, strerror(errno));
+    (void)ok;                    /* a failed id is recorded in the file; the file is kept all the same */
+    if (!tmp_path[0]) {          /* a stream: stdout, a device or a FIFO */
+        if (f == stdout) return; /* close_stdout (atexit) checks and says it once */
+        if (fflush(f) || ferror(f)) die(1, "cannot write '%s': %s", out, strerror(errno));
+        if (fclose(f)) die(1, "cannot write '%s': %s", out, strerror(errno));
         return;
     }
     if (fflush(f) || ferror(f) || fsync(fileno(f))) {
@@ -144,7 +146,8 @@ void close_out(FILE *f, const char *out, int ok)
     /* What is there now may have changed during the run (a FIFO or a
      * device put in the file's place): never replace anything but a file. */
     struct stat st;
-    if (lstat(final_path, &st) == 0 && !S_ISREG(st.st_mode)) keep_tmp_and_die("it is no longer a regular file");
+    if (lstat(final_path, &st) == 0 && !S_ISREG(st.st_mode))
+        keep_tmp_and_die("it is no longer a regular file");
     if (rename(tmp_path, final_path)) keep_tmp_and_die(strerror(errno));
     tmp_path[0] = 0;
 }

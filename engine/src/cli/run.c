@@ -73,7 +73,7 @@ static void round_order(size_t *order, size_t n, int g)
 static struct failure {
     const char *id;
     char error[512];
-} *failures;
+} * failures;
 static size_t nfailures;
 
 static void note_failure(const char *id, const char *error)
