@@ -40,7 +40,7 @@ def add_parser(sub):
                        description="Measure, in one interleaved run on one CPU, configurations that differ in one "
                                    "thing each (system calls, thread switch, address space, vector state, "
                                    "scheduling class, mitigations, cgroups) and report each difference as a part "
-                                   "of the switch, with its 95%% interval.")
+                                   "of the switch, with its 95% interval.")
     p.add_argument("--mechanism", choices=ladder.MECHANISMS, default="pipe",
                    help="how the parties hand off (default pipe)")
     p.add_argument("--rungs", type=options.choice_list(ladder.DEFAULT), metavar="R,...",

@@ -42,7 +42,7 @@ def add_parser(sub):
                                    "rounds; the handler only increments a counter. D = direct cost of servicing "
                                    "one (gap loop, measured after every pair); I = R'_task - R_task - k*D; "
                                    "per interrupt: the slope of R' - R over k, minus D.")
-    p.add_argument("--task", metavar="T,...", help="tasks (default: all of sort, deflate, aes, crc)")
+    p.add_argument("--task", metavar="T,...", type=options.nonempty_list, help="tasks (default: all of sort, deflate, aes, crc)")
     p.add_argument("--rates", metavar="HZ,...", default=DEFAULT_RATES, type=options.int_list_type(1, MAX_RATE_HZ),
                    help=f"timer signals per second (default {DEFAULT_RATES})")
     p.add_argument("--budget", type=options.count(10, 24 * 3600), default=BUDGET_S, metavar="S",

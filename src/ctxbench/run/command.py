@@ -24,7 +24,7 @@ def add_parser(sub):
     options.add_output(p, "run")
     options.add_cpu(p)
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M", help="second CPU for cross-CPU wake-ups")
-    p.add_argument("--ids", metavar="ID,...", help="measure only these ids (see ctxbench-engine list)")
+    p.add_argument("--ids", metavar="ID,...", type=options.nonempty_list, help="measure only these ids (see ctxbench-engine list)")
     options.add_samples(p)
     p.add_argument("--no-idle", action="store_true",
                    help="hold /dev/cpu_dma_latency at 0 during the run (keeps CPUs out of deep idle)")

@@ -74,14 +74,14 @@ def add_parser(sub):
     p = sub.add_parser("sweep", help="indirect cost over working-set sizes and strides, with figures",
                        description="Measure the total and indirect cost per switch while both parties "
                                    "traverse their own array of SIZE bytes at STRIDE bytes between messages.")
-    p.add_argument("--mechanism", metavar="M,...",
+    p.add_argument("--mechanism", metavar="M,...", type=options.nonempty_list,
                    help=f"mechanisms (default {','.join(sweep_plan.DEFAULT_MECHANISMS)}; "
                         f"known: {', '.join(sweep_plan.MECHANISMS)})")
-    p.add_argument("--sizes", metavar="LIST",
+    p.add_argument("--sizes", metavar="LIST", type=options.nonempty_list,
                    help="sizes per party: a range of powers of two like 1K..16M, or a list like 1K,48K,64K "
                         "(default: 1K until one party's array is the whole last-level cache, plus points at "
                         "the L1/L2 sizes)")
-    p.add_argument("--strides", metavar="LIST", help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256)")
+    p.add_argument("--strides", metavar="LIST", type=options.nonempty_list, help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256)")
     p.add_argument("-o", "--output", metavar="FILE", default="sweep.json",
                    help="results file; if it exists, the sweep in it is continued (default sweep.json)")
     p.add_argument("--plot", metavar="DIR", type=options.plot_dir, help="figures directory (default: <output>-figures)")

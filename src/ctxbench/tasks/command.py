@@ -44,7 +44,7 @@ def add_parser(sub):
                                    "switching cooperatively exactly n times, n values interleaved in rounds "
                                    "with the empty pair: the indirect cost per switch (slope over n), per "
                                    "task, and seed 000's I = R'_total - (R_total - C) - n*C.")
-    p.add_argument("--pair", metavar="A+B,...",
+    p.add_argument("--pair", metavar="A+B,...", type=options.nonempty_list,
                    help=f"task pairs (default {','.join(workloads.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
     p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
                    help=f"values of n, at most 15 (default {DEFAULT_SWITCHES}; 1 is always added): the slope "

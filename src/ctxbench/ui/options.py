@@ -125,6 +125,17 @@ def choice_list(choices: tuple[str, ...]):
     return parse
 
 
+def nonempty_list(text: str) -> str:
+    """A comma-separated list parsed later by its command: an empty one is
+    a mistake (it used to mean "all" and measure everything)."""
+    if not any(t.strip() for t in text.split(",")):
+        raise Bad("empty list (leave the option out for the default)")
+    return text
+
+
+nonempty_list.__name__ = "list"
+
+
 def plot_dir(text: str) -> str:
     """A directory for figures: created later, but checked now, before
     anything is measured (ui/figures.check_dir)."""
