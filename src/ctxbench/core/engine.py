@@ -83,7 +83,8 @@ def _on_term(signum, frame):
 def stream(args: Iterable[str], on_header: Callable[[dict], None],
            on_result: Callable[[dict], None],
            on_progress: Callable[[dict], None] | None = None, deadline_s: float | None = None,
-           on_failure: Callable[[list[dict], list[str], int], set[str]] | None = None) -> bool:
+           on_failure: Callable[[list[dict], list[str], int], set[str]] | None = None,
+           on_failed_job: Callable[[dict], None] | None = None) -> bool:
     """Run the engine with `args` (plus --jsonl) and call back per line
     (progress lines come from interleaved runs, before their results).
     With `deadline_s`, the engine is stopped after that many seconds (the
@@ -98,7 +99,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     lines came before it; id and error where the line says them), `lines`
     is what the engine said on stderr and `status` its exit status; it
     returns the lines it used (the rest are printed as warnings), so that
-    the caller keeps what was measured and records what was not."""
+    the caller keeps what was measured and records what was not.
+    `on_failed_job` hears of each failed job as its line arrives."""
     cmd = [engine_path(), *args, "--jsonl"]
     old = signal.signal(signal.SIGTERM, _on_term)
     before = os.sched_getaffinity(0)
@@ -141,6 +143,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
                 failed.append({"position": answered, **{k: msg[k] for k in ("id", "error")
                                                          if isinstance(msg.get(k), str)}})
                 answered += 1
+                if on_failed_job:  # as it comes, for callers that pair results with jobs by position
+                    on_failed_job(failed[-1])
             elif msg.get("type") == "progress" and on_progress:
                 on_progress(msg)
         proc.wait()

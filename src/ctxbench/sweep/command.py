@@ -111,6 +111,7 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     sw = doc.get("sweep")
     if not isinstance(sw, dict):
         raise UserError(f"'{path}' exists and is not a sweep results file: choose another -o")
+    _check_resumable(path, sw)
     old = sw.get("settings") or {}
     diff = [k for k in SETTINGS if old.get(k) != settings.get(k)]
     if diff:
@@ -119,13 +120,32 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     return [r for r in doc["results"] if sweep_plan.key(r)], doc
 
 
+def _check_resumable(path: str, sw: dict) -> None:
+    """The members a resumed sweep trusts: a string where seconds belong
+    gave a traceback, and a negative wall time extended the budget (-1e9
+    made the default sweep unbounded)."""
+    wall = sw.get("wall_s", 0.0)
+    if wall is not None and (isinstance(wall, bool) or not isinstance(wall, (int, float))
+                             or not math.isfinite(wall) or wall < 0):
+        raise UserError(f"'{shown(path)}' is malformed: sweep.wall_s must be the seconds already spent "
+                        f"(a number >= 0), not {shown(repr(wall)[:40])}")
+    for key, typ, what in (("settings", dict, "an object"), ("rounds", list, "a list")):
+        if sw.get(key) is not None and not isinstance(sw[key], typ):
+            raise UserError(f"'{shown(path)}' is malformed: sweep.{key} must be {what}")
+
+
+def _prior_wall(old_doc: dict | None) -> float:
+    """Seconds the resumed runs already spent (checked by _check_resumable)."""
+    return float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+
+
 class Sweep:
     """The points of one sweep, their rounds, and the clock."""
 
     def __init__(self, args, mechs, pts, have, old_doc, t_start):
         self.args, self.mechs, self.pts = args, mechs, pts
         self.by_key = {sweep_plan.key(r): r for r in have}
-        prior = float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+        prior = _prior_wall(old_doc)
         self.deadline = t_start + args.budget - prior  # monotonic time the budget ends
         self.next_round = 1 + max((g for r in have for g in rounds.rounds_of(r)), default=-1)
         self.engine_start_s = 0.5  # start-up to the first point, measured by every engine process
@@ -212,7 +232,7 @@ def run(args) -> int:
                          extra=[] if args.no_counters else ["--counters"])
     state = {"tool": (old_doc or {}).get("tool") or {}, "env": env, "counters_said": False,
              "stopped_at_deadline": 0, "log": list(((old_doc or {}).get("sweep") or {}).get("rounds") or [])}
-    prior_wall = float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+    prior_wall = _prior_wall(old_doc)
 
     def ordered():
         order = {(bid, s, d): i for i, (bid, (s, d)) in enumerate((b, p) for b in ids for p in pts)}
@@ -239,6 +259,9 @@ def run(args) -> int:
         # The engine measures the points in the order given, one result each: the i-th
         # result is plist[i] (the same point recurs once per round).
         for (raw, now), (rno, (size, stride)) in zip(arrived, plist):
+            if raw is None:  # the engine failed this point: its own message ends the sweep (stream)
+                t_prev[0] = now
+                continue
             params = dict(raw.get("params") or {})
             if "size" in params and "stride" in params:
                 if (int(params["size"]), int(params["stride"])) != (size, stride):
@@ -312,8 +335,10 @@ def run(args) -> int:
             arg = ",".join(f"{s}:{d}" for _, (s, d) in plist)
             finished = False
             try:
+                # a failed point holds its place, so that the next results stay paired with their points
                 finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
-                                         deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0))
+                                         deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0),
+                                         on_failed_job=lambda f, arrived=arrived: arrived.append((None, time.monotonic())))
             finally:  # what arrived is kept, also when Ctrl-C ends the plan
                 take(name, bid, plist, arrived, t_prev, phase, prog)
             if not finished:
