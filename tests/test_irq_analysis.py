@@ -117,3 +117,32 @@ def test_disturbed_samples_are_left_out_and_counted():
     p = an["points"]["crc"][0]
     assert any(w["code"] == "dropped" for w in p["warnings"])
     assert p["parts"]["R_task"]["n"] == 0 or p["parts"]["R_task"]["n"] < 10
+
+
+def test_a_failed_control_marks_every_i_untrusted_and_says_so_first():
+    """The spin (true I = 0) comes out nonzero because D is 2 us too high:
+    no task's I may be presented as a result, and the table starts with
+    the control's failure and its reason."""
+    rng = np.random.default_rng(5)
+    biased = D_NS + 2000.0
+    an = analysis.analyse({"sort": table(rng, 20, 800.0, biased)}, None, RATES, {},
+                          spin=table(rng, 20, 0.0, biased))
+    assert an["control"]["ok"] is False and "slope - D" in an["control"]["reason"]
+    for p in an["points"]["sort"]:
+        assert p["parts"]["I"]["trusted"] is False
+        assert p["warnings"][0]["code"] == "untrusted"
+    out = render(an)
+    assert out.startswith("CONTROL FAILED")
+    rows = [ln for ln in out.splitlines() if ln.startswith("sort ")]
+    assert len(rows) == len(RATES) and all("untrusted (" in ln for ln in rows)
+    # the slope against the control's cancels D's bias: the 800 ns come back
+    vc = an["per_task"]["sort"]["vs_control"]
+    assert abs(vc["estimate_ns"] - 800.0) < 4 * vc["se_ns"]
+
+
+def test_a_passing_control_leaves_the_is_as_results():
+    rng = np.random.default_rng(6)
+    an = analysis.analyse({"sort": table(rng, 20, 800.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
+    assert an["control"]["ok"] is True
+    assert all(p["parts"]["I"]["trusted"] for p in an["points"]["sort"])
+    assert "untrusted" not in render(an) and not render(an).startswith("CONTROL FAILED")

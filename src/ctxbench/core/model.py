@@ -40,6 +40,7 @@ CODES = {
     "overruns": "timer expirations merged into a pending signal",
     "self_check": "a result the method rules out (an interrupt making a task faster): which part is biased",
     "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
+    "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
 }
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative")

@@ -13,7 +13,14 @@ in every interval. With D_g the mean of the gap-loop D over round g:
 
 A task cannot run faster for being interrupted: an I below zero with an
 interval that excludes zero is a failed self-check (D or the pair is
-biased), reported as such, never as a finding."""
+biased), reported as such, never as a finding.
+
+The run's own control is irq/spin, a loop in registers measured in the
+same rounds: it has nothing to refill, so its I at every rate and its
+slope - D must be consistent with zero. When they are not, the instrument
+is biased in this run and every task's I carries that bias (k times the
+spin's slope - D when D is the biased part): each I is marked untrusted,
+with the reason, and is not a result."""
 from __future__ import annotations
 
 import math
@@ -107,6 +114,67 @@ def diagnosis(fit: dict, check: dict | None, k: float = math.inf, deficit: float
             "pair is biased (drift or disturbance between the two runs at this rate), not D")
 
 
+def _ci(e: dict) -> tuple[float, float]:
+    lo, hi = e.get("ci95_simultaneous") or e["ci95"]
+    return lo, hi
+
+
+def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
+    """Whether the known-zero control (irq/spin) came out at zero: its I at
+    every rate (simultaneous intervals) and its slope - D per interrupt.
+    When not, which part is biased and what would fix it."""
+    if check is None:
+        return {"ok": None, "failures": [], "reason": "no control measured (irq/spin): no I can be checked"}
+    bad = []
+    for p in spin_points:
+        i = p["parts"]["I"]
+        lo, hi = _ci(i)
+        if math.isfinite(lo) and (lo > 0 or hi < 0):
+            bad.append(f"I = {i['estimate_ns'] / 1e3:.1f} us [{lo / 1e3:.1f}, {hi / 1e3:.1f}] at "
+                       f"{p['params']['rate_hz']} Hz")
+    per = check["per_interrupt"]
+    biased_d = bool(per["resolved"])
+    if biased_d:
+        lo, hi = per["ci95"]
+        bad.append(f"slope - D = {per['estimate_ns']:.0f} ns [{lo:.0f}, {hi:.0f}] per interrupt")
+    if not bad:
+        return {"ok": True, "failures": [], "reason": ""}
+    if biased_d:
+        part = ("D (the gap loop's cost per signal) is not what a running loop pays per signal in these runs "
+                f"({'more' if per['estimate_ns'] < 0 else 'less'}), so every I = R' - R - k*D carries k times "
+                "that difference; the tasks' slopes minus the spin's slope (below) are free of it")
+    else:
+        part = ("the plain and interrupted runs of the spin differ at a rate where they should not: the host's "
+                "speed moved between the two runs of a pair more than the intervals allow")
+    return {"ok": False, "failures": bad,
+            "reason": ("the known-zero control (irq/spin: a loop in registers, nothing to refill) came out "
+                       f"nonzero ({'; '.join(bad)}): {part}. An idle, isolated CPU (--cpu, no other guest "
+                       "load) or more rounds (--budget) would tell whether it is the host or the method")}
+
+
+def untrust(points: list[dict], verdict: dict) -> None:
+    """Mark every derived I of a run whose control failed (in place)."""
+    for p in points:
+        p["parts"]["I"]["trusted"] = bool(verdict["ok"])
+        if verdict["ok"] is False:
+            p["warnings"].insert(0, model.warning("untrusted", "UNTRUSTED: " + verdict["reason"]))
+
+
+def vs_control(fit: dict, check: dict | None) -> dict | None:
+    """A task's rate slope minus the spin's (both from the same rounds and
+    the same instrument, so a bias of D cancels): its indirect cost per
+    interrupt without D. The SE adds both (their covariance is ignored,
+    so the interval is if anything wide)."""
+    if not check:
+        return None
+    a, b = fit["slope"], check["slope"]
+    est = a["estimate_ns"] - b["estimate_ns"]
+    se = math.hypot(a["se_ns"], b["se_ns"])
+    lo, hi = est - power.Z_ALPHA * se, est + power.Z_ALPHA * se
+    return {"estimate_ns": est, "se_ns": se, "ci95": [lo, hi], "mde_ns": power.mde(se),
+            "resolved": bool(lo > 0 or hi < 0), "below_mde": bool(abs(est) < power.mde(se))}
+
+
 def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: int, fit: dict,
               params: dict, check: dict | None = None, z_family: float = power.Z_ALPHA) -> dict:
     """One result for one task and rate. The self-check fails when I is
@@ -181,21 +249,25 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
     dg = round_d(every)
     d_eff = direct_effect(every)
     check = task_fit(spin, dg, d_eff) if spin is not None else None
-    spin_points = [irq_point(spin, dg, "spin", r, check, params) for r in rates] if check else []
+    # one family: the tasks' points and the control's
+    z = power.family_t((len(tables) + (check is not None)) * len(rates), len(dg) - 1)
+    spin_points = [irq_point(spin, dg, "spin", r, check, params, None, z) for r in rates] if check else []
+    verdict = control_verdict(check, spin_points)
     fits, points, failed = {}, {}, []
-    z = power.family_t(len(tables) * len(rates), len(dg) - 1)
     for task, t in tables.items():
         fit = task_fit(t, dg, d_eff)
+        fit["vs_control"] = vs_control(fit, check)
         fits[task] = fit
         pts = [irq_point(t, dg, task, r, fit, params, check, z) for r in rates]
+        untrust(pts, verdict)
         points[task] = pts
         for p in pts:
             w = next((w for w in p["warnings"] if w["code"] == "self_check"), None)
             if w:
                 failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
                                "diagnosis": w["text"].split(": ", 1)[1]})
-    return {"D": d_eff, "D_check": check, "rounds": len(dg), "per_task": fits, "points": points,
-            "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
+    return {"D": d_eff, "D_check": check, "control": verdict, "rounds": len(dg), "per_task": fits,
+            "points": points, "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
 
 
 def shared_cpu(tables: list[dict[str, np.ndarray]]) -> dict:

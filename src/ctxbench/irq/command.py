@@ -120,7 +120,7 @@ def run(args) -> int:
     env = header.get("environment", {})
     section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
-               "D_check": an["D_check"], "per_task": an["per_task"],
+               "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
                "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
                "seconds": round(time.monotonic() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
@@ -129,12 +129,13 @@ def run(args) -> int:
         from ctxbench.irq import figures as irq_figures
         life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))])
     print(render(an))
-    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz", p["warnings"]) for p in points
-                    if p["params"]["task"] != "spin"])
+    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz",
+                     [w for w in p["warnings"] if w["code"] != "untrusted"])  # said once, above the table
+                    for p in points if p["params"]["task"] != "spin"])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
-    return 1 if an["self_check_failed"] else 0
+    return 1 if an["self_check_failed"] or an["control"]["ok"] is False else 0
 
 
 def _analyse(batches, tasks, rates, args) -> dict:
@@ -160,8 +161,13 @@ def _cell(e: dict) -> str:
 
 def render(an: dict) -> str:
     d = an["D"]
-    lines = [f"D (direct cost of servicing one timer signal: gap loop after every pair, {an['rounds']} rounds) = "
-             f"{_cell(d)}, MDE {fmt_time(d['mde_ns'])}", ""]
+    ctl = an.get("control") or {}
+    lines = []
+    if ctl.get("ok") is False:  # first: nothing below is a result
+        lines += ["CONTROL FAILED: every I of this run is untrusted, not a result.",
+                  "  " + ctl["reason"] + ".", ""]
+    lines += [f"D (direct cost of servicing one timer signal: gap loop after every pair, {an['rounds']} rounds) = "
+              f"{_cell(d)}, MDE {fmt_time(d['mde_ns'])}", ""]
     hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
            f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
     lines += [hdr, "-" * len(hdr)]
@@ -172,10 +178,14 @@ def render(an: dict) -> str:
             cell = _cell(i)
             if any(w["code"] == "self_check" for w in p["warnings"]):
                 cell = "SELF-CHECK FAILED " + cell
+            if ctl.get("ok") is False:
+                cell = f"untrusted ({cell})"
             lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
                          f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_time(i['mde_ns']):>9}"
                          f"{q['I_pct']:>8.3f}%")
+    lines.append("'below X': |I| is under its minimum detectable effect X with this run's rounds: not resolved "
+                 "(the plan line above says what a longer --budget would resolve).")
     lines.append("I's intervals are simultaneous over all points (Bonferroni, Student's t over the rounds): "
                  "all hold their true values with 95% probability together, so an interval below 0 is a failed "
                  "self-check, not chance (one-point 95% intervals: parts.I.ci95 in the file)")
@@ -188,6 +198,9 @@ def render(an: dict) -> str:
         lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f}; "
                      f"indirect per interrupt (slope - D) {_cell(f['per_interrupt'])}, "
                      f"MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
+        vc = f.get("vs_control")
+        if vc and ctl.get("ok") is False:
+            lines.append(f"  {'':<8} slope - spin's slope (D's bias cancels) {_cell(vc)}, MDE {fmt_time(vc['mde_ns'])}")
     c = an["D_check"]
     if c:
         a = c["agreement"]

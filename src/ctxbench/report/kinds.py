@@ -259,8 +259,12 @@ def render_irq(rs: list[dict], env: dict) -> list:
     if by_task and direct:
         out += _figures([(NAME, figure5(by_task, env, direct.get("summary") or {}))],
                         "I per task and rate; bars: 95% CI (a small difference of large numbers)")
-    rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")),
-             _part_ci(Result(r).parts.get("I"))] for r in pts]
+    def i_cell(r):  # a run whose known-zero control failed derives no result (irq/analysis.py)
+        i = (r.get("parts") or {}).get("I")
+        untrusted = isinstance(i, dict) and i.get("trusted") is False
+        return ("untrusted: " if untrusted else "") + _part_ci(Result(r).parts.get("I"))
+    rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")), i_cell(r)]
+            for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
                      "Interrupts: indirect cost of n timer signals (David et al. 2007)"
                      + (f"; D = {median_ci(direct)}" if direct else "")))
