@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from conftest import run_cli
+
 from ctxbench.core import model, reader
 from ctxbench.stats import drift
 
@@ -119,3 +121,20 @@ def test_reader_re_derives_what_the_command_wrote(tmp_path):
     assert [r["summary"]["ci95"] for r in again] == [r["summary"]["ci95"] for r in res]
     assert rec["persistence"] is not None and rec["rounds"] == ROUNDS
 
+
+def test_compare_counts_how_often_each_interval_holds_the_other_run(tmp_path):
+    """Two ring files: compare says how many points' intervals hold the
+    other run's median, each way. Known answers: a file against itself
+    holds all; against a run 3x slower, none."""
+    doc = _ring_doc(lambda i, r: 0.0, 12, 6)
+    slow = json.loads(json.dumps(doc))
+    for r in slow["results"]:
+        r["samples"] = [3 * x for x in r["samples"]]
+    for name, d in (("a.json", doc), ("slow.json", slow)):
+        (tmp_path / name).write_text(json.dumps(d))
+    same = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "a.json"))
+    assert same.returncode == 0, same.stderr
+    assert ("intervals: base's 95% interval holds new's median at 12 of 12 points, new's holds base's at 12 of 12 "
+            "(each made to hold another run's median)") in same.stdout
+    moved = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "slow.json"))
+    assert "holds new's median at 0 of 12 points, new's holds base's at 0 of 12" in moved.stdout, moved.stdout
