@@ -123,19 +123,19 @@ def widen(summary: dict, rel_sd: float) -> dict:
 #     the run's own medians lowers it by about 1/rounds, so a persistence
 #     smaller than that goes unseen).
 
-MIN_PAIRS = 2 * MIN_BLOCKS  # adjacent rounds per point, fewer: no own drift
+MIN_ROUNDS = BLOCK * MIN_BLOCKS  # rounds a point needs to show its own drift (as the common one)
 
 
 def persistence(residuals: np.ndarray) -> float:
     """Pooled lag-1 autocorrelation of the ids' residual series (ids x
     rounds, nan where a round has no median): the share of a point's
-    round-to-round variance that lasts into the next round. nan if too
-    few adjacent rounds."""
+    round-to-round variance that lasts into the next round, over the
+    points with at least MIN_ROUNDS rounds; nan if there are none."""
     num = den = 0.0
     pairs = 0
     for row in residuals:
         ok = np.isfinite(row)
-        if ok.sum() < 2:
+        if ok.sum() < MIN_ROUNDS:
             continue
         scale = math.sqrt(float(np.mean(row[ok] ** 2)))
         if not scale > 0:
@@ -145,7 +145,7 @@ def persistence(residuals: np.ndarray) -> float:
         num += float(np.sum(z[:-1][adj] * z[1:][adj]))
         den += float(np.sum(z[ok] ** 2))
         pairs += int(adj.sum())
-    if pairs < MIN_PAIRS or not den > 0:
+    if not (pairs and den > 0):
         return math.nan
     return num / den
 
