@@ -167,8 +167,34 @@ def run(args) -> int:
         print(f"warning: {len(few)} id(s) have fewer than {MIN_SAMPLES} samples on a side; their verdict is weak")
     if only:
         print(f"note: {only} id(s) present on one side only were skipped")
+    if len(base) == 1 and len(new) == 1:
+        cov = interval_coverage(base[0], new[0])
+        if cov["points"]:
+            print(f"intervals: base's 95% interval holds new's median at {cov['base_holds_new']} of {cov['points']} "
+                  f"points, new's holds base's at {cov['new_holds_base']} of {cov['points']}"
+                  + (" (each made to hold another run's median)" if cov["for_another_run"] else
+                     " (intervals of one run's median: they hold another run's less often than 95%)"))
     _compare_anatomies(base, new)
     return 0
+
+
+def interval_coverage(base: dict, new: dict) -> dict:
+    """Over the points in both files with a finite median and interval:
+    how often each side's interval holds the other side's median (two runs
+    of one command: does an interval describe the next run?)."""
+    def points(doc):
+        out = {}
+        for r in Document(doc).results:
+            lo, hi = r.summary.ci95
+            if all(math.isfinite(x) for x in (lo, hi, r.summary.median)):
+                out[r.point_key] = (r.summary.median, lo, hi, r.summary.d.get("ci95_for"))
+        return out
+    pb, pn = points(base), points(new)
+    keys = [k for k in pb if k in pn]
+    return {"points": len(keys),
+            "base_holds_new": sum(pb[k][1] <= pn[k][0] <= pb[k][2] for k in keys),
+            "new_holds_base": sum(pn[k][1] <= pb[k][0] <= pn[k][2] for k in keys),
+            "for_another_run": bool(keys) and all(pb[k][3] and pn[k][3] for k in keys)}
 
 
 def _compare_anatomies(base: list[dict], new: list[dict]) -> None:

@@ -131,11 +131,11 @@ def analyse(result: dict) -> dict:
     return r
 
 
-def drift_factor(results: list[dict]) -> np.ndarray:
-    """The machine's drift common to results measured interleaved by group
-    (one round = group g of every id), per round (stats.drift)."""
-    series = []
-    for r in results:
+def round_series(results: list[dict]) -> tuple[list[int], list[tuple[np.ndarray, np.ndarray]]]:
+    """Of the results measured by group: their indices, and per result its
+    kept samples with their round labels (stats.drift's series)."""
+    which, series = [], []
+    for i, r in enumerate(results):
         v = Result(r)
         g = v.groups
         if g is None:
@@ -143,8 +143,15 @@ def drift_factor(results: list[dict]) -> np.ndarray:
         kept = [(float(x), int(k)) for x, k, keep in zip(v.samples, g, v.keep)
                 if keep and x is not None and math.isfinite(_num(x))]
         if kept:
+            which.append(i)
             series.append((np.array([x for x, _ in kept]), np.array([k for _, k in kept])))
-    return drift.common_factor(series)
+    return which, series
+
+
+def drift_factor(results: list[dict]) -> np.ndarray:
+    """The machine's drift common to results measured interleaved by group
+    (one round = group g of every id), per round (stats.drift)."""
+    return drift.common_factor(round_series(results)[1])
 
 
 def apply_drift(results: list[dict]) -> dict:
@@ -158,6 +165,29 @@ def apply_drift(results: list[dict]) -> dict:
             r["summary"] = drift.widen(r["summary"], rel)
     return {"rounds": int(factor.size), "ids": sum(1 for r in results if Result(r).groups is not None),
             "block_rounds": drift.BLOCK, "relative_sd": rel if math.isfinite(rel) else None,
+            "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
+
+
+def apply_next_run(results: list[dict]) -> dict:
+    """For results measured interleaved by group: each one's interval made
+    the interval that holds another run's median (stats.drift.next_run:
+    this run's rounds, the common drift and the point's own drift). Returns
+    the record the document keeps: what apply_drift keeps, plus the pooled
+    persistence the own drifts come from."""
+    which, series = round_series(results)
+    table = drift.log_table(series)
+    factor = drift.factor_of(table)
+    rel = drift.relative_sd(factor)
+    resid = table - factor
+    rho = drift.persistence(resid)
+    for i, row in zip(which, resid):
+        if isinstance(results[i].get("summary"), dict):
+            results[i]["summary"] = drift.next_run(results[i]["summary"], rel, drift.own_sd(row, rho),
+                                                   int(np.isfinite(row).sum()))
+    return {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
+            "relative_sd": rel if math.isfinite(rel) else None,
+            "persistence": rho if math.isfinite(rho) else None,
+            "interval": "another run's median: sqrt(2) x t x (rounds resampled, common and own drift)",
             "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 

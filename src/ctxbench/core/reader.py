@@ -165,6 +165,9 @@ def load(path: str) -> dict:
         run = doc.get("run")
         if isinstance(run, dict) and run.get("order") == "interleaved by group":
             run["drift"] = model.apply_drift(doc["results"])  # re-derived with the samples
+        ring = doc.get("ring")
+        if isinstance(ring, dict) and ring.get("order") == "interleaved by group":
+            ring["drift"] = model.apply_next_run(doc["results"])  # the ring's intervals, re-derived the same way
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the checks above did not foresee: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")

@@ -108,14 +108,15 @@ def render_ring(rs: list[dict], env: dict) -> list:
     fig = ring_fig.figure(rs, env)
     if fig is not None:
         out.append(Figure("Cost per switch vs parties in the ring", png_bytes(fig),
-                          "one line per footprint (and mechanism), one panel per kind; median and 95% CI"))
+                          "one line per footprint (and mechanism), one panel per kind; median and the "
+                          "interval that holds another run's median 95% of the time"))
     rows = []
     key = lambda r: (_id(r), _p(r).get("footprint", 0), _p(r).get("parties", 0))  # noqa: E731
     for r in sorted(rs, key=lambda r: tuple(str(x).zfill(12) for x in key(r))):
         spc = Result(r).verification.get("switches_per_handoff")
         rows.append([_id(r), str(_p(r).get("parties", "?")), str(_p(r).get("footprint", "?")), median_ci(r),
                      *spread(r), f"{spc:.2f}" if isinstance(spc, (int, float)) else "-", verified(r)])
-    out.append(Table(["id", "parties", "footprint (B)", "median ± 95% CI", "min … max", "CV", "n",
+    out.append(Table(["id", "parties", "footprint (B)", "median ± 95% for another run", "min … max", "CV", "n",
                       "switches per hand-off", "verified"], rows, "Ring: cost per token hand-off"))
     return out
 

@@ -2,9 +2,10 @@
 two-party ping-pong of each kind x mechanism measured group by group: group
 g of every job is round g).
 
-- A point's own value is its median cost per hand-off; its interval
-  resamples whole rounds and carries the machine's drift over the run
-  (model.apply_drift), so it covers a run at another time, not only this one.
+- A point's own value is its median cost per hand-off; its interval is
+  the one that holds another run's median (model.apply_next_run,
+  stats/drift.py): whole rounds resampled, the drift common to every point
+  and the point's own drift, for two runs, not one.
 - `model.paired_difference(a, b)`: a - b from the rounds both were
   measured in, as a power.effect (interval over rounds, MDE). It is the
   N = 2 check (ring minus the ping-pong of the same mechanism: 0 if the

@@ -6,7 +6,8 @@ and the two-party ping-pong of each kind x mechanism, interleaved group by
 group (round g = group g of every job, in an order drawn per round), so
 that every point's samples span the whole run: a host that drifts over
 minutes moves every point alike instead of the points measured in its slow
-minute. Each group starts from a quiet CPU (engine --settle-us: the previous
+minute. Each point's interval is made to hold another run's median: its
+rounds, the common drift and its own drift (model.apply_next_run). Each group starts from a quiet CPU (engine --settle-us: the previous
 group's parties reaped, then a window in which nothing else ran on the
 CPU), and the wait is recorded. The N = 2 ring must equal the ping-pong."""
 from __future__ import annotations
@@ -95,7 +96,7 @@ def run(args) -> int:
         header, res = run_ids(ids + refs, opts, prog, interleave=True)
     finally:
         prog.close()
-    drift = results.apply_drift(res)  # every job interleaved: the machine's drift widens each interval
+    drift = results.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
     analysis.add_above_pingpong(res)
     n2 = analysis.n2_checks(res)
     settle = analysis.settle_record(res)
@@ -134,14 +135,16 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
                      f"difference {power.verdict(c['difference'])}  {verdict}")
     if not n2:
         lines.append("  (no N = 2, footprint 0 point measured)")
-    rel = drift.get("relative_sd")
-    if rel is not None:
-        lines.append(f"Intervals: whole rounds resampled, plus the machine's drift over this run's "
-                     f"{drift.get('rounds')} rounds (sd {rel:.1%} of a value, added to each side): they cover a "
-                     "run at another time, not only this one.")
+    rel, rho = drift.get("relative_sd"), drift.get("persistence")
+    if drift.get("rounds", 0) >= 2:
+        common = f"sd {rel:.1%} of a value" if rel is not None else "too few rounds to say"
+        own = (f"{max(rho, 0):.0%} of a point's own round-to-round variation lasts into the next round"
+               if rho is not None else "too few rounds to say")
+        lines.append(f"Intervals hold another run's median 95% of the time: sqrt(2) x t({drift['rounds'] - 1}) x "
+                     f"(this run's {drift['rounds']} rounds resampled, the drift common to every point ({common}) "
+                     f"and each point's own drift ({own})); summary.ci95_within keeps this run's.")
     else:
-        lines.append("Intervals: whole rounds resampled; too few rounds to estimate the machine's drift, so they "
-                     "cover this run only.")
+        lines.append("Intervals: one round only, nothing to resample: they cover this run only.")
     if settle.get("groups"):
         lines.append(f"Groups that began on a quiet CPU: {settle['quiet']} of {settle['groups']} (wait: median "
                      f"{fmt_time(settle['waited_median_ns'])}, 90% {fmt_time(settle['waited_p90_ns'])}, "
@@ -150,9 +153,10 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
 
 
 def render_table(res: list[dict]) -> str:
-    """One line per ring point: kind/mechanism, N, footprint, median ± CI,
+    """One line per ring point: kind/mechanism, N, footprint, median ± the
+    interval that holds another run's median (half its width),
     the cost above the ping-pong (paired by round), switches per hand-off."""
-    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± 95% CI':>21}  {'CV':>6}  "
+    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± next run':>21}  {'CV':>6}  "
              f"{'above the ping-pong [95% CI]':<44} {'sw/hand-off':>11}  verified"]
     rows = [r for r in map(Result, res) if r.id.startswith("ring/")]
     for r in sorted(rows, key=lambda r: (r.id, r.params.footprint or 0, r.params.parties or 0)):

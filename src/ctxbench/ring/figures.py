@@ -1,6 +1,6 @@
 """The ring figure (seed 002): cost per hand-off against the number of
 parties (log2), one line per footprint, one panel per kind; error bars are
-the 95% CI of the median."""
+the interval that holds another run's median (stats/drift.py next_run)."""
 from __future__ import annotations
 
 import math
@@ -57,7 +57,7 @@ def figure(results: list[dict], env: dict):
         ax.set_xlabel("parties in the ring (N)")
         ax.grid(True, alpha=0.3)
         ax.axhline(0, color="0.5", lw=0.6)
-    axes[0][0].set_ylabel("cost per hand-off, µs (median, 95% CI)")
+    axes[0][0].set_ylabel("cost per hand-off, µs (median; bars: 95% for another run)")
     axes[0][-1].legend(fontsize=7, title="footprint", title_fontsize=7)
     fig.suptitle("Ring of N parties on one CPU: cost per switch", fontsize=11)
     fig.text(0.01, -0.02, machine_label(env), fontsize=7, color="0.35")

@@ -30,13 +30,12 @@ MIN_BLOCKS = 3  # fewer: the drift cannot be estimated, nothing is added
 Z95 = 1.959963984540054
 
 
-def common_factor(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Per round, the median over ids of log(round median / id median).
-    `series`: per id, (kept samples, their round labels 0..R-1)."""
+def log_table(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Ids x rounds: log(round median / id median), nan where an id has no
+    kept sample in a round. `series`: per id, (kept samples, their round
+    labels 0..R-1)."""
     rounds = 1 + max((int(g.max()) for _, g in series if g.size), default=-1)
-    if rounds <= 0:
-        return np.zeros(0)
-    table = np.full((len(series), rounds), np.nan)
+    table = np.full((len(series), max(rounds, 0)), np.nan)
     for i, (x, g) in enumerate(series):
         ok = np.isfinite(x) & (x > 0)
         x, g = x[ok], g[ok]
@@ -45,6 +44,19 @@ def common_factor(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         med = np.median(x)
         for r in np.unique(g):
             table[i, int(r)] = math.log(np.median(x[g == r]) / med)
+    return table
+
+
+def common_factor(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Per round, the median over ids of log(round median / id median)."""
+    return factor_of(log_table(series))
+
+
+def factor_of(table: np.ndarray) -> np.ndarray:
+    """The common factor of a log_table: per round, its median over ids."""
+    rounds = table.shape[1]
+    if rounds == 0:
+        return np.zeros(0)
     with np.errstate(all="ignore"):
         out = np.full(rounds, np.nan)
         has = np.isfinite(table).any(axis=0)
@@ -75,4 +87,98 @@ def widen(summary: dict, rel_sd: float) -> dict:
     out["ci95_within"] = [lo, hi]
     out["ci95"] = [med - math.hypot(med - lo, d), med + math.hypot(hi - med, d)]
     out["drift_rel_sd"] = rel_sd
+    return out
+
+
+# ---- an interval for another run of the same points (ctxbench ring) -----------
+#
+# `widen` above makes an interval for the machine's long-run value. What a
+# user checks is whether a second run gives the same number, and that run
+# has its own sampling error and meets the host in its own state: the
+# difference of two runs' medians has twice the variance of one run's
+# deviation, so an interval that is to hold another run's median 95% of the
+# time is sqrt(2) times the one-run interval (a 95% interval of one run
+# holds another run's median only 83% of the time: P(|Z| < 1.96/sqrt 2)).
+#
+# The run's rounds are few (16 by default), so its spread is itself
+# uncertain: the multiple of it is Student's t with rounds - 1 degrees of
+# freedom, not the normal's 1.96 (the textbook prediction interval; 1.09x
+# at 16 rounds, 1.6x at 4).
+#
+# One run's deviation has three parts, each estimated from this run alone:
+#   - its sampling error: the bootstrap over whole rounds (summary.ci95);
+#   - the drift common to every point (relative_sd of the common factor);
+#   - the point's own drift: what moves this point, not the others, and
+#     outlasts one round (a shared LLC or memory that a neighbour fills for
+#     a while moves the large rings and leaves the small ones alone). Its
+#     variance is the lag-1 autocovariance of the point's residuals (round
+#     log-median minus the common factor, centred on the point's median):
+#     round-to-round jitter is uncorrelated from one round to the next and
+#     drops out, a level that lasts two rounds or more does not. One point's
+#     15 pairs of rounds say little, so the lag-1 autocorrelation is pooled
+#     over every point of the run (each residual series scaled to unit
+#     variance, so no point dominates) and each point's own drift variance
+#     is that share of its residual variance. A run without drift gives a
+#     correlation near 0 (below 0 counts as 0: nothing added; centring on
+#     the run's own medians lowers it by about 1/rounds, so a persistence
+#     smaller than that goes unseen).
+
+MIN_ROUNDS = BLOCK * MIN_BLOCKS  # rounds a point needs to show its own drift (as the common one)
+
+
+def persistence(residuals: np.ndarray) -> float:
+    """Pooled lag-1 autocorrelation of the ids' residual series (ids x
+    rounds, nan where a round has no median): the share of a point's
+    round-to-round variance that lasts into the next round, over the
+    points with at least MIN_ROUNDS rounds; nan if there are none."""
+    num = den = 0.0
+    pairs = 0
+    for row in residuals:
+        ok = np.isfinite(row)
+        if ok.sum() < MIN_ROUNDS:
+            continue
+        scale = math.sqrt(float(np.mean(row[ok] ** 2)))
+        if not scale > 0:
+            continue
+        z = row / scale
+        adj = ok[:-1] & ok[1:]
+        num += float(np.sum(z[:-1][adj] * z[1:][adj]))
+        den += float(np.sum(z[ok] ** 2))
+        pairs += int(adj.sum())
+    if not (pairs and den > 0):
+        return math.nan
+    return num / den
+
+
+def own_sd(residual_row: np.ndarray, rho: float) -> float:
+    """A point's own drift (relative sd): the persisting share `rho` of its
+    residual variance (around its median); 0 if nothing persists."""
+    r = residual_row[np.isfinite(residual_row)]
+    if not (math.isfinite(rho) and rho > 0 and r.size >= 2):
+        return 0.0
+    return math.sqrt(rho * float(np.mean(r ** 2)))
+
+
+def next_run(summary: dict, common_sd: float, own: float, rounds: int) -> dict:
+    """The summary with `ci95` the interval that holds another run's median
+    95% of the time: sqrt(2) x t/z x (this run's bootstrap side over
+    `rounds` rounds, in quadrature with the common and the point's own
+    drift, relative to the median); the bootstrap interval kept as
+    ci95_within and each part recorded."""
+    med = summary.get("median")
+    lo, hi = summary.get("ci95") or [math.nan, math.nan]
+    if not (med is not None and math.isfinite(med) and math.isfinite(lo) and math.isfinite(hi) and rounds >= 2):
+        return summary
+    from ctxbench.stats.power import family_t  # late: scipy.stats costs start-up time
+
+    k = math.sqrt(2) * family_t(1, rounds - 1) / Z95
+    c = common_sd if math.isfinite(common_sd) else 0.0
+    d = Z95 * abs(med) * math.hypot(c, own)
+    out = dict(summary)
+    out["ci95_within"] = [lo, hi]
+    out["ci95"] = [med - k * math.hypot(med - lo, d), med + k * math.hypot(hi - med, d)]
+    out["ci95_for"] = "another run's median"
+    out["drift_rel_sd"] = common_sd if math.isfinite(common_sd) else None
+    out["own_drift_rel_sd"] = own
+    out["ci95_multiple"] = k  # of the one-run interval: sqrt(2) x t(rounds - 1) / z
     return out
