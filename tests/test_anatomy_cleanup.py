@@ -150,7 +150,7 @@ def test_a_mitigation_rung_is_read_back_or_refused_in_one_line(rung, want):
     if p.returncode != 0:
         lines = p.stderr.strip().splitlines()
         assert len(lines) == 1 and "prctl(PR_SET_SPECULATION_CTRL" in lines[0] and "refused" in lines[0], p.stderr
-        return
+        pytest.skip(f"the kernel refuses the {rung} rung here: {lines[0]}")
     params = json.loads(p.stdout)["results"][0]["params"]
     assert params["prctl"] == rung
     assert params["prctl_state_a"] & want and params["prctl_state_b"] & want, params

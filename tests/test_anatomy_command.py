@@ -105,9 +105,9 @@ def test_anatomy_attributes_the_hand_off_in_the_kernel(tmp_path):
     assert p.returncode == 0, p.stderr
     at = json.loads(out.read_text())["anatomy"].get("attribution")
     assert at is not None
-    if at.get("error"):
-        assert "\n" not in at["error"] and "not available" in p.stdout
-        return
+    if at.get("error"):  # said in one line, then nothing here to attribute
+        assert "\n" not in at["error"] and f"In-kernel attribution: not available: {at['error']}" in p.stdout
+        pytest.skip(f"in-kernel attribution not available here: {at['error']}")
     shares = {g["group"]: g["share"] for g in at["groups"]}
     assert shares.get("schedule: pick and switch", 0) > 0 and shares.get("IPC", 0) > 0, shares
     assert at["coverage"] <= 1.1, at["coverage"]

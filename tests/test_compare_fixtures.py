@@ -1,9 +1,10 @@
 """ctxbench compare on committed fixtures (no measurement)."""
+import json
 import math
 
 from conftest import FIXTURES, run_cli
 
-from ctxbench.stats.rank import mann_whitney
+from ctxbench.stats.rank import MIN_SAMPLES, mann_whitney
 
 
 def _verdicts(out: str) -> list[str]:
@@ -36,10 +37,27 @@ def test_groups_of_files_and_environment_differences():
     assert "environment differences" in p.stdout and "hostname" in p.stdout
 
 
-def test_too_few_samples_warns():
+def test_no_common_id_gives_one_line():
     p = run_cli("compare", str(FIXTURES / "ring_base.json"), str(FIXTURES / "ring_unknown_kind.json"))
-    # no common id: one clear line
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no id" in p.stderr
+
+
+def test_too_few_samples_warns(tmp_path):
+    """Fewer than MIN_SAMPLES samples on a side: every such row and one
+    warning line say the verdict is weak (40 samples a side say nothing)."""
+    doc = json.loads((FIXTURES / "ring_base.json").read_text())
+    for r in doc["results"]:  # the first 6 samples of each id, with their groups and counts
+        r["samples"], r["group"] = r["samples"][:6], r["group"][:6]
+        r["verify"] = {k: v[:6] if isinstance(v, list) else v for k, v in r["verify"].items()}
+    few = tmp_path / "few.json"
+    few.write_text(json.dumps(doc))
+    p = run_cli("compare", str(FIXTURES / "ring_base.json"), str(few))
+    assert p.returncode == 0, p.stderr
+    rows = [line for line in p.stdout.splitlines() if line.startswith(("kernel/", "user/", "ring/"))]
+    assert len(rows) == len(doc["results"]) and all("(too few samples: 40 vs 6)" in r for r in rows), p.stdout
+    assert f"warning: {len(rows)} id(s) have fewer than {MIN_SAMPLES} samples on a side" in p.stdout
+    full = run_cli("compare", str(FIXTURES / "ring_base.json"), str(FIXTURES / "ring_same.json"))
+    assert "too few samples" not in full.stdout and "samples on a side" not in full.stdout, full.stdout
 
 
 def test_bad_files_give_one_line():
