@@ -166,19 +166,30 @@ def render(an: dict) -> str:
     if ctl.get("ok") is False:  # first: nothing below is a result
         lines += ["CONTROL FAILED: every I of this run is untrusted, not a result.",
                   "  " + ctl["reason"] + ".", ""]
-    lines += [f"D (direct cost of servicing one timer signal: gap loop after every pair, {an['rounds']} rounds) = "
-              f"{_cell(d)}, MDE {fmt_time(d['mde_ns'])}", ""]
+    lines += [f"D (direct cost of one timer signal as a loop in registers pays it: the gap loop's D per round, "
+              f"its level set by the spin's rate slope; {an['rounds']} rounds) = {_cell(d)}, MDE {fmt_time(d['mde_ns'])}"]
+    c = an["D_check"]
+    if c:
+        lines.append(f"  the gap loop alone reads {_cell(an['D_gap'])}: it charges {_cell(c['per_interrupt'])} "
+                     "less than the spin pays per signal (negative: it charges more; a tick served in a signal's "
+                     "interrupt, a host stall ending at a signal); I uses D")
+    if ctl.get("ok"):
+        lines.append("Control (irq/spin, true I = 0): its I is consistent with 0 at every rate (simultaneous "
+                     "intervals).")
+    lines.append("")
     hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
            f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
     lines += [hdr, "-" * len(hdr)]
-    for task, pts in an["points"].items():
+    for task, pts in list(an["points"].items()) + [("spin", an.get("spin_points") or [])]:
         for p in pts:
             q = p["parts"]
             i = q["I"]
             cell = _cell(i)
             if any(w["code"] == "self_check" for w in p["warnings"]):
                 cell = "SELF-CHECK FAILED " + cell
-            if ctl.get("ok") is False:
+            if task == "spin":
+                cell = "control: " + cell
+            elif ctl.get("ok") is False:
                 cell = f"untrusted ({cell})"
             lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
@@ -189,7 +200,8 @@ def render(an: dict) -> str:
     lines.append("I's intervals are simultaneous over all points (Bonferroni, Student's t over the rounds): "
                  "all hold their true values with 95% probability together, so an interval below 0 is a failed "
                  "self-check, not chance (one-point 95% intervals: parts.I.ci95 in the file)")
-    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt):"]
+    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt; "
+                  "slope - D = the task's slope minus the spin's):"]
     for task, f in an["per_task"].items():
         a = f["agreement"]
         # no verdict here: a task's slope is D plus its own indirect cost per interrupt, so a
@@ -198,15 +210,11 @@ def render(an: dict) -> str:
         lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f}; "
                      f"indirect per interrupt (slope - D) {_cell(f['per_interrupt'])}, "
                      f"MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
-        vc = f.get("vs_control")
-        if vc and ctl.get("ok") is False:
-            lines.append(f"  {'':<8} slope - spin's slope (D's bias cancels) {_cell(vc)}, MDE {fmt_time(vc['mde_ns'])}")
-    c = an["D_check"]
     if c:
         a = c["agreement"]
-        lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; slope/D = {a['slope_over_D']:.3f} "
-                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): D's check, a loop in "
-                     f"registers (no indirect cost), slope - D {_cell(c['per_interrupt'])}")
+        lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; over the gap loop's D {a['slope_over_D']:.3f} "
+                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): a loop in registers (no "
+                     "indirect cost) sets D")
     sh = an["shared_cpu"]
     if sh["switches_per_run"] >= 1:
         lines += ["", f"The measured CPU was shared: {sh['switches_per_run']:.0f} switches per run (median), "
