@@ -162,3 +162,23 @@ def test_a_passing_control_leaves_the_is_as_results():
     assert an["control"]["ok"] is True
     assert all(p["parts"]["I"]["trusted"] for p in an["points"]["sort"])
     assert "untrusted" not in render(an) and not render(an).startswith("CONTROL FAILED")
+
+
+def test_the_pilot_gives_more_rounds_to_a_point_it_could_resolve():
+    """A point whose pilot I is near its MDE gets the rounds that would
+    resolve it when the budget allows them, even where the per-interrupt
+    target is already met; one that no budget resolves is said, with the
+    budget it would need."""
+    from types import SimpleNamespace
+
+    from ctxbench.irq.command import PILOT_ROUNDS, _plan
+
+    def point(rate, est, se):
+        return {"params": {"task": "crc", "rate_hz": rate}, "parts": {"I": {"estimate_ns": est, "se_ns": se}}}
+
+    pilot = {"D": {"estimate_ns": 10_000.0}, "per_task": {"crc": {"per_interrupt": {"se_ns": 10.0}}},
+             "points": {"crc": [point(10000, 1000.0, 500.0), point(100, 1.0, 500.0)]}}
+    total, line = _plan(pilot, SimpleNamespace(budget=100), 1.0, float(PILOT_ROUNDS))
+    # the MDE (2.8 SE) falls as 1/sqrt(rounds): 3 * (2.8 * 500 / 1000)^2 = 5.9 -> 6 rounds
+    assert total == 6
+    assert "1 of 2 points resolvable" in line and "the other 1 would need" in line

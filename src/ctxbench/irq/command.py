@@ -71,16 +71,27 @@ def _engine(ids, args, rounds, rates, first: bool):
 
 
 def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
-    """Rounds in all, and the line that says what they can resolve."""
+    """Rounds in all, and the line that says what they can resolve: enough
+    for the per-interrupt MDE to reach TARGET_OF_D of D, and for every point
+    whose pilot I could be resolved within the budget (its MDE, falling as
+    1/sqrt(rounds), below |I|): the pilot's MDE decides the effort."""
     d = pilot["D"]["estimate_ns"]
     target = TARGET_OF_D * d / power.MDE_FACTOR
     ses = [f["per_interrupt"]["se_ns"] for f in pilot["per_task"].values()]
     se = max((s for s in ses if math.isfinite(s)), default=math.nan)
     most = PILOT_ROUNDS + max(0, int((args.budget - spent) / t_round))
     total = power.rounds_for(se, PILOT_ROUNDS, target, most) if math.isfinite(d) and d > 0 else most
+    reach, beyond = _reachable(pilot, most)
+    total = max([total] + list(reach.values()))
     exp_mde = power.mde(se * math.sqrt(PILOT_ROUNDS / total)) if math.isfinite(se) else math.nan
     line = (f"pilot ({PILOT_ROUNDS} rounds, {t_round:.1f} s each): D ~ {fmt_time(d)}, per-interrupt SE "
-            f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}")
+            f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}; "
+            f"{len(reach)} of {len(reach) + len(beyond)} points resolvable within --budget {args.budget} s by the "
+            "pilot's estimates")
+    if beyond:
+        need = max(beyond.values())
+        line += (f"\n  the other {len(beyond)} would need up to {need} rounds (--budget "
+                 f"{math.ceil(spent + (need - PILOT_ROUNDS) * t_round)} s) at the pilot's size, or are too close to 0")
     if total < FEW_ROUNDS:
         line += (f"\n  only {total} rounds fit in --budget {args.budget} s: a bootstrap over fewer than "
                  f"{FEW_ROUNDS} rounds understates the uncertainty (intervals too narrow)")
@@ -89,6 +100,24 @@ def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
                  f"({exp_mde / d:.0%} of D) within --budget {args.budget} s: a longer --budget or an "
                  f"isolated, quiet CPU would")
     return total, line
+
+
+def _reachable(pilot: dict, most: int) -> tuple[dict, dict]:
+    """Per task point: the rounds that would bring its MDE below the
+    pilot's |I| (MDE ~ 1/sqrt(rounds)); those within `most`, and the rest
+    (a pilot I of 0 needs unbounded rounds: counted as MAX_ROUNDS)."""
+    reach, beyond = {}, {}
+    for pts in pilot["points"].values():
+        for p in pts:
+            i = p["parts"]["I"]
+            est, se = abs(i["estimate_ns"]), i["se_ns"]
+            key = (p["params"]["task"], p["params"]["rate_hz"])
+            if not (math.isfinite(se) and se > 0 and math.isfinite(est)):
+                continue
+            need = (MAX_ROUNDS if est == 0 else
+                    min(MAX_ROUNDS, math.ceil(PILOT_ROUNDS * (power.MDE_FACTOR * se / est) ** 2)))
+            (reach if need <= most else beyond)[key] = max(need, PILOT_ROUNDS)
+    return reach, beyond
 
 
 def run(args) -> int:
