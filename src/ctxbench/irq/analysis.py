@@ -4,22 +4,25 @@ A round is one group of the engine's interleaved run: every task at every
 rate once (a sample = the task without and with the timer, back to back),
 and after each pair D by the gap loop. Rounds are the unit of resampling
 (stats.power), so the drift between rounds, and D's own uncertainty, are
-in every interval. With D_g the mean of the gap-loop D over round g:
+in every interval. With D_g the mean of the gap-loop D over round g and
+delta the gap loop's offset from what a loop in registers pays per signal
+(irq/calibration.py: the gap loop charges more than the runs pay):
 
     y        = R' - R                    (per sample)
     slope    = dy/dk over all rates       (D + the indirect cost per interrupt)
-    I        = mean(y - k * D_g)          (per task and rate, seed 000's I)
-    per_int  = d(y - k * D_g)/dk          (slope - D: indirect cost per interrupt)
+    delta    = d(y_spin - k * D_g)/dk     (the spin's slope minus the gap loop's D)
+    I        = mean(y - k * (D_g + delta))  (per task and rate, seed 000's I)
+    per_int  = d(y - k * D_g)/dk - delta  (the task's slope minus the spin's)
 
 A task cannot run faster for being interrupted: an I below zero with an
-interval that excludes zero is a failed self-check (D or the pair is
-biased), reported as such, never as a finding.
+interval that excludes zero is a failed self-check, reported as such, never
+as a finding.
 
 The run's own control is irq/spin, a loop in registers measured in the
-same rounds: it has nothing to refill, so its I at every rate and its
-slope - D must be consistent with zero. When they are not, the instrument
-is biased in this run and every task's I carries that bias (k times the
-spin's slope - D when D is the biased part): each I is marked untrusted,
+same rounds: it has nothing to refill, so its I must be zero at every rate
+(delta sets only its slope; its I's test the rest: the pairing of the plain
+and interrupted runs, and one cost per signal at every rate). When they are
+not zero, every task's I carries the same bias: each is marked untrusted,
 with the reason, and is not a result."""
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ import math
 import numpy as np
 
 from ctxbench.core import model
+from ctxbench.irq.calibration import Draws, Offset
 from ctxbench.stats import power
 from ctxbench.stats import summary as stats
 
@@ -78,12 +82,13 @@ def _adjusted(t: dict[str, np.ndarray], dg: dict[int, float]) -> tuple[np.ndarra
     return y, k, g, y - k * d
 
 
-def task_fit(t: dict[str, np.ndarray], dg: dict[int, float], d_eff: dict) -> dict:
-    """The rate slope of R' - R over k, and slope - D (per interrupt), both
-    bootstrapped over rounds; and whether D agrees with the slope."""
+def task_fit(t: dict[str, np.ndarray], dg: dict[int, float], d_eff: dict, off: Offset | None = None) -> dict:
+    """The rate slope of R' - R over k, and slope - D (per interrupt, D as
+    the spin pays it when `off` is given), both bootstrapped over rounds;
+    and whether D agrees with the slope."""
     y, k, g, adj = _adjusted(t, dg)
     sl = power.slope(k, y, g)
-    per = power.slope(k, adj, g)
+    per = off.slope(k, adj, g) if off else power.slope(k, adj, g)
     d = d_eff["estimate_ns"]
     ratio = sl["estimate_ns"] / d if d and math.isfinite(d) else math.nan
     return {"slope": sl, "per_interrupt": per,
@@ -98,15 +103,10 @@ def _explains(e: dict | None, k: float, deficit: float) -> bool:
     return bool(e and e["resolved"] and e["estimate_ns"] < 0 and k * -e["ci95"][0] >= deficit)
 
 
-def diagnosis(fit: dict, check: dict | None, k: float = math.inf, deficit: float = 0.0) -> str:
+def diagnosis(fit: dict, k: float = math.inf, deficit: float = 0.0) -> str:
     """Which part is biased when an I (over k interrupts, `deficit` ns below
-    zero) fails the self-check: D (against the spin's rate slope, which
-    measures it with the tasks' own instrument), the task's runs (against
-    D), or only this point's pair."""
-    spin = check["per_interrupt"] if check else None
-    if _explains(spin, k, deficit):
-        return ("D is biased high: the gap loop charges more per signal than a loop in registers pays in "
-                f"the same runs (spin slope - D = {spin['estimate_ns']:.0f} ns); read the slopes, not this I")
+    zero) fails the self-check: the task's runs (against D, whose level the
+    spin sets), or only this point's pair."""
     if _explains(fit["per_interrupt"], k, deficit):
         return (f"this task pays less per signal than D (rate slope {fit['slope']['estimate_ns']:.0f} ns) "
                 "while the spin agrees with D: the task's forced runs are biased, not D")
@@ -121,35 +121,34 @@ def _ci(e: dict) -> tuple[float, float]:
 
 def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
     """Whether the known-zero control (irq/spin) came out at zero: its I at
-    every rate (simultaneous intervals) and its slope - D per interrupt.
-    When not, which part is biased and what would fix it."""
+    every rate (simultaneous intervals). D's level comes from the spin's
+    slope, so what a failure leaves is the pairing of the plain and
+    interrupted runs, or a cost per signal that differs from rate to rate.
+    When it fails, which of the two the numbers point at and what would
+    tell."""
     if check is None:
         return {"ok": None, "failures": [], "reason": "no control measured (irq/spin): no I can be checked"}
-    bad = []
+    bad, per_run, per_sig = [], [], []
     for p in spin_points:
-        i = p["parts"]["I"]
+        i, k = p["parts"]["I"], p["parts"]["interrupts"]["mean"]
         lo, hi = _ci(i)
         if math.isfinite(lo) and (lo > 0 or hi < 0):
             bad.append(f"I = {i['estimate_ns'] / 1e3:.1f} us [{lo / 1e3:.1f}, {hi / 1e3:.1f}] at "
-                       f"{p['params']['rate_hz']} Hz")
-    per = check["per_interrupt"]
-    biased_d = bool(per["resolved"])
-    if biased_d:
-        lo, hi = per["ci95"]
-        bad.append(f"slope - D = {per['estimate_ns']:.0f} ns [{lo:.0f}, {hi:.0f}] per interrupt")
+                       f"{p['params']['rate_hz']} Hz ({i['estimate_ns'] / k:.0f} ns per signal)")
+            per_run.append(i["estimate_ns"])
+            per_sig.append(i["estimate_ns"] / k)
     if not bad:
         return {"ok": True, "failures": [], "reason": ""}
-    if biased_d:
-        part = ("D (the gap loop's cost per signal) is not what a running loop pays per signal in these runs "
-                f"({'more' if per['estimate_ns'] < 0 else 'less'}), so every I = R' - R - k*D carries k times "
-                "that difference; the tasks' slopes minus the spin's slope (below) are free of it")
-    else:
-        part = ("the plain and interrupted runs of the spin differ at a rate where they should not: the host's "
-                "speed moved between the two runs of a pair more than the intervals allow")
+    part = ("the spin's plain and interrupted runs differ by more than k*D (D as the spin pays it over all rates): "
+            "either the pair is biased (the two runs of a pair ran at different speeds, or something other than "
+            "the signals is in R' - R: the same I at every rate points there) or a signal costs a different "
+            "amount at this rate than on average (the same I per signal points there: a colder path at low "
+            "rates, merged expirations at high ones)")
     return {"ok": False, "failures": bad,
             "reason": ("the known-zero control (irq/spin: a loop in registers, nothing to refill) came out "
-                       f"nonzero ({'; '.join(bad)}): {part}. An idle, isolated CPU (--cpu, no other guest "
-                       "load) or more rounds (--budget) would tell whether it is the host or the method")}
+                       f"nonzero ({'; '.join(bad)}): {part}. Every task's I carries the same bias. An idle, "
+                       "isolated CPU (--cpu, no other load), more rounds (--budget) or rates of one regime "
+                       "(--rates) would tell whether it is the host or the method")}
 
 
 def untrust(points: list[dict], verdict: dict) -> None:
@@ -160,23 +159,22 @@ def untrust(points: list[dict], verdict: dict) -> None:
             p["warnings"].insert(0, model.warning("untrusted", "UNTRUSTED: " + verdict["reason"]))
 
 
-def vs_control(fit: dict, check: dict | None) -> dict | None:
-    """A task's rate slope minus the spin's (both from the same rounds and
-    the same instrument, so a bias of D cancels): its indirect cost per
-    interrupt without D. The SE adds both (their covariance is ignored,
-    so the interval is if anything wide)."""
-    if not check:
-        return None
-    a, b = fit["slope"], check["slope"]
-    est = a["estimate_ns"] - b["estimate_ns"]
-    se = math.hypot(a["se_ns"], b["se_ns"])
-    lo, hi = est - power.Z_ALPHA * se, est + power.Z_ALPHA * se
-    return {"estimate_ns": est, "se_ns": se, "ci95": [lo, hi], "mde_ns": power.mde(se),
-            "resolved": bool(lo > 0 or hi < 0), "below_mde": bool(abs(est) < power.mde(se))}
+def _why_unresolved(e: dict, g: np.ndarray) -> str:
+    """What resolving it would take: the MDE falls as 1/sqrt(rounds), so an
+    I of the measured size needs rounds * (MDE / |I|)^2 rounds."""
+    n = int(np.unique(g).size)
+    est, m = abs(e["estimate_ns"]), e["mde_ns"]
+    if not (math.isfinite(m) and n):
+        return "too few rounds for an interval"
+    if est < m / 10:
+        return (f"{n} rounds; the estimate ({est / 1e3:.1f} us) is under a tenth of it: no effect this run can "
+                "tell from noise, and more rounds shrink the MDE only as 1/sqrt(rounds)")
+    return (f"{n} rounds; an I of the measured size ({est / 1e3:.1f} us) would need about "
+            f"{math.ceil(n * (m / est) ** 2)} rounds (--budget, or a quieter CPU)")
 
 
 def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: int, fit: dict,
-              params: dict, check: dict | None = None, z_family: float = power.Z_ALPHA) -> dict:
+              params: dict, off: Offset | None = None, z_family: float = power.Z_ALPHA) -> dict:
     """One result for one task and rate. The self-check fails when I is
     below zero by more than z_family standard errors (the family-wise
     bound over all points: see `power.family_t`)."""
@@ -184,8 +182,8 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     y, k, g, adj = _adjusted(sel, dg)
     kept = sel["keep"]
     R, Rp = sel["r_task_ns"][kept], sel["r_prime_ns"][kept]
-    i_eff = power.paired_mean(adj, g)
-    direct = power.paired_mean(y - adj, g)
+    i_eff = off.mean(k, adj, g) if off else power.paired_mean(adj, g)
+    direct = power.paired_mean(y - adj + k * (off.estimate if off else 0.0), g)
     mean_r = float(R.mean()) if R.size else math.nan
     parts = {
         "R_task": stats.summarize(R),
@@ -210,10 +208,10 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     k_mean = float(k.mean()) if k.size else math.nan
     if math.isfinite(se) and est + z_family * se < 0:
         warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
-                                   "interrupt cannot make a task faster): " + diagnosis(fit, check, k_mean, -i_eff["ci95"][1])))
+                                   "interrupt cannot make a task faster): " + diagnosis(fit, k_mean, -i_eff["ci95"][1])))
     elif i_eff["below_mde"]:
         warns.append(model.warning("below_mde", f"|I| below its minimum detectable effect "
-                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved"))
+                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved; " + _why_unresolved(i_eff, g)))
     sw = (sel["switches"] + sel["switches_prime"])[kept]
     if np.nansum(sw) > 0:
         waited = (sel["waited_ns"] + sel["waited_prime_ns"])[kept]
@@ -241,24 +239,32 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
 
 def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
             params: dict, spin: dict[str, np.ndarray] | None = None) -> dict:
-    """Everything the command reports: D; D's check (`spin`: the rate slope
-    of a loop in registers, which has no indirect cost, measured in the same
-    rounds as the tasks); per task the fit and the points; the failed
+    """Everything the command reports: D as the spin pays it (`spin`: a loop
+    in registers, no indirect cost, measured in the same rounds as the
+    tasks) and the gap loop's D with its offset from it (D_check); the
+    control's verdict; per task the fit and the points; the failed
     self-checks."""
     every = list(tables.values()) + [t for t in (direct, spin) if t is not None]
     dg = round_d(every)
-    d_eff = direct_effect(every)
-    check = task_fit(spin, dg, d_eff) if spin is not None else None
+    d_gap = direct_effect(every)
+    draws = Draws(list(dg))
+    # the gap loop's offset from what the spin pays per signal (calibration.py)
+    off = Offset(draws)
+    if spin is not None:
+        _, k_s, g_s, adj_s = _adjusted(spin, dg)
+        off = Offset(draws, k_s, adj_s, g_s)
+    every_d = np.concatenate([t["d_ns"] for t in every])
+    d_eff = off.shifted(every_d, np.concatenate([t["round"] for t in every]))
+    check = task_fit(spin, dg, d_gap) if spin is not None else None  # per_interrupt: the offset
     # one family: the tasks' points and the control's
     z = power.family_t((len(tables) + (check is not None)) * len(rates), len(dg) - 1)
-    spin_points = [irq_point(spin, dg, "spin", r, check, params, None, z) for r in rates] if check else []
+    spin_points = [irq_point(spin, dg, "spin", r, check, params, off, z) for r in rates] if check else []
     verdict = control_verdict(check, spin_points)
     fits, points, failed = {}, {}, []
     for task, t in tables.items():
-        fit = task_fit(t, dg, d_eff)
-        fit["vs_control"] = vs_control(fit, check)
+        fit = task_fit(t, dg, d_eff, off)
         fits[task] = fit
-        pts = [irq_point(t, dg, task, r, fit, params, check, z) for r in rates]
+        pts = [irq_point(t, dg, task, r, fit, params, off, z) for r in rates]
         untrust(pts, verdict)
         points[task] = pts
         for p in pts:
@@ -266,7 +272,7 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
             if w:
                 failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
                                "diagnosis": w["text"].split(": ", 1)[1]})
-    return {"D": d_eff, "D_check": check, "control": verdict, "rounds": len(dg), "per_task": fits,
+    return {"D": d_eff, "D_gap": d_gap, "D_check": check, "control": verdict, "rounds": len(dg), "per_task": fits,
             "points": points, "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
 
 

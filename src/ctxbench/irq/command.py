@@ -34,6 +34,7 @@ MAX_ROUNDS = 10000
 # fraction of D, so that "D agrees with the slope within 10%" is decidable.
 TARGET_OF_D = 0.10
 FEW_ROUNDS = 10  # below this a bootstrap over rounds has too few distinct resamples to trust its interval
+BATCHES = 4  # the rounds after the pilot, in about this many engine runs (the budget is checked between them)
 
 
 def add_parser(sub):
@@ -71,16 +72,27 @@ def _engine(ids, args, rounds, rates, first: bool):
 
 
 def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
-    """Rounds in all, and the line that says what they can resolve."""
+    """Rounds in all, and the line that says what they can resolve: enough
+    for the per-interrupt MDE to reach TARGET_OF_D of D, and for every point
+    whose pilot I could be resolved within the budget (its MDE, falling as
+    1/sqrt(rounds), below |I|): the pilot's MDE decides the effort."""
     d = pilot["D"]["estimate_ns"]
     target = TARGET_OF_D * d / power.MDE_FACTOR
     ses = [f["per_interrupt"]["se_ns"] for f in pilot["per_task"].values()]
     se = max((s for s in ses if math.isfinite(s)), default=math.nan)
     most = PILOT_ROUNDS + max(0, int((args.budget - spent) / t_round))
     total = power.rounds_for(se, PILOT_ROUNDS, target, most) if math.isfinite(d) and d > 0 else most
+    reach, beyond = _reachable(pilot, most)
+    total = max([total] + list(reach.values()))
     exp_mde = power.mde(se * math.sqrt(PILOT_ROUNDS / total)) if math.isfinite(se) else math.nan
     line = (f"pilot ({PILOT_ROUNDS} rounds, {t_round:.1f} s each): D ~ {fmt_time(d)}, per-interrupt SE "
-            f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}")
+            f"{fmt_time(se)}; {total} rounds in all, expected MDE per interrupt {fmt_time(exp_mde)}; "
+            f"{len(reach)} of {len(reach) + len(beyond)} points resolvable within --budget {args.budget} s by the "
+            "pilot's estimates")
+    if beyond:
+        need = max(beyond.values())
+        line += (f"\n  the other {len(beyond)} would need up to {need} rounds (--budget "
+                 f"{math.ceil(spent + (need - PILOT_ROUNDS) * t_round)} s) at the pilot's size, or are too close to 0")
     if total < FEW_ROUNDS:
         line += (f"\n  only {total} rounds fit in --budget {args.budget} s: a bootstrap over fewer than "
                  f"{FEW_ROUNDS} rounds understates the uncertainty (intervals too narrow)")
@@ -89,6 +101,24 @@ def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
                  f"({exp_mde / d:.0%} of D) within --budget {args.budget} s: a longer --budget or an "
                  f"isolated, quiet CPU would")
     return total, line
+
+
+def _reachable(pilot: dict, most: int) -> tuple[dict, dict]:
+    """Per task point: the rounds that would bring its MDE below the
+    pilot's |I| (MDE ~ 1/sqrt(rounds)); those within `most`, and the rest
+    (a pilot I of 0 needs unbounded rounds: counted as MAX_ROUNDS)."""
+    reach, beyond = {}, {}
+    for pts in pilot["points"].values():
+        for p in pts:
+            i = p["parts"]["I"]
+            est, se = abs(i["estimate_ns"]), i["se_ns"]
+            key = (p["params"]["task"], p["params"]["rate_hz"])
+            if not (math.isfinite(se) and se > 0 and math.isfinite(est)):
+                continue
+            need = (MAX_ROUNDS if est == 0 else
+                    min(MAX_ROUNDS, math.ceil(PILOT_ROUNDS * (power.MDE_FACTOR * se / est) ** 2)))
+            (reach if need <= most else beyond)[key] = max(need, PILOT_ROUNDS)
+    return reach, beyond
 
 
 def run(args) -> int:
@@ -111,9 +141,23 @@ def run(args) -> int:
         pilot = _analyse(batches, tasks, rates, args)
         total, plan_line = _plan(pilot, args, spent / PILOT_ROUNDS, spent)
         print(plan_line, file=sys.stderr)
-        if total > PILOT_ROUNDS:
-            _, more = _engine(ids, args, total - PILOT_ROUNDS, rates, False)
-            batches.append((PILOT_ROUNDS, more))
+        done, t_round = PILOT_ROUNDS, spent / PILOT_ROUNDS
+        # in a few batches, each sized by the pace of the last, so that a host
+        # that slows down after the pilot ends the run at the budget, not past it
+        # (a default run here took 370 s of a 240 s budget: rounds of 14 s, pilot 9.6 s)
+        while done < total:
+            n = min(total - done, int((t0 + args.budget - time.monotonic()) / t_round),
+                    max(1, -(-(total - PILOT_ROUNDS) // BATCHES)))
+            if n < 1:
+                plan_line += (f"\n  stopped at {done} of {total} rounds: --budget {args.budget} s ran out "
+                              f"(rounds took {t_round:.1f} s, the pilot's {spent / PILOT_ROUNDS:.1f} s)")
+                print(plan_line.splitlines()[-1], file=sys.stderr)
+                break
+            t1 = time.monotonic()
+            _, more = _engine(ids, args, n, rates, False)
+            batches.append((done, more))
+            done += n
+            t_round = (time.monotonic() - t1) / n
     an = _analyse(batches, tasks, rates, args)
     points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
     direct = next(r for r in batches[0][1] if r["id"] == "irq/direct")
@@ -166,19 +210,30 @@ def render(an: dict) -> str:
     if ctl.get("ok") is False:  # first: nothing below is a result
         lines += ["CONTROL FAILED: every I of this run is untrusted, not a result.",
                   "  " + ctl["reason"] + ".", ""]
-    lines += [f"D (direct cost of servicing one timer signal: gap loop after every pair, {an['rounds']} rounds) = "
-              f"{_cell(d)}, MDE {fmt_time(d['mde_ns'])}", ""]
+    lines += [f"D (direct cost of one timer signal as a loop in registers pays it: the gap loop's D per round, "
+              f"its level set by the spin's rate slope; {an['rounds']} rounds) = {_cell(d)}, MDE {fmt_time(d['mde_ns'])}"]
+    c = an["D_check"]
+    if c:
+        lines.append(f"  the gap loop alone reads {_cell(an['D_gap'])}; the spin's slope minus it: "
+                     f"{_cell(c['per_interrupt'])} (below 0: the gaps charge a signal with a tick served in its "
+                     "interrupt or a host stall ending at it, which the plain runs pay too); I uses D")
+    if ctl.get("ok"):
+        lines.append("Control (irq/spin, true I = 0): its I is consistent with 0 at every rate (simultaneous "
+                     "intervals).")
+    lines.append("")
     hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
            f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
     lines += [hdr, "-" * len(hdr)]
-    for task, pts in an["points"].items():
+    for task, pts in list(an["points"].items()) + [("spin", an.get("spin_points") or [])]:
         for p in pts:
             q = p["parts"]
             i = q["I"]
             cell = _cell(i)
             if any(w["code"] == "self_check" for w in p["warnings"]):
                 cell = "SELF-CHECK FAILED " + cell
-            if ctl.get("ok") is False:
+            if task == "spin":
+                cell = "control: " + cell
+            elif ctl.get("ok") is False:
                 cell = f"untrusted ({cell})"
             lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
@@ -189,7 +244,8 @@ def render(an: dict) -> str:
     lines.append("I's intervals are simultaneous over all points (Bonferroni, Student's t over the rounds): "
                  "all hold their true values with 95% probability together, so an interval below 0 is a failed "
                  "self-check, not chance (one-point 95% intervals: parts.I.ci95 in the file)")
-    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt):"]
+    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt; "
+                  "slope - D = the task's slope minus the spin's):"]
     for task, f in an["per_task"].items():
         a = f["agreement"]
         # no verdict here: a task's slope is D plus its own indirect cost per interrupt, so a
@@ -198,15 +254,11 @@ def render(an: dict) -> str:
         lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f}; "
                      f"indirect per interrupt (slope - D) {_cell(f['per_interrupt'])}, "
                      f"MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
-        vc = f.get("vs_control")
-        if vc and ctl.get("ok") is False:
-            lines.append(f"  {'':<8} slope - spin's slope (D's bias cancels) {_cell(vc)}, MDE {fmt_time(vc['mde_ns'])}")
-    c = an["D_check"]
     if c:
         a = c["agreement"]
-        lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; slope/D = {a['slope_over_D']:.3f} "
-                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): D's check, a loop in "
-                     f"registers (no indirect cost), slope - D {_cell(c['per_interrupt'])}")
+        lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; over the gap loop's D {a['slope_over_D']:.3f} "
+                     f"({'within' if a['within'] else 'OUTSIDE'} {a['tolerance']:.0%}): a loop in registers (no "
+                     "indirect cost) sets D")
     sh = an["shared_cpu"]
     if sh["switches_per_run"] >= 1:
         lines += ["", f"The measured CPU was shared: {sh['switches_per_run']:.0f} switches per run (median), "

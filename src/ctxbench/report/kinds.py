@@ -268,7 +268,8 @@ def render_irq(rs: list[dict], env: dict) -> list:
             for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
                      "Interrupts: indirect cost of n timer signals (David et al. 2007)"
-                     + (f"; D = {median_ci(direct)}" if direct else "")))
+                     + (f"; the gap loop's D = {median_ci(direct)} (I uses D at the level the spin pays: irq/calibration.py)"
+                        if direct else "")))
     return out
 
 
