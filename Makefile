@@ -48,7 +48,7 @@ LIB_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_LIB_SRC)) \
            $(patsubst engine/arch/$(ARCH_NATIVE)/%.S,$(OBJ)/arch_%.o,$(ENGINE_ASM_NATIVE))
 UNIT_TESTS = $(patsubst engine/tests/%.c,$(BUILD)/native/tests/%,$(sort $(wildcard engine/tests/test_*.c)))
 
-.PHONY: all deps test-deps engine unit-tests venv test-venv run test check lint clean
+.PHONY: all deps test-deps engine unit-tests venv test-venv run test check bench lint clean
 
 all: engine venv
 
@@ -122,11 +122,16 @@ test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok 
 check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok lint
 	$(VENV)/bin/python -m pytest -q -m "not machine and not cross and not browser" tests
 
+# Comparisons of two measured numbers (bench/): a report of this machine,
+# not a verdict on the code, so neither `test` nor `check` runs them.
+bench: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok
+	$(VENV)/bin/python -m pytest -q -s bench
+
 # ruff (pyproject.toml) and clang-format (.clang-format); clang-format is
 # skipped with a note where it is not installed (make test installs it).
 C_FORMATTED = $(wildcard engine/src/*/*.c engine/src/*/*.h engine/tests/*.c engine/tests/*.h engine/bench/*.cpp)
 lint: $(VENV)/.test-ok
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests bench
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_FORMATTED) && echo "clang-format: ok"; \
 	else echo "clang-format not installed: C formatting not checked"; fi
 

@@ -33,3 +33,27 @@ def run_cli(*args, timeout=300, **kw) -> subprocess.CompletedProcess:
 
 def run_engine(*args, timeout=300) -> subprocess.CompletedProcess:
     return subprocess.run([str(ENGINE)] + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def assert_intervals_rederived(path: Path) -> None:
+    """Every result's interval in the file written is the one ctxbench's
+    statistics give from the file's own raw samples (re-read and re-analysed,
+    same fixed bootstrap seed), and is not collapsed onto the median: a
+    summary made from other samples (the dropped ones, a stale batch) or an
+    interval that lost its spread breaks it, where `lo <= median <= hi`
+    holds by construction."""
+    import json
+    import math
+
+    from ctxbench.core import reader
+
+    written = json.loads(path.read_text())["results"]
+    again = reader.load(str(path))["results"]
+    assert [r["id"] for r in written] == [r["id"] for r in again]
+    for w, a in zip(written, again):
+        lo, hi = w["summary"]["ci95"]
+        assert all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-6) for x, y in zip((lo, hi), a["summary"]["ci95"])), \
+            (w["id"], (lo, hi), a["summary"]["ci95"])
+        kept = [x for i, x in enumerate(w["samples"]) if i not in set(w["verification"]["dropped_samples"])]
+        if len(set(kept)) > 1:
+            assert hi > lo, (w["id"], lo, hi)

@@ -1,0 +1,12 @@
+"""Benchmarks: comparisons of two measured numbers on this machine, run by
+`make bench`, never by `make test`/`make check` (a loaded host may move them
+past any fixed tolerance; a test keeps only what a real defect breaks). They
+share the tests' helpers (tests/conftest.py), re-exported here."""
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("tests_conftest",
+                                               Path(__file__).resolve().parents[1] / "tests" / "conftest.py")
+_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_tests)
+run_engine, run_cli = _tests.run_engine, _tests.run_cli
