@@ -233,6 +233,14 @@ class Summary:
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
 
+class _Parts(dict):
+    """A derived result's parts by name; one the file lacks reads as an empty
+    summary (every number nan: printed n/a), not a KeyError."""
+
+    def __missing__(self, name: str) -> Summary:
+        return Summary({})
+
+
 class Params:
     """A result's params (schema.py declares which kind has which)."""
     __slots__ = ("d",)
@@ -350,7 +358,7 @@ class Result:
 
     @property
     def parts(self) -> dict[str, Summary]:
-        return {k: Summary(v) for k, v in _obj(self.d.get("parts")).items()}
+        return _Parts((k, Summary(v)) for k, v in _obj(self.d.get("parts")).items())
 
     @property
     def indirect(self) -> Summary | None:

@@ -8,7 +8,7 @@ import os
 import re
 import stat
 
-from ctxbench.core import model
+from ctxbench.core import model, schema
 from ctxbench.core.errors import UserError, shown
 
 # C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
@@ -69,6 +69,14 @@ def _check_result(r) -> str | None:
     for key in ("params", "summary", "verification", "parts"):
         if key in r and not isinstance(r[key], dict):
             return f"'{key}' of '{rid}' is not an object"
+    for name, v in (r.get("params") or {}).items():
+        types = schema.PARAM_TYPES.get(name)
+        if types and not schema.fits(v, types):
+            return f"params.{name} of '{rid}' is {schema.type_of(v)}, not {schema.type_name(types)}"
+    for name, part in (r.get("parts") or {}).items():
+        bad = schema.part_problem(name, part)
+        if bad:
+            return f"{bad} in '{rid}'"
     if "group" in r and not (isinstance(r["group"], list) and all(_is_number(x) for x in r["group"])):
         return f"'group' of '{rid}' is not a list of numbers"
     if "warnings" in r and not isinstance(r["warnings"], list):

@@ -152,11 +152,16 @@ def kind_of(result: dict) -> Kind | None:
     return best[1] if best else None
 
 
-def _type_name(types: tuple) -> str:
+def type_name(types: tuple) -> str:
     return " or ".join("null" if t is type(None) else t.__name__ for t in types)
 
 
-def _ok(v, types: tuple) -> bool:
+def type_of(v) -> str:
+    """A JSON value's type as a results file's reader would name it."""
+    return "null" if v is None else type(v).__name__
+
+
+def fits(v, types: tuple) -> bool:
     if isinstance(v, bool) and bool not in types:
         return False
     return isinstance(v, types)
@@ -173,17 +178,17 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
     for name, types in members.items():
         if name not in result:
             out.append(f"{rid}: missing '{name}' ({kind.name})")
-        elif not _ok(result[name], types):
-            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {_type_name(types)}")
+        elif not fits(result[name], types):
+            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {type_name(types)}")
     for name, types in kind.optional.items():
-        if name in result and not _ok(result[name], types):
-            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {_type_name(types)}")
+        if name in result and not fits(result[name], types):
+            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {type_name(types)}")
     params = result.get("params") if isinstance(result.get("params"), dict) else {}
     for name, types in kind.params.items():
         if name not in params:
             out.append(f"{rid}: missing params.{name} ({kind.name})")
-        elif not _ok(params[name], types):
-            out.append(f"{rid}: params.{name} is {type(params[name]).__name__}, not {_type_name(types)}")
+        elif not fits(params[name], types):
+            out.append(f"{rid}: params.{name} is {type(params[name]).__name__}, not {type_name(types)}")
     raw = result.get("raw") if isinstance(result.get("raw"), dict) else {}
     for name in kind.raw:
         if name not in raw:
@@ -195,6 +200,31 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
         else:
             out += [f"{rid}: missing verify.{a}" for a in VERIFY_ARRAYS if a not in v]
     return out
+
+
+# The type of every param any kind declares, and of the few others readers
+# use (second CPUs): a reader checks every one a file holds against it, so a
+# param of the wrong type is one line at the boundary, not a traceback in a
+# figure. The kinds agree on each name's type (tests/test_schema.py).
+PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
+               "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
+# A derived result's `parts` are stats records (summary or power.effect):
+# objects whose numbers are numbers and whose interval is two of them.
+PART_NUMBERS = ("median", "mean", "estimate_ns", "se_ns", "mde_ns", "min", "max", "cv", "stdev")
+
+
+def part_problem(name: str, part) -> str | None:
+    """What is wrong with one member of a derived result's parts (None: fits)."""
+    if not isinstance(part, dict):
+        return f"parts.{name} is {type_of(part)}, not an object"
+    for key in PART_NUMBERS:
+        if key in part and part[key] is not None and not fits(part[key], NUM):
+            return f"parts.{name}.{key} is {type_of(part[key])}, not a number"
+    for key in ("ci95", "ci95_simultaneous"):
+        ci = part.get(key)
+        if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(x is None or fits(x, NUM) for x in ci)):
+            return f"parts.{name}.{key} is not two numbers"
+    return None
 
 
 def get_path(obj: dict, path: str):
@@ -216,6 +246,6 @@ def environment_problems(env: dict) -> list[str]:
                 break
             cur = cur[step]
         else:
-            if not _ok(cur, types):
-                out.append(f"environment: {path} is {type(cur).__name__}, not {_type_name(types)}")
+            if not fits(cur, types):
+                out.append(f"environment: {path} is {type(cur).__name__}, not {type_name(types)}")
     return out

@@ -34,7 +34,10 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d: dict):
         if all(math.isfinite(m) for m in mde) and mde:
             ax.fill_between(x, [-m for m in mde], mde, color="grey", alpha=0.2, lw=0, label="±MDE of I")
         ax.axhline(0, color="grey", lw=0.5)
-        ax.set_xscale("log")
+        if any(math.isfinite(m) for p in pts for m in (p.parts["I"].mean, p.parts["direct"].mean)):
+            ax.set_xscale("log")  # an empty panel has no positive x to scale
+        else:
+            ax.text(0.5, 0.5, "no finite value", transform=ax.transAxes, ha="center", fontsize=8)
         ax.set_title(task)
         ax.set_xlabel("timer signals per second")
         ax.set_ylabel("overhead (ms)")

@@ -7,6 +7,7 @@ import datetime
 import os
 
 from ctxbench.core import checks
+from ctxbench.core.errors import UserError
 from ctxbench.report import kinds as report_kinds
 from ctxbench.core.model import Document, Environment, Result
 from ctxbench.report.model import Report, Section
@@ -29,6 +30,17 @@ def _env_facts(env: dict, tool: dict) -> list[tuple[str, str]]:
         ("cycle counter", f"{e.get('timers.cycle_counter')} at {hz:.0f} Hz"),
         ("tool", f"{tool.get('name')} {tool.get('version')}"),
     ]
+
+
+def _render(kind, rs: list[dict], machine: tuple) -> list:
+    """One kind's figures and tables. The reader checked every member's type;
+    a shape it did not foresee (a pair without its '+', a value no figure can
+    place) is the file's fault, said in one line like the reader's."""
+    env, _, paths = machine
+    try:
+        return report_kinds.render(kind, rs, env=env)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, OverflowError) as e:
+        raise UserError(f"{', '.join(paths)}: malformed {kind.name} results: {type(e).__name__}: {e}")
 
 
 def build(docs: list[tuple[str, dict]]) -> Report:
@@ -66,7 +78,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
             s.notes.append((f.level, f.what))
         s.notes += [("warning", w) for w in group([(Result(r).id, r.get("warnings") or []) for r in rs])]
-        for part in report_kinds.render(kind, rs, env=machines[key][0]):
+        for part in _render(kind, rs, machines[key]):
             (s.figures if hasattr(part, "png") else s.tables).append(part)
         rep.sections.append(s)
     return rep
