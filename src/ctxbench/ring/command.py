@@ -17,6 +17,7 @@ import math
 from ctxbench.core import checks
 from ctxbench.core import model as results
 from ctxbench.core.model import Result
+from ctxbench.core import memory
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
 from ctxbench.stats import power
@@ -87,13 +88,17 @@ def run(args) -> int:
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
     refs = [analysis.pingpong_id(k, m) for k in kinds for m in mechs]
     points = [(n, k) for n in parties for k in foots]
+    # every party holds its footprint, locked; the thread ring's all in one process
+    memory.check([memory.Need(n * k, n * k if kind == "thread" else k, f"{kind} ring of {n} parties x {memory.gib(k)}")
+                  for n, k in points for kind in kinds], "ring", "lower --footprint or --parties")
     opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups, iterations=args.iterations or iterations,
                          min_sample_us=min_us, warmup_ms=100,
                          extra=["--ring-points", ",".join(f"{n}:{k}" for n, k in points),
                                 "--settle-us", str(SETTLE_US)])
     prog = Progress((len(points) * len(ids) + len(refs)) * (opts.groups + 1), label="ring ")
+    failures: list[dict] = []  # ids the engine could not measure: the others are kept
     try:
-        header, res = run_ids(ids + refs, opts, prog, interleave=True)
+        header, res = run_ids(ids + refs, opts, prog, interleave=True, failures=failures)
     finally:
         prog.close()
     drift = results.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
@@ -110,6 +115,8 @@ def run(args) -> int:
     for r in res:
         findings += checks.result_findings(r)
     doc["checks"] = [f.as_dict() for f in findings]
+    if failures:
+        doc["failures"] = failures
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.ring import figures as ring_figures
@@ -121,6 +128,7 @@ def run(args) -> int:
     if bad:
         print(f"  warning: switch counts disagree with the method for {len(bad)} point(s): {', '.join(bad[:5])}")
     life.finish()
+    life.failed(failures, len(ids + refs))
     return 0
 
 

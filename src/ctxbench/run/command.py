@@ -8,7 +8,7 @@ import textwrap
 
 from ctxbench.core import checks, engine, writer
 from ctxbench.core import model as results
-from ctxbench.core.errors import UserError, escaped, shown
+from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
 from ctxbench.ui import options
@@ -106,8 +106,5 @@ def run(args) -> int:
         import json
         json.dump(writer.jsonable(doc), sys.stdout, indent=1)
         print()
-    if failures:
-        what = "; ".join(f"{shown(f['id'])}: {escaped(f['error'])}" for f in failures)
-        raise UserError(f"{len(failures)} of {len(ids)} id(s) could not be measured ({what}); the other "
-                        f"results and these failures are in {shown(life.output)}", code=1)
+    life.failed(failures, len(ids))
     return 0

@@ -7,6 +7,7 @@
     write             ->  life.write(doc)      atomic; kept on failure
     figures           ->  life.figures(dir, [(name, fig), ...])
     print             ->  life.finish()        where everything went
+    failed ids        ->  life.failed(...)     exit 1 naming them (kept in the file)
 
 Each step exists once, so a command cannot record `started` after
 measuring, write figures before its results, or lose results to a failed
@@ -74,3 +75,12 @@ class Lifecycle:
             print(f"\nresults written to {escaped(self.output)}")
         for p in self.written:
             print(f"figure: {escaped(p)}")
+
+    def failed(self, failures: list[dict], total: int) -> None:
+        """After finish(): the ids the engine could not measure (their
+        errors are in the document's `failures`, beside the others' results)
+        end the command with status 1 and one line naming them."""
+        if failures:
+            what = "; ".join(f"{shown(f['id'])}: {escaped(f['error'])}" for f in failures)
+            raise UserError(f"{len(failures)} of {total} id(s) could not be measured ({what}); the other "
+                            f"results and these failures are in {shown(self.output)}", code=1)
