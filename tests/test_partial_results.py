@@ -110,3 +110,19 @@ def test_reader_refuses_malformed_failures(tmp_path):
     p.write_text(json.dumps({"schema": "ctxbench/1", "results": [], "failures": [{"id": 3}]}))
     with pytest.raises(UserError, match="failures"):
         reader.load(str(p))
+
+
+def test_ring_keeps_the_ids_it_measured_when_one_fails(tmp_path):
+    """A pipe ring of 32 parties needs 256 file descriptors; under
+    `ulimit -n 100` the engine fails that id alone: the futex ring and the
+    ping-pongs are written beside the failure, and the exit is 1."""
+    out = tmp_path / "ring.json"
+    cmd = " ".join(ctxbench_cmd() + ["ring", "--parties", "32", "--footprint", "0", "--kind", "thread", "--quick",
+                                     "-o", f"'{out}'"])
+    p = subprocess.run(["bash", "-c", f"ulimit -n 100; exec {cmd}"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("ctxbench: 1 of 4 id(s) could not be measured ('ring/thread/pipe'")
+    doc = reader.load(str(out))
+    assert [f["id"] for f in doc["failures"]] == ["ring/thread/pipe"] and "ulimit -n" in doc["failures"][0]["error"]
+    assert sorted(r["id"] for r in doc["results"]) == ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu",
+                                                      "ring/thread/futex"]
