@@ -1,20 +1,23 @@
 """Environment checks with advice, pyperf-style. The engine records facts;
-this module judges them. Each finding: level (ok | note | warning), what
-was found, and a hint on how to fix it."""
+this module judges them. Each finding: level (ok | note | warning), its
+topic (the code), what was found, a hint on how to fix it, and for a
+finding about one result its subject (the result) and data (the numbers
+its text was made from), by which findings are grouped, never by text."""
 from __future__ import annotations
 
 import math
-import re
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
 
 
 @dataclass
 class Finding:
     level: str      # ok | note | warning
-    topic: str
+    topic: str      # the code: what kind of finding
     what: str
     hint: str = ""
+    subject: str = ""                         # the result it is about ("" for the machine)
+    data: dict = field(default_factory=dict)  # the numbers in `what`
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -206,10 +209,10 @@ def result_findings(result: dict) -> list[Finding]:
     p = r.params
     if p.pinned is False:
         out.append(Finding("warning", "pinning", f"{r.id}: not pinned as asked",
-                           "check the CPU mask (taskset -p $$) and --cpu"))
+                           "check the CPU mask (taskset -p $$) and --cpu", subject=r.id))
     if p.policy_requested == "SCHED_FIFO" and p.policy != "SCHED_FIFO":
         out.append(Finding("warning", "sched_fifo", f"{r.id}: measured under {p.policy}, not SCHED_FIFO",
-                           "run as root or grant rtprio"))
+                           "run as root or grant rtprio", subject=r.id, data={"policy": p.policy}))
     v = r.verification
     # disturbed (other load: extra switches, another task's time or presence on the CPU); older files: dropped
     disturbed = v.get("disturbed", v.get("dropped") or 0)
@@ -217,53 +220,47 @@ def result_findings(result: dict) -> list[Finding]:
         why = ", ".join(k for k in sorted(v.get("reasons") or {}) if k not in verification.FAILURES)
         out.append(Finding("warning", "involuntary", f"{r.id}: other load on the CPU in {disturbed} samples "
                            f"(dropped; {why or 'see verification.reasons'})",
-                           "another task shared the CPU: isolate it (isolcpus, cset shield) or stop background load"))
+                           "another task shared the CPU: isolate it (isolcpus, cset shield) or stop background load",
+                           subject=r.id, data={"samples": disturbed}))
     cv = r.summary.cv
     if math.isfinite(cv) and abs(cv) > 0.10 and r.quantity in ("switch", "wakeup"):
         out.append(Finding("warning", "cv", f"{r.id}: CV {cv:.0%} is high",
-                           "more samples (--full), a quieter machine, or an isolated CPU"))
+                           "more samples (--full), a quieter machine, or an isolated CPU", subject=r.id,
+                           data={"cv": cv}))
     return out
 
 
-# Per-result warnings of one kind are printed as one line listing the ids.
-_GROUP_HEADLINES = {
-    "pinning": "not pinned as asked",
-    "sched_fifo": "not measured under SCHED_FIFO",
-    "involuntary": "samples that met other load on the CPU (extra switches, another task's time or presence; dropped)",
-    "cv": "CV above 10%",
+# Per-result findings of one topic are printed as one line listing the
+# results: the headline, and what each result adds from its data.
+_GROUPS = {
+    "pinning": ("not pinned as asked", lambda d: ""),
+    "sched_fifo": ("not measured under SCHED_FIFO", lambda d: ""),
+    "involuntary": ("samples that met other load on the CPU (extra switches, another task's time or presence; "
+                    "dropped)", lambda d: f" ({d['samples']} sample{'s' if d['samples'] != 1 else ''})"),
+    "cv": ("CV above 10%", lambda d: f" ({d['cv']:.0%})"),
 }
 
 
 def grouped(findings: list[Finding]) -> list[Finding]:
-    """The same findings with each per-result kind folded into one:
+    """The same findings with each per-result topic folded into one:
     "<headline> in N results: id (detail), ...", keeping the first one's
-    place and hint. A kind seen once is left as it is."""
-    def split(f):
-        if f.topic in _GROUP_HEADLINES and ": " in f.what:
-            return f.what.split(": ", 1)
-        return None
-    kinds: dict = {}
+    place and hint. A topic seen once is left as it is."""
+    def key(f):
+        return (f.topic, f.level, f.hint) if f.subject and f.topic in _GROUPS else None
+    same: dict = {}
     for f in findings:
-        if split(f):
-            kinds.setdefault((f.topic, f.level, f.hint), []).append(f)
+        if key(f):
+            same.setdefault(key(f), []).append(f)
     out: list[Finding] = []
     for f in findings:
-        key = (f.topic, f.level, f.hint)
-        same = kinds.get(key)
-        if not split(f) or len(same) < 2:
+        group = same.get(key(f)) if key(f) else None
+        if not group or len(group) < 2:
             out.append(f)
-        elif same[0] is f:
-            items = []
-            for g in same:
-                subject, detail = split(g)
-                num = re.search(r"\d+%?", detail)
-                if num and f.topic == "cv":
-                    subject += f" ({num.group()})"
-                elif num and f.topic == "involuntary":
-                    subject += f" ({num.group()} sample{'s' if num.group() != '1' else ''})"
-                items.append(subject)
-            out.append(Finding(f.level, f.topic, f"{_GROUP_HEADLINES[f.topic]} in {len(same)} results: "
-                               + ", ".join(items), f.hint))
+        elif group[0] is f:
+            headline, detail = _GROUPS[f.topic]
+            items = [g.subject + detail(g.data) for g in group]
+            out.append(Finding(f.level, f.topic, f"{headline} in {len(group)} results: " + ", ".join(items), f.hint,
+                               data={"results": [{"subject": g.subject, **g.data} for g in group]}))
     return out
 
 
