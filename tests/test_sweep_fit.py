@@ -159,3 +159,13 @@ def test_cost_model_reads_the_host_and_grows_with_the_pass():
     assert m.round_s("x", 32 * MIB, 8) < m.round_s("x", 32 * MIB, 64)
     assert cost.Host.from_env({}).level(1 << 40) == "memory"
 
+
+def test_a_resumed_file_keeps_its_own_plan():
+    sw = {"sizes": [1024, 2048], "strides": [0, 8, 64],
+          "plan": {"strides_by_size": {"1024": [0, 8, 64], "2048": [64, 0]}}}
+    assert plan.grid_of_file(sw, "f") == {1024: (0, 8, 64), 2048: (0, 64)}
+    assert plan.grid_of_file({"sizes": [1024], "strides": [0, 8]}, "f") == {1024: (0, 8)}  # before issue 22
+    assert plan.grid_of_file({}, "f") is None
+    for bad in ({"1024": [8]}, {"x": [0]}, {"1001": [0]}, []):
+        with pytest.raises(UserError, match="malformed"):
+            plan.grid_of_file({"plan": {"strides_by_size": bad}}, "f")

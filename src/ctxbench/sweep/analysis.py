@@ -237,15 +237,18 @@ def cell(raw: dict | None) -> str:
     return "~" + fmt_time(raw["estimate_ns"])
 
 
-def grid(results: list[dict], bid: str) -> list[str]:
-    """Sizes down, strides across: every point's indirect cost in one cell."""
+def grid(results: list[dict], bid: str, planned: set | None = None) -> list[str]:
+    """Sizes down, strides across: every point's indirect cost in one cell;
+    '-' where the plan has no point (`planned`: its (size, stride) pairs)."""
     pts = {key(r): r.get("indirect") for r in results if key(r) and key(r)[0] == bid}
-    sizes = sorted({k[1] for k in pts})
-    strides = sorted({k[2] for k in pts})
+    cells = set(planned or ()) | {k[1:] for k in pts}
+    sizes = sorted({s for s, _ in cells})
+    strides = sorted({d for _, d in cells})
     w = 11
     out = ["    size/party " + "".join(f"{('D=' + str(d) + ' B'):>{w}}" for d in strides)]
     for s in sizes:
-        out.append(f"    {fmt_size(s):>10} " + "".join(f"{cell(pts.get((bid, s, d))):>{w}}" for d in strides))
+        out.append(f"    {fmt_size(s):>10} " + "".join(
+            f"{cell(pts.get((bid, s, d))) if (s, d) in cells else '-':>{w}}" for d in strides))
     return out
 
 
@@ -301,15 +304,15 @@ def past_l2(results: list[dict], bid: str, env: dict, min_stride: int = 64) -> d
 
 
 def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], wall_s: float | None,
-                 budget_s: float | None = None) -> str:
+                 budget_s: float | None = None, planned: set | None = None) -> str:
     lines = ["indirect cost per switch (paired by round; 'X' resolved: 95% interval excludes 0; '<X': "
-             "|estimate| below its MDE X; '~X' neither):"]
+             "|estimate| below its MDE X; '~X' neither; '-' not in the plan):"]
     for name, bid in mechs:
         if not any(key(r) and key(r)[0] == bid for r in results):
             continue
         d = direct_cost(results, bid)
         lines.append(f"{name} ({bid}): direct cost (stride 0) {fmt_time(d)} per switch")
-        lines += grid(results, bid)
+        lines += grid(results, bid, planned)
         c = counts(results, bid)
         lines.append(f"  {c['resolved']} of {c['points']} strided points resolved, {c['below_mde']} below their "
                      f"MDE, {c['neither']} neither" + (f"; {c['no_mde']} n/a (fewer than 2 rounds with kept "
