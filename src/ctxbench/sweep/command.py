@@ -57,6 +57,10 @@ BUDGET_S = 300
 # Kept back from the budget for the final analysis and the figures (the
 # default grid's bootstrap and eight figures took 19 s on a loaded 2-CPU VM).
 FINISH_S = 35
+# ... for the default grid; a smaller one finishes sooner (--budget 40 measured for 5 s and then
+# kept 35 s for a 24-point analysis that took one): a reserve by the points, FINISH_S at most
+# (236 points and six figures took 8 s here unloaded).
+FINISH_BASE_S, FINISH_PER_POINT_S = 6.0, 0.12
 # A point closes (resolved, or MDE at the goal) only after this many rounds:
 # the percentile bootstrap of a mean of n normal differences covers about
 # P(|t_{n-1}| < 1.96 sqrt((n-1)/n)): 84% at n = 5, 89% at 8; fewer rounds
@@ -154,10 +158,11 @@ class Sweep:
         self.deadline = t_start + args.budget - prior  # monotonic time the budget ends
         self.next_round = 1 + max((g for r in have for g in rounds.rounds_of(r)), default=-1)
         self.engine_start_s = 0.5  # start-up to the first point, measured by every engine process
+        self.finish_s = FINISH_S  # kept back to finish: set by the plan's points (finish_s)
 
     def left(self) -> float:
         """Seconds left for measuring."""
-        return self.deadline - FINISH_S - time.monotonic()
+        return self.deadline - self.finish_s - time.monotonic()
 
     def cost(self, bid: str, size: int, stride: int) -> float:
         """Seconds a round of the point takes: measured, else the dearest
@@ -201,6 +206,11 @@ class Sweep:
         return out
 
 
+def finish_s(points: int) -> float:
+    """Seconds kept back from the budget to finish a sweep of `points`."""
+    return min(FINISH_S, FINISH_BASE_S + FINISH_PER_POINT_S * points)
+
+
 def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out: str) -> tuple[dict, dict]:
     """The grid this run measures (size -> strides) and its record
     (sweep.plan): a resumed file's own plan, else the host's default grid
@@ -218,12 +228,12 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
     if old_doc:  # the grid given again: it was checked against the budget when the sweep began
         grid = {s: tuple(strides) for s in sizes}
         return grid, {"fitted": "as given", "strides_by_size": {str(s): list(d) for s, d in grid.items()}}
-    time_s = sw.left()
-    f = fit.choose(env, sizes, strides, *given, ids, sw.cost, time_s, args.budget, args.groups, sw.engine_start_s)
+    f = fit.choose(env, sizes, strides, *given, ids, sw.cost, sw.deadline - time.monotonic(), args.budget,
+                   args.groups, sw.engine_start_s, finish_s)
     by = ("host and budget" if not any(given) else "as given" if all(given) else
           "--sizes as given, strides fitted to the budget" if given[0] else
           "--strides as given, sizes fitted to the budget")
-    line = fit.describe(f, time_s)
+    line = fit.describe(f)
     if not all(given) or f.rounds < fit.PLAN_ROUNDS:
         print(f"note: plan ({by}): {line}", file=sys.stderr)
     return f.grid, {"fitted": by, "strides_by_size": {str(s): list(d) for s, d in f.grid.items()},
@@ -257,13 +267,14 @@ def run(args) -> int:
     sw = Sweep(args, mechs, have, old_doc, t_start, model)
     grid, plan_rec = _grid(args, env, ids, sw, old_doc, out)
     sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
+    sw.finish_s = finish_s(len(pts) * len(ids))
     fitted = not old_doc and not (args.sizes and args.strides)  # its first round checks the fit
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if have:
         piloted = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) >= args.groups)
         print(f"resuming {out}: {piloted} of {len(pts) * len(ids)} points have their {args.groups} pilot rounds; "
-              f"{max(sw.left() + FINISH_S, 0):.0f} s of the {args.budget} s budget left", file=sys.stderr)
+              f"{max(sw.left() + sw.finish_s, 0):.0f} s of the {args.budget} s budget left", file=sys.stderr)
 
     opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.iterations,
                          min_sample_us=args.min_sample_us, warmup_ms=WARMUP_MS,
@@ -352,7 +363,7 @@ def run(args) -> int:
             if not plist:
                 continue
             t_prev = [time.monotonic()]
-            limit = sw.deadline - FINISH_S - t_prev[0]
+            limit = sw.left()
             if until is not None:  # its share of what is left, by what its points are predicted to take
                 pred = {b: sw.engine_start_s + sum(sw.cost(b, s, d) for _, (s, d) in per_mech[b])
                         for _, b in mechs[i:] if per_mech.get(b)}
@@ -413,8 +424,9 @@ def run(args) -> int:
         if sw.left() <= 0:
             return False
         old = grid
-        new, why, ok = fit.refit(grid, lambda b, s, d: (b, s, d) in sw.by_key, ids, sw.cost, sw.left(), args.budget,
-                                 args.groups, sw.engine_start_s, state["env"], bool(args.sizes), bool(args.strides))
+        new, why, ok = fit.refit(grid, lambda b, s, d: (b, s, d) in sw.by_key, ids, sw.cost,
+                                 sw.deadline - time.monotonic(), args.budget, args.groups, sw.engine_start_s,
+                                 state["env"], bool(args.sizes), bool(args.strides), finish_s)
         if why or not ok:
             done = [(b, s, d) for b in ids for s, d in fit.points_of(old) if (b, s, d) in sw.by_key]
             line = (f"the first pilot round cost {sum(sw.cost(*k) for k in done):.1f} s where it reached "
@@ -426,6 +438,7 @@ def run(args) -> int:
             plan_rec["left_out"] = list(plan_rec.get("left_out") or []) + why
         grid = new or grid  # nothing reached: the budget ended, the plan stays as it was
         sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
+        sw.finish_s = finish_s(len(pts) * len(ids))
         plan_rec["strides_by_size"] = {str(s): list(d) for s, d in grid.items()}
         keep = set(pts)
         for k in [k for k in sw.by_key if (k[1], k[2]) not in keep]:
@@ -447,7 +460,7 @@ def run(args) -> int:
             if n_fit < n_want:
                 print(f"note: the budget pays for {n_fit} of the pilot's {n_want} point-rounds (the largest "
                       f"sizes left out): raise --budget to measure them", file=sys.stderr)
-            budget_ended = (not paid or not measure_rounds(paid, "pilot", until=sw.deadline - FINISH_S)
+            budget_ended = (not paid or not measure_rounds(paid, "pilot", until=sw.deadline - sw.finish_s)
                             or n_fit < n_want)
         # 2. the rest of the budget to the points it can bring to their goal (allocate.py)
         sweep_analysis.add_indirect(list(sw.by_key.values()))
@@ -468,7 +481,7 @@ def run(args) -> int:
                 break
             # each mechanism gets its share of the time left: rounds that cost more than
             # measured so far (other load) cut every mechanism's tail, not the last one whole
-            done = measure_rounds(paid, "allocation", until=sw.deadline - FINISH_S)
+            done = measure_rounds(paid, "allocation", until=sw.deadline - sw.finish_s)
             budget_ended = not done and sw.left() <= len(ids) * sw.engine_start_s
     except KeyboardInterrupt:
         n_have = len(sw.by_key)

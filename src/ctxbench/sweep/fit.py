@@ -2,9 +2,10 @@
 the time pays for, what is left out, and the budget that would include it.
 
 A grid maps each size to its strides. It fits when `rounds` rounds of every
-point, and the engine start-ups they take, cost no more than the seconds
-there are to measure (cost: seconds per round of a point, cost.py or what
-the point measured). PLAN_ROUNDS is what a default plan is fitted to: the
+point, the engine start-ups they take, and what finishing the sweep with
+that many points takes (analysis, figures: `reserve`) cost no more than
+the seconds left (cost: seconds per round of a point, cost.py or what the
+point measured). PLAN_ROUNDS is what a default plan is fitted to: the
 allocation first brings every point to its CLOSE_ROUNDS (8, the fewest a
 t interval is worth reading at), and as much again is left for the points
 whose spread needs more (past the L2, where an indirect cost is a fraction
@@ -62,6 +63,7 @@ class Fit:
     grid: Grid
     rounds: int              # rounds of every point the time pays for
     seconds: float           # what those rounds are predicted to take
+    measure_s: float = 0.0   # the time there is to measure them (the rest finishes the sweep)
     left_out: list[str] = field(default_factory=list)
     budget_all: int | None = None   # --budget that fits the whole candidate grid
     budget_top: int | None = None   # --budget that keeps its largest size (when it was lowered)
@@ -84,9 +86,18 @@ def engine_processes(rounds: int, groups: int) -> int:
 class _Table:
     """Seconds per round of every candidate point, all mechanisms summed."""
 
-    def __init__(self, grid: Grid, ids: list[str], cost: Cost, start_s: float, groups: int, done: int = 0):
+    def __init__(self, grid: Grid, ids: list[str], cost: Cost, start_s: float, groups: int, done: int = 0,
+                 reserve: Callable[[int], float] = lambda n: 0.0):
         self.c = {(s, d): sum(cost(b, s, d) for b in ids) for s in grid for d in grid[s]}
-        self.n_ids, self.start_s, self.groups, self.done = len(ids), start_s, groups, done
+        self.n_ids, self.start_s, self.groups, self.done, self.reserve = len(ids), start_s, groups, done, reserve
+
+    def finish(self, grid: Grid) -> float:
+        """What the sweep keeps back to finish (analysis, figures) with this grid."""
+        return self.reserve(self.n_ids * sum(len(ds) for ds in grid.values()))
+
+    def total(self, grid: Grid, rounds: int) -> float:
+        """Measuring `rounds` rounds of every point, and finishing."""
+        return self.seconds(grid, rounds) + self.finish(grid)
 
     def per_round(self, grid: Grid) -> float:
         return sum(self.c[(s, d)] for s in grid for d in grid[s])
@@ -148,26 +159,30 @@ def _shrink(grid: Grid, fits: Callable[[Grid], bool], table: _Table, thin: bool,
 
 def fit(candidate: Grid, ids: list[str], cost: Cost, time_s: float, budget_s: float, groups: int,
         start_s: float, *, thin: bool = True, drop: bool = True, floor: int | None = None,
-        most_rounds: int = PLAN_ROUNDS, done: int = 0) -> Fit | None:
-    """The richest grid under `candidate` that fits `time_s` seconds of
-    measuring (module docstring), or None. `thin`: strides may be thinned;
-    `drop`: sizes may be dropped; `floor`: the largest size may be lowered
-    down to it (None: never). `budget_s - time_s` is what the budget spends
-    besides measuring (analysis, figures, earlier runs); `done`: rounds
-    every point already has (the pilot's first, when the grid is fitted
-    again to what it cost)."""
-    table = _Table(candidate, ids, cost, start_s, groups, done)
+        most_rounds: int = PLAN_ROUNDS, done: int = 0,
+        reserve: Callable[[int], float] = lambda n: 0.0) -> Fit | None:
+    """The richest grid under `candidate` whose rounds, and the `reserve`
+    its points need to finish the sweep (analysis, figures: seconds for
+    that many points), fit the `time_s` seconds left (module docstring), or
+    None. `thin`: strides may be thinned; `drop`: sizes may be dropped;
+    `floor`: the largest size may be lowered down to it (None: never).
+    `budget_s - time_s` is what earlier runs of the sweep spent; `done`:
+    rounds every point already has (the pilot's first, when the grid is
+    fitted again to what it cost)."""
+    table = _Table(candidate, ids, cost, start_s, groups, done, reserve)
     sizes = sorted(candidate)
     tops = [s for s in reversed(sizes) if floor is not None and s >= floor] or [sizes[-1]]
     for rounds in sorted({max(most_rounds, groups), groups}, reverse=True):
         def fits(g, rounds=rounds):
-            return table.seconds(g, rounds) <= time_s
+            return table.total(g, rounds) <= time_s
         for top in tops:
-            if top != tops[-1] and table.alone(top, _thinnest(candidate[top], thin), rounds) > TOP_SHARE * time_s:
+            under = {s: candidate[s] for s in sizes if s <= top}
+            if top != tops[-1] and (table.alone(top, _thinnest(candidate[top], thin), rounds)
+                                    > TOP_SHARE * (time_s - table.finish(under))):
                 continue  # one size would take the time the rest of the sweep needs
             g, ok = _shrink({s: tuple(candidate[s]) for s in sizes if s <= top}, fits, table, thin, drop)
             if ok:
-                out = Fit(g, rounds, table.seconds(g, rounds))
+                out = Fit(g, rounds, table.seconds(g, rounds), time_s - table.finish(g))
                 _explain(out, candidate, table, budget_s - time_s, thin, drop, most_rounds, groups)
                 return out
     return None
@@ -195,12 +210,12 @@ def _explain(f: Fit, candidate: Grid, table: _Table, overhead_s: float, thin: bo
         f.left_out.append(f"strides {','.join(map(str, gone))} at {sizes_text(ss)}")
     rounds = max(most_rounds, groups)
     if f.left_out or f.rounds < rounds:
-        f.budget_all = math.ceil(table.seconds(candidate, rounds) + overhead_s)
+        f.budget_all = math.ceil(table.total(candidate, rounds) + overhead_s)
     if above:  # the thinnest grid that keeps the largest size, within its share: the fit tries it first
         g, _ = _shrink(dict(candidate), lambda g: False, table, thin, drop)
         top = max(candidate)
-        need = max(table.seconds(g, rounds), table.alone(top, _thinnest(candidate[top], thin), rounds) / TOP_SHARE)
-        f.budget_top = math.ceil(need + overhead_s)
+        share = table.alone(top, _thinnest(candidate[top], thin), rounds) / TOP_SHARE + table.finish(candidate)
+        f.budget_top = math.ceil(max(table.total(g, rounds), share) + overhead_s)
 
 
 def sizes_text(ss: list[int]) -> str:
@@ -210,12 +225,12 @@ def sizes_text(ss: list[int]) -> str:
     return ",".join(fmt_size(s) for s in ss)
 
 
-def describe(f: Fit, time_s: float) -> str:
+def describe(f: Fit) -> str:
     """One line for the plan: its points, what was left out, the budgets."""
     pts = f.points()
     sizes = sorted(f.grid)
     line = (f"{len(pts)} points per mechanism ({len(sizes)} sizes {fmt_size(sizes[0])}..{fmt_size(sizes[-1])}), "
-            f"{f.rounds} rounds of each predicted to take {f.seconds:.0f} of the {time_s:.0f} s to measure")
+            f"{f.rounds} rounds of each predicted to take {f.seconds:.0f} of the {f.measure_s:.0f} s to measure")
     if f.left_out:
         line += "; left out: " + "; ".join(f.left_out)
     more = []
@@ -235,38 +250,42 @@ def floor_size(env: dict, sizes: list[int]) -> int:
 
 
 def choose(env: dict, sizes: list[int], strides: list[int], sizes_given: bool, strides_given: bool,
-           ids: list[str], cost: Cost, time_s: float, budget_s: float, groups: int, start_s: float) -> Fit:
+           ids: list[str], cost: Cost, time_s: float, budget_s: float, groups: int, start_s: float,
+           reserve: Callable[[int], float] = lambda n: 0.0) -> Fit:
     """The grid a new sweep measures: the candidate (the host's default sizes
-    and strides, or what the user gave) fitted to `time_s`. What the user
-    gave is never thinned: --sizes keeps every size (strides may thin),
-    --strides every stride (sizes may go), and a grid given whole is
-    measured as given or refused. UserError (exit 2) when not even the
-    pilot fits, with the budget that would."""
+    and strides, or what the user gave) fitted to the `time_s` seconds left
+    (fit). What the user gave is never thinned: --sizes keeps every size
+    (strides may thin), --strides every stride (sizes may go), and a grid
+    given whole is measured as given or refused. UserError (exit 2) when
+    not even the pilot fits, with the budget that would."""
     candidate = {s: tuple(strides) for s in sizes}
     thin, drop = not strides_given, not sizes_given
     floor = None if sizes_given else floor_size(env, sizes)
-    f = fit(candidate, ids, cost, time_s, budget_s, groups, start_s, thin=thin, drop=drop, floor=floor)
+    f = fit(candidate, ids, cost, time_s, budget_s, groups, start_s, thin=thin, drop=drop, floor=floor,
+            reserve=reserve)
     if f is not None:
         return f
     # the least the plan could be: its steps run out, the largest size at the floor
     least = {s: candidate[s] for s in sizes if floor is None or s <= floor}
-    table = _Table(least, ids, cost, start_s, groups)
+    table = _Table(least, ids, cost, start_s, groups, reserve=reserve)
     least, _ = _shrink(least, lambda g: False, table, thin, drop)
-    need = math.ceil(table.seconds(least, groups) + budget_s - time_s)
+    need = math.ceil(table.total(least, groups) + budget_s - time_s)
     n = len(points_of(least))
     what = ("these --sizes and --strides" if sizes_given and strides_given else
             f"the smallest sweep {'with these --sizes' if sizes_given else 'with these --strides' if strides_given else 'this host allows'}"
             f" (sizes up to {fmt_size(max(least))})")
-    raise UserError(f"--budget {budget_s:.0f} leaves {time_s:.0f} s to measure (the other {budget_s - time_s:.0f} s "
-                    f"go to the analysis and figures); the pilot of {what}, {n} points x {len(ids)} mechanisms x "
-                    f"{groups} rounds, needs about {table.seconds(least, groups):.0f} s: use --budget {need} or more"
-                    + ("" if not (sizes_given or strides_given) else
-                       ", or fewer points (without --sizes and --strides the grid is fitted to the budget)"))
+    measure = time_s - table.finish(least)
+    raise UserError(f"--budget {budget_s:.0f} leaves {measure:.0f} s to measure (the analysis, figures and earlier "
+                    f"runs take the other {budget_s - measure:.0f}); the pilot of {what}, {n} points x {len(ids)} "
+                    f"mechanisms x {groups} rounds, needs about {table.seconds(least, groups):.0f} s: use --budget "
+                    f"{need} or more" + ("" if not (sizes_given or strides_given) else
+                                         ", or fewer points (without --sizes and --strides the grid is fitted "
+                                         "to the budget)"))
 
 
 def refit(grid: Grid, measured: Callable[[str, int, int], bool], ids: list[str], cost: Cost, time_s: float,
           budget_s: float, groups: int, start_s: float, env: dict, sizes_given: bool,
-          strides_given: bool) -> tuple[Grid, list[str], bool]:
+          strides_given: bool, reserve: Callable[[int], float] = lambda n: 0.0) -> tuple[Grid, list[str], bool]:
     """The grid fitted again after the pilot's first round, with what that
     round cost (`cost` now measured): sizes the round did not reach (its
     share of the time ended first) are left out, and so is what the time
@@ -281,7 +300,7 @@ def refit(grid: Grid, measured: Callable[[str, int, int], bool], ids: list[str],
     floors = [None] if sizes_given else [floor_size(env, sorted(reached)), min(reached)]
     for floor in floors:
         f = fit(reached, ids, cost, time_s, budget_s, groups, start_s, thin=not strides_given,
-                drop=not sizes_given, floor=floor, done=1)
+                drop=not sizes_given, floor=floor, done=1, reserve=reserve)
         if f:
             return f.grid, why + f.left_out, True
     return reached, why, False
