@@ -118,10 +118,15 @@ def test_a_resolved_point_is_not_closed_by_being_resolved():
               (bid, 1024, 64): res(1024, 64, 900.0, 100, 1700, 800.0),   # resolved, MDE 800 > goal 200
               (bid, 2048, 64): res(2048, 64, 30.0, -150, 210, 150.0)}    # not resolved, MDE 150 <= goal
     by_key[(bid, 2048, 0)] = res(2048, 0, 1.0, -5, 5, 10.0)
+    # three rounds measured, all but one dropped (other load): no spread, funded to its least
+    by_key[(bid, 4096, 64)] = dict(res(4096, 64, math.nan, math.nan, math.nan, math.nan, n=1),
+                                   samples=[1.0] * 6, group=[0, 0, 1, 1, 2, 2])
     sw = SimpleNamespace(by_key=by_key, cost=lambda b, s, d: 0.1)
-    states = {p.key: p for p in command.point_states(sw, [bid], [(1024, 64), (2048, 64)])}
+    states = {p.key: p for p in command.point_states(sw, [bid], [(1024, 64), (2048, 64), (4096, 64)])}
     assert not states[(bid, 1024, 64)].closed
     assert states[(bid, 2048, 64)].closed
+    dropped = states[(bid, 4096, 64)]
+    assert not dropped.closed and dropped.rounds == 3 and dropped.least == command.CLOSE_ROUNDS
     assert states[(bid, 1024, 64)].target_se_ns == states[(bid, 2048, 64)].target_se_ns
 
 
@@ -157,3 +162,13 @@ def test_the_time_left_is_shared_evenly_among_the_points_it_cannot_all_close():
     # the time (17.84 s): it waits for what they leave
     n = _rounds(allocate.plan(pts[1:], time_s=9.0, most=100_000, per_plan=10_000))
     assert n["a"] == n["b"] == 450 and "c" not in n
+
+
+def test_a_point_without_a_spread_yet_is_funded_to_its_least():
+    """A point whose pilot samples met other load and were dropped has no
+    spread: it is funded up to its least rounds like any point short of
+    them, not left n/a (issue 22); past its least it waits for a spread."""
+    pts = [_p("dropped", math.nan, rounds=3, least=8), _p("ok", 10.0, rounds=8, least=8, target=10.0)]
+    n = _rounds(allocate.plan(pts, time_s=10.0, most=1000))
+    assert n["dropped"] == 5
+    assert allocate.plan([_p("dropped", math.nan, rounds=8, least=8)], 10.0, 1000) == []

@@ -93,8 +93,9 @@ def plan(points: list[PointState], time_s: float, most: int,
     can pay for, cheapest to close first. Round j holds the points that need more than
     j rounds; at most `per_plan` rounds, and their total cost never
     exceeds `time_s`."""
-    open_ = [p for p in points if not p.closed and p.cost_s > 0 and math.isfinite(p.sd_ns)
-             and p.rounds < most]
+    # a point short of its least is funded without a spread (it may have none yet)
+    open_ = [p for p in points if not p.closed and p.cost_s > 0 and p.rounds < most
+             and (math.isfinite(p.sd_ns) or p.rounds < p.least)]
     if not open_ or time_s <= 0:
         return []
     short = {p.key: p.least - p.rounds for p in open_ if p.rounds < p.least}

@@ -534,9 +534,17 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
             r = sw.by_key.get((bid, s, d))
             e = (r or {}).get("indirect") or {}
             n = int(e.get("n") or 0)
-            if n < 2:
-                continue
             goal = goal_ns(direct_goal, r, d)
+            if n < 2:
+                # no spread yet: its samples met other load and were dropped (or it was never
+                # measured); up to CLOSE_ROUNDS measured rounds it is funded like a point short
+                # of its least, so that it is not left n/a (issue 22); past that, its samples
+                # are dropped whatever it is given
+                measured = len(rounds.rounds_of(r))
+                if measured < CLOSE_ROUNDS:
+                    out.append(allocate.PointState((bid, s, d), measured, math.nan, sw.cost(bid, s, d), False,
+                                                   goal / power.MDE_FACTOR, CLOSE_ROUNDS))
+                continue
             mde = e.get("mde_ns", math.nan)
             mde = mde if isinstance(mde, (int, float)) else math.nan
             # The spread the allocation plans with is the one the point's MDE comes from (the
