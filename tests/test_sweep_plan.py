@@ -163,3 +163,16 @@ def test_not_a_sweep_file(tmp_path, engine_bin):
     f.write_text('{"schema": "ctxbench/1", "results": []}')
     p = run_cli("sweep", "-o", str(f), "--sizes", "1K", "--strides", "0", timeout=60)
     assert p.returncode == 2 and "not a sweep results file" in p.stderr
+
+
+def test_past_the_l2_line_states_each_open_points_mde():
+    """Each point past the L2 that is not resolved gets its own MDE as a
+    share of its pass, and one without an MDE is named n/a (issue 22: an
+    honest statement per point, not a range)."""
+    def pt(size, resolved, mde):
+        return {"id": "m", "params": {"size": size, "stride": 64}, "sample_n": [1, 1],
+                "raw": {"t_single_ns": [1e6, 1e6]},
+                "indirect": {"resolved": resolved, "mde_ns": mde, "estimate_ns": 1.0, "n": 8, "ci95": [0.5, 1.5]}}
+    res = [pt(2 << 20, True, 5e3), pt(4 << 20, False, 2e4), pt(8 << 20, False, None)]
+    line = [x for x in sweep_analysis.text_summary(res, ENV, [("m", "m")], None).splitlines() if "past the L2" in x][0]
+    assert "1 of 3 resolved" in line and "4M:64 2.0%" in line and "n/a" in line and line.endswith("8M:64")

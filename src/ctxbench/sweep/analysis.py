@@ -237,15 +237,18 @@ def cell(raw: dict | None) -> str:
     return "~" + fmt_time(raw["estimate_ns"])
 
 
-def grid(results: list[dict], bid: str) -> list[str]:
-    """Sizes down, strides across: every point's indirect cost in one cell."""
+def grid(results: list[dict], bid: str, planned: set | None = None) -> list[str]:
+    """Sizes down, strides across: every point's indirect cost in one cell;
+    '-' where the plan has no point (`planned`: its (size, stride) pairs)."""
     pts = {key(r): r.get("indirect") for r in results if key(r) and key(r)[0] == bid}
-    sizes = sorted({k[1] for k in pts})
-    strides = sorted({k[2] for k in pts})
+    cells = set(planned or ()) | {k[1:] for k in pts}
+    sizes = sorted({s for s, _ in cells})
+    strides = sorted({d for _, d in cells})
     w = 11
     out = ["    size/party " + "".join(f"{('D=' + str(d) + ' B'):>{w}}" for d in strides)]
     for s in sizes:
-        out.append(f"    {fmt_size(s):>10} " + "".join(f"{cell(pts.get((bid, s, d))):>{w}}" for d in strides))
+        out.append(f"    {fmt_size(s):>10} " + "".join(
+            f"{cell(pts.get((bid, s, d))) if (s, d) in cells else '-':>{w}}" for d in strides))
     return out
 
 
@@ -283,33 +286,33 @@ def l2_size(env: dict) -> int | None:
 
 def past_l2(results: list[dict], bid: str, env: dict, min_stride: int = 64) -> dict | None:
     """The points where each party's array is at least the L2, at strides of
-    a cache line and more: how many are resolved, and for the rest their MDE
-    as a share of the work between two switches (one traversal): what the
-    run could not tell from 0, in the units the physics sets."""
+    a cache line and more: how many are resolved, and for each of the rest
+    its MDE as a share of the work between two switches (one traversal):
+    what the run could not tell from 0, in the units the physics sets
+    (None: no MDE, fewer than 2 rounds with kept samples)."""
     l2 = l2_size(env)
     if not l2:
         return None
     pts = [r for r in results if key(r) and key(r)[0] == bid and key(r)[1] >= l2 and key(r)[2] >= min_stride]
     if not pts:
         return None
-    open_ = [r for r in pts if not (r.get("indirect") or {}).get("resolved")]
-    share = [_f((r.get("indirect") or {}).get("mde_ns")) / work_per_switch(r) for r in open_]
-    share = [x for x in share if math.isfinite(x)]
+    open_ = sorted((r for r in pts if not (r.get("indirect") or {}).get("resolved")), key=key)
+    share = {f"{fmt_size(key(r)[1])}:{key(r)[2]}": _f((r.get("indirect") or {}).get("mde_ns")) / work_per_switch(r)
+             for r in open_}
     return {"l2": l2, "points": len(pts), "resolved": len(pts) - len(open_),
-            "open": [f"{fmt_size(key(r)[1])}:{key(r)[2]}" for r in open_],
-            "mde_share_of_work": [min(share), max(share)] if share else None}
+            "open": {k: (v if math.isfinite(v) else None) for k, v in share.items()}}
 
 
 def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], wall_s: float | None,
-                 budget_s: float | None = None) -> str:
+                 budget_s: float | None = None, planned: set | None = None) -> str:
     lines = ["indirect cost per switch (paired by round; 'X' resolved: 95% interval excludes 0; '<X': "
-             "|estimate| below its MDE X; '~X' neither):"]
+             "|estimate| below its MDE X; '~X' neither; '-' not in the plan):"]
     for name, bid in mechs:
         if not any(key(r) and key(r)[0] == bid for r in results):
             continue
         d = direct_cost(results, bid)
         lines.append(f"{name} ({bid}): direct cost (stride 0) {fmt_time(d)} per switch")
-        lines += grid(results, bid)
+        lines += grid(results, bid, planned)
         c = counts(results, bid)
         lines.append(f"  {c['resolved']} of {c['points']} strided points resolved, {c['below_mde']} below their "
                      f"MDE, {c['neither']} neither" + (f"; {c['no_mde']} n/a (fewer than 2 rounds with kept "
@@ -327,13 +330,14 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
         if band:
             line = (f"  past the L2 ({fmt_size(band['l2'])} per party and more, strides >= 64 B): {band['resolved']} of "
                     f"{band['points']} resolved")
-            if band["open"]:
-                line += f"; not resolved: {', '.join(band['open'])}"
-                if band["mde_share_of_work"]:
-                    lo, hi = band["mde_share_of_work"]
-                    line += (f" (their MDE is {100 * lo:.1f}-{100 * hi:.1f}% of the traversal between two "
-                             f"switches: an indirect cost smaller than that is not told from 0 by this run; "
-                             f"more --budget buys it)")
+            bounded = {k: v for k, v in band["open"].items() if v is not None}
+            if bounded:
+                line += ("; not resolved, each with its MDE as a share of the traversal between two switches "
+                         "(an indirect cost smaller than that is not told from 0 by this run; more --budget buys "
+                         "it): " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in bounded.items()))
+            unbounded = [k for k, v in band["open"].items() if v is None]
+            if unbounded:
+                line += f"; n/a (no MDE: fewer than 2 rounds with kept samples): {', '.join(unbounded)}"
             lines.append(line)
         peak = [(r.get("indirect"), key(r)) for r in results
                 if key(r) and key(r)[0] == bid and key(r)[2] and (r.get("indirect") or {}).get("resolved")]

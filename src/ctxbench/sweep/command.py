@@ -39,6 +39,8 @@ from ctxbench.core.measure import EngineOptions
 from ctxbench.stats import power
 from ctxbench.sweep import allocate
 from ctxbench.sweep import analysis as sweep_analysis
+from ctxbench.sweep import cost as sweep_cost
+from ctxbench.sweep import fit
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
 from ctxbench.ui import options
@@ -55,6 +57,10 @@ BUDGET_S = 300
 # Kept back from the budget for the final analysis and the figures (the
 # default grid's bootstrap and eight figures took 19 s on a loaded 2-CPU VM).
 FINISH_S = 35
+# ... for the default grid; a smaller one finishes sooner (--budget 40 measured for 5 s and then
+# kept 35 s for a 24-point analysis that took one): a reserve by the points, FINISH_S at most
+# (236 points and six figures took 8 s here unloaded).
+FINISH_BASE_S, FINISH_PER_POINT_S = 6.0, 0.12
 # A point closes (resolved, or MDE at the goal) only after this many rounds:
 # the percentile bootstrap of a mean of n normal differences covers about
 # P(|t_{n-1}| < 1.96 sqrt((n-1)/n)): 84% at n = 5, 89% at 8; fewer rounds
@@ -80,8 +86,11 @@ def add_parser(sub):
     p.add_argument("--sizes", metavar="LIST", type=options.nonempty_list,
                    help="sizes per party: a range of powers of two like 1K..16M, or a list like 1K,48K,64K "
                         "(default: 1K until one party's array is the whole last-level cache, plus points at "
-                        "the L1/L2 sizes)")
-    p.add_argument("--strides", metavar="LIST", type=options.nonempty_list, help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256)")
+                        "the L1/L2 sizes, fitted to --budget: the dearest left out first, and said)")
+    p.add_argument("--strides", metavar="LIST", type=options.nonempty_list,
+                   help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256, fewer where a point "
+                        "is expensive, fitted to --budget); --sizes with --strides is measured as given, "
+                        "or refused before measuring if its pilot does not fit --budget")
     p.add_argument("-o", "--output", metavar="FILE", default="sweep.json",
                    help="results file; if it exists, the sweep in it is continued (default sweep.json)")
     p.add_argument("--plot", metavar="DIR", type=options.plot_dir, help="figures directory (default: <output>-figures)")
@@ -142,29 +151,31 @@ def _prior_wall(old_doc: dict | None) -> float:
 class Sweep:
     """The points of one sweep, their rounds, and the clock."""
 
-    def __init__(self, args, mechs, pts, have, old_doc, t_start):
-        self.args, self.mechs, self.pts = args, mechs, pts
+    def __init__(self, args, mechs, have, old_doc, t_start, model: sweep_cost.Model):
+        self.args, self.mechs, self.model = args, mechs, model
         self.by_key = {sweep_plan.key(r): r for r in have}
         prior = _prior_wall(old_doc)
         self.deadline = t_start + args.budget - prior  # monotonic time the budget ends
         self.next_round = 1 + max((g for r in have for g in rounds.rounds_of(r)), default=-1)
         self.engine_start_s = 0.5  # start-up to the first point, measured by every engine process
+        self.finish_s = FINISH_S  # kept back to finish: set by the plan's points (finish_s)
 
     def left(self) -> float:
         """Seconds left for measuring."""
-        return self.deadline - FINISH_S - time.monotonic()
+        return self.deadline - self.finish_s - time.monotonic()
 
     def cost(self, bid: str, size: int, stride: int) -> float:
-        """Seconds a round of the point takes: measured, else its size's or
-        the largest measured of the mechanism, else a guess refined at once."""
+        """Seconds a round of the point takes: measured, else the dearest
+        measured at its size (strided or not, as it is), else the cost
+        model's (cost.py)."""
         c = rounds.cost(self.by_key.get((bid, size, stride)))
         if c is not None:
             return c
-        same = [rounds.cost(r) for k, r in self.by_key.items() if k[0] == bid and k[1] == size]
-        same = [x for x in same if x is not None] or [
-            rounds.cost(r) for k, r in self.by_key.items() if k[0] == bid and k[1] >= size]
+        # a stride-0 point costs its samples' length whatever the size: it says nothing of a pass
+        same = [rounds.cost(r) for k, r in self.by_key.items()
+                if k[0] == bid and k[1] == size and bool(k[2]) == bool(stride)]
         same = [x for x in same if x is not None]
-        return max(same) if same else 0.05
+        return max(same) if same else self.model.round_s(bid, size, stride)
 
     def plan_cost(self, plan: list[dict[str, list[tuple[int, int]]]]) -> float:
         """Seconds a plan takes: one engine start-up per mechanism, then
@@ -195,6 +206,42 @@ class Sweep:
         return out
 
 
+def finish_s(points: int) -> float:
+    """Seconds kept back from the budget to finish a sweep of `points`."""
+    return min(FINISH_S, FINISH_BASE_S + FINISH_PER_POINT_S * points)
+
+
+def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out: str) -> tuple[dict, dict]:
+    """The grid this run measures (size -> strides) and its record
+    (sweep.plan): a resumed file's own plan, else the host's default grid
+    or the user's, fitted to the budget (fit.py) and refused before
+    measuring when not even its pilot fits."""
+    given = (bool(args.sizes), bool(args.strides))
+    if old_doc and not any(given):  # continued as it was planned, whatever the budget now
+        old = old_doc["sweep"]
+        grid = sweep_plan.grid_of_file(old, out) or {s: tuple(sweep_plan.DEFAULT_STRIDES)
+                                                     for s in sweep_plan.default_sizes(env)}
+        rec = dict(old["plan"]) if isinstance(old.get("plan"), dict) else {"fitted": "before issue 22: not fitted"}
+        return grid, dict(rec, strides_by_size={str(s): list(d) for s, d in grid.items()})
+    strides = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
+    sizes = sweep_plan.parse_sizes(args.sizes) if args.sizes else sweep_plan.default_sizes(env)
+    if old_doc:  # the grid given again: it was checked against the budget when the sweep began
+        grid = {s: tuple(strides) for s in sizes}
+        return grid, {"fitted": "as given", "strides_by_size": {str(s): list(d) for s, d in grid.items()}}
+    f = fit.choose(env, sizes, strides, *given, ids, sw.cost, sw.deadline - time.monotonic(), args.budget,
+                   args.groups, sw.engine_start_s, finish_s)
+    by = ("host and budget" if not any(given) else "as given" if all(given) else
+          "--sizes as given, strides fitted to the budget" if given[0] else
+          "--strides as given, sizes fitted to the budget")
+    line = fit.describe(f)
+    if not all(given) or f.rounds < fit.PLAN_ROUNDS:
+        print(f"note: plan ({by}): {line}", file=sys.stderr)
+    return f.grid, {"fitted": by, "strides_by_size": {str(s): list(d) for s, d in f.grid.items()},
+                    "rounds": f.rounds, "predicted_s": round(f.seconds, 1), "left_out": f.left_out,
+                    "budget_for_whole_grid": f.budget_all, "budget_for_largest_size": f.budget_top,
+                    "note": line, "cost_model": sw.model.describe(), "refit": []}
+
+
 def run(args) -> int:
     t_start = time.monotonic()
     out = args.output
@@ -208,24 +255,26 @@ def run(args) -> int:
     started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
-    strides = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
-    if args.compare_stride is not None and args.compare_stride not in strides:
+    asked = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
+    if args.compare_stride is not None and args.compare_stride not in asked:
         raise UserError(f"--compare-stride {args.compare_stride} is not one of the strides measured "
-                        f"({','.join(map(str, strides))})")
+                        f"({','.join(map(str, asked))})")
     settings = {"iterations": args.iterations, "min_sample_us": args.min_sample_us, "cpu": args.cpu}
     have, old_doc = _existing(out, settings)
     env = (old_doc or {}).get("environment") or engine.environment().get("environment", {})
-    sizes = sweep_plan.parse_sizes(args.sizes) if args.sizes else sweep_plan.default_sizes(env)
-    pts = sweep_plan.points(sizes, strides)
     ids = [bid for _, bid in mechs]
-    sw = Sweep(args, mechs, pts, have, old_doc, t_start)
+    model = sweep_cost.Model(sweep_cost.Host.from_env(env), args.iterations, args.min_sample_us)
+    sw = Sweep(args, mechs, have, old_doc, t_start, model)
+    grid, plan_rec = _grid(args, env, ids, sw, old_doc, out)
+    sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
+    sw.finish_s = finish_s(len(pts) * len(ids))
+    fitted = not old_doc and not (args.sizes and args.strides)  # its first round checks the fit
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
-    n_all = len(pts) * len(ids)
     if have:
         piloted = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) >= args.groups)
-        print(f"resuming {out}: {piloted} of {n_all} points have their {args.groups} pilot rounds; "
-              f"{max(sw.left() + FINISH_S, 0):.0f} s of the {args.budget} s budget left", file=sys.stderr)
+        print(f"resuming {out}: {piloted} of {len(pts) * len(ids)} points have their {args.groups} pilot rounds; "
+              f"{max(sw.left() + sw.finish_s, 0):.0f} s of the {args.budget} s budget left", file=sys.stderr)
 
     opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.iterations,
                          min_sample_us=args.min_sample_us, warmup_ms=WARMUP_MS,
@@ -242,7 +291,7 @@ def run(args) -> int:
         wall = prior_wall + time.monotonic() - t_start
         extra = {"sweep": {
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
-            "sizes": sizes, "strides": strides, "settings": settings, "budget_s": args.budget,
+            "sizes": sizes, "strides": strides, "plan": plan_rec, "settings": settings, "budget_s": args.budget,
             "pilot_rounds": args.groups, "engine_args": opts.args(), "wall_s": wall, "complete": final,
             "skipped": notes, "mde_goal_fraction_of_direct": MDE_GOAL_FRAC,
             "mde_goal_fraction_of_work": WORK_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,
@@ -291,10 +340,13 @@ def run(args) -> int:
             sweep_analysis.add_indirect(list(sw.by_key.values()), only=got)
         save()
 
-    def measure_rounds(plan: list[dict[str, list[tuple[int, int]]]], phase: str) -> bool:
+    def measure_rounds(plan: list[dict[str, list[tuple[int, int]]]], phase: str, until: float | None = None) -> bool:
         """Consecutive rounds, one engine process per mechanism for all of
         them: round j measures plan[j][mechanism]'s points (references
-        added), size by size. False if the budget ended during them."""
+        added), size by size. False if the budget ended during them, or
+        `until` (monotonic time, shared out among the mechanisms still to
+        measure by what their points are predicted to take) stopped one of
+        them."""
         first = sw.next_round
         sw.next_round += len(plan)
         per_mech = {bid: [(first + j, pt) for j, rnd in enumerate(plan) if rnd.get(bid)
@@ -305,11 +357,17 @@ def run(args) -> int:
         for j, rnd in enumerate(plan):
             state["log"].append({"round": first + j, "phase": phase,
                                  "points": sum(len(sweep_plan.round_points(v)) for v in rnd.values() if v)})
-        for name, bid in mechs:
+        complete = True
+        for i, (name, bid) in enumerate(mechs):
             plist = per_mech.get(bid)
             if not plist:
                 continue
             t_prev = [time.monotonic()]
+            limit = sw.left()
+            if until is not None:  # its share of what is left, by what its points are predicted to take
+                pred = {b: sw.engine_start_s + sum(sw.cost(b, s, d) for _, (s, d) in per_mech[b])
+                        for _, b in mechs[i:] if per_mech.get(b)}
+                limit = min(limit, (until - t_prev[0]) * pred[bid] / sum(pred.values()))
             t_call = t_prev[0]
 
             def on_header(h, t_call=t_call):
@@ -337,7 +395,7 @@ def run(args) -> int:
             try:
                 # a failed point holds its place, so that the next results stay paired with their points
                 finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
-                                         deadline_s=max(sw.deadline - FINISH_S - time.monotonic(), 0.0),
+                                         deadline_s=max(limit, 0.0),
                                          on_failed_job=lambda f, arrived=arrived: arrived.append((None, time.monotonic())))
             finally:  # what arrived is kept, also when Ctrl-C ends the plan
                 take(name, bid, plist, arrived, t_prev, phase, prog)
@@ -348,24 +406,62 @@ def run(args) -> int:
                 for e in state["log"]:  # the rounds this engine process did not finish
                     if e["round"] >= cut:
                         e["stopped_at_deadline"] = True
-                return False
+                complete = False
+                if until is None or sw.left() <= 0:
+                    return False
         prog.close()
+        return complete
+
+    def first_round() -> bool:
+        """The pilot's first round of a fitted grid, within the share of the
+        time that lets the pilot's other rounds follow, then the grid fitted
+        again to what the round cost (issue 22: the cost model is another
+        host's): sizes the round did not reach, and points the time left
+        cannot give their rounds, are left out (their round is dropped).
+        False if the budget ended."""
+        nonlocal grid, sizes, strides, pts
+        measure_rounds([{b: list(pts) for b in ids}], "pilot", until=time.monotonic() + sw.left() / args.groups)
+        if sw.left() <= 0:
+            return False
+        old = grid
+        new, why, ok = fit.refit(grid, lambda b, s, d: (b, s, d) in sw.by_key, ids, sw.cost,
+                                 sw.deadline - time.monotonic(), args.budget, args.groups, sw.engine_start_s,
+                                 state["env"], bool(args.sizes), bool(args.strides), finish_s)
+        if why or not ok:
+            done = [(b, s, d) for b in ids for s, d in fit.points_of(old) if (b, s, d) in sw.by_key]
+            line = (f"the first pilot round cost {sum(sw.cost(*k) for k in done):.1f} s where it reached "
+                    f"(the model said {sum(sw.model.round_s(*k) for k in done):.1f} s)"
+                    + (f": left out {'; '.join(why)}" if why else "")
+                    + ("" if ok else "; not even the pilot of what is left is sure to fit: raise --budget"))
+            print(f"note: {line}", file=sys.stderr)
+            plan_rec["refit"].append(line)
+            plan_rec["left_out"] = list(plan_rec.get("left_out") or []) + why
+        grid = new or grid  # nothing reached: the budget ended, the plan stays as it was
+        sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
+        sw.finish_s = finish_s(len(pts) * len(ids))
+        plan_rec["strides_by_size"] = {str(s): list(d) for s, d in grid.items()}
+        keep = set(pts)
+        for k in [k for k in sw.by_key if (k[1], k[2]) not in keep]:
+            del sw.by_key[k]
+        save()
         return True
 
     try:
-        # 1. pilot: every point in the same G rounds (those it lacks), one engine process per mechanism
+        # 1. pilot: every point in the same G rounds (those it lacks), one engine process per mechanism;
+        # a grid fitted to the budget is checked by its first round first
+        budget_ended = fitted and not first_round()
         lacking = {(b, p): args.groups - len(rounds.rounds_of(sw.by_key.get((b, *p)))) for b in ids for p in pts}
         pilot = [{b: [p for p in pts if lacking[(b, p)] > j] for b in ids} for j in range(args.groups)]
         pilot = [rnd for rnd in pilot if any(rnd.values())]
-        budget_ended = False
-        if pilot:
-            fit = sw.fit(pilot, sw.left())
-            n_fit = sum(len(v) for rnd in fit for v in rnd.values())
+        if pilot and not budget_ended:
+            paid = sw.fit(pilot, sw.left())
+            n_fit = sum(len(v) for rnd in paid for v in rnd.values())
             n_want = sum(len(v) for rnd in pilot for v in rnd.values())
             if n_fit < n_want:
                 print(f"note: the budget pays for {n_fit} of the pilot's {n_want} point-rounds (the largest "
                       f"sizes left out): raise --budget to measure them", file=sys.stderr)
-            budget_ended = not fit or not measure_rounds(fit, "pilot") or n_fit < n_want
+            budget_ended = (not paid or not measure_rounds(paid, "pilot", until=sw.deadline - sw.finish_s)
+                            or n_fit < n_want)
         # 2. the rest of the budget to the points it can bring to their goal (allocate.py)
         sweep_analysis.add_indirect(list(sw.by_key.values()))
         while not budget_ended:
@@ -380,10 +476,13 @@ def run(args) -> int:
                     if any(d == 0 for _, d in rnd[b]):
                         rnd[b] += [(s, 0) for s in sizes if (s, 0) not in rnd[b]]
                 plan.append(rnd)
-            fit = sw.fit(plan, sw.left())
-            if not fit:
+            paid = sw.fit(plan, sw.left())
+            if not paid:
                 break
-            budget_ended = not measure_rounds(fit, "allocation")
+            # each mechanism gets its share of the time left: rounds that cost more than
+            # measured so far (other load) cut every mechanism's tail, not the last one whole
+            done = measure_rounds(paid, "allocation", until=sw.deadline - sw.finish_s)
+            budget_ended = not done and sw.left() <= len(ids) * sw.engine_start_s
     except KeyboardInterrupt:
         n_have = len(sw.by_key)
         print(f"ctxbench: interrupted; {n_have} points saved in {out}: run the same command to continue",
@@ -408,10 +507,13 @@ def run(args) -> int:
                             f"'{plot_dir}': {why}", code=1)
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
     res = doc["results"]
-    print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget))
+    print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget, planned=set(pts)))
     missing = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups)
+    print(f"plan ({plan_rec.get('fitted', 'as given')}): {len(pts)} points per mechanism, {len(pts) * len(ids)} in "
+          f"all; {len(pts) * len(ids) - missing} with their {args.groups} pilot rounds"
+          + (f"; left out: {'; '.join(plan_rec['left_out'])}" if plan_rec.get("left_out") else ""))
     if missing:
-        print(f"{missing} of {n_all} points lack their {args.groups} pilot rounds: the budget ended "
+        print(f"{missing} of {len(pts) * len(ids)} points lack their {args.groups} pilot rounds: the budget ended "
               f"(raise --budget and run the same command to continue)")
     status = sweep_analysis.counters_status(res)
     if status and not status.startswith("hardware counters unavailable"):  # that was said once already
@@ -432,9 +534,17 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
             r = sw.by_key.get((bid, s, d))
             e = (r or {}).get("indirect") or {}
             n = int(e.get("n") or 0)
-            if n < 2:
-                continue
             goal = goal_ns(direct_goal, r, d)
+            if n < 2:
+                # no spread yet: its samples met other load and were dropped (or it was never
+                # measured); up to CLOSE_ROUNDS measured rounds it is funded like a point short
+                # of its least, so that it is not left n/a (issue 22); past that, its samples
+                # are dropped whatever it is given
+                measured = len(rounds.rounds_of(r))
+                if measured < CLOSE_ROUNDS:
+                    out.append(allocate.PointState((bid, s, d), measured, math.nan, sw.cost(bid, s, d), False,
+                                                   goal / power.MDE_FACTOR, CLOSE_ROUNDS))
+                continue
             mde = e.get("mde_ns", math.nan)
             mde = mde if isinstance(mde, (int, float)) else math.nan
             # The spread the allocation plans with is the one the point's MDE comes from (the

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 
 from ctxbench.core import model
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, shown
 from ctxbench.ui import options
 
 # Mechanism name -> engine id (same CPU: a switch cost, not a wake-up).
@@ -198,3 +198,25 @@ def round_points(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
     for s, d in chosen:
         by.setdefault(s, set()).update({0, d})
     return [(s, d) for s in sorted(by) for d in sorted(by[s])]
+
+
+def grid_of_file(sw: dict, path: str) -> dict[int, tuple[int, ...]] | None:
+    """The grid a sweep file planned (size -> strides), to continue it
+    unchanged whatever budget the resumed run has: `plan.strides_by_size`,
+    else (a file from before issue 22) its `sizes` x `strides`; None when
+    it records neither."""
+    by = (sw.get("plan") or {}).get("strides_by_size") if isinstance(sw.get("plan"), dict) else None
+    try:
+        if by is not None:
+            grid = {int(s): tuple(sorted(int(d) for d in ds)) for s, ds in by.items()}
+        elif sw.get("sizes") and sw.get("strides"):
+            grid = {int(s): tuple(sorted(int(d) for d in sw["strides"])) for s in sw["sizes"]}
+        else:
+            return None
+    except (AttributeError, TypeError, ValueError):
+        grid = {}
+    if not grid or any(s <= 0 or s % ELEM or not ds or ds[0] != 0 or any(d % ELEM for d in ds)
+                       for s, ds in grid.items()):
+        raise UserError(f"{shown(path)} is malformed: its sweep plan must give every size (a positive multiple "
+                        f"of {ELEM} bytes) its strides, 0 among them")
+    return grid
