@@ -116,3 +116,18 @@ def test_waterfall_draws_parts_and_the_gap():
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert "not attributed" in labels and any("SCHED_FIFO" in x for x in labels)
     assert figures.waterfall({"parts": []}, {}) is None
+
+
+def test_the_profiled_rung_brings_its_attribution_and_the_sampling_cost():
+    rungs = _ladder()
+    prof = _rung("kernel/thread/pipe/same-cpu/profiled", 2600 * _drift(), single_ns=900.0)
+    prof["profile"] = {"event": "cpu-clock", "scope": "cpu", "period_ns": 500_000, "samples": 10, "user_samples": 0,
+                       "other_samples": 0, "lost": 0, "chains_dropped": 0, "handoffs": 1000, "window_ns": 5_000_000,
+                       "chains": [{"count": 10, "ips": ["0x1"], "functions": ["__schedule"]}]}
+    rungs["profiled"] = prof
+    at = analysis.anatomy(rungs, [], "pipe")["attribution"]
+    assert math.isclose(at["handoff_ns"], analysis.handoff_ns(prof))
+    assert [g["group"] for g in at["groups"]] == ["schedule: pick and switch"]
+    pert = at["perturbation"]  # profiled - thread, round by round
+    assert abs(pert["estimate_ns"] - 200 * _drift().mean()) < 5 and pert["resolved"]
+    assert set(pert) == set(analysis.EFFECT_KEYS) | {"what"}

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from ctxbench.stats import power
+from ctxbench.ui.format import fmt_effect
 
 
 def test_mde_factor_is_z_alpha_plus_z_power():
@@ -30,7 +31,7 @@ def test_null_effect_is_below_mde():
     rng = np.random.default_rng(2)
     e = power.paired_mean(rng.normal(0, 100.0, 40))
     assert e["below_mde"]
-    assert "below" in power.verdict(e)
+    assert "below" in fmt_effect(e)
 
 
 def test_rounds_for_scales_as_inverse_square():
@@ -52,8 +53,8 @@ def test_trimmed_mean_resists_one_disturbed_round_and_covers():
     assert inside >= 0.9 * 400, inside
 
 
-def test_verdict_says_when_an_interval_is_too_wide_to_be_a_measurement():
+def test_effect_text_says_when_an_interval_is_too_wide_to_be_a_measurement():
     e = {"estimate_ns": 1630.0, "ci95": [692.0, 2800.0], "mde_ns": 1510.0, "below_mde": False}
-    assert "wider than +-50%" in power.verdict(e)
+    assert "wider than +-50%" in fmt_effect(e)
     e = {"estimate_ns": 1630.0, "ci95": [1300.0, 1900.0], "mde_ns": 500.0, "below_mde": False}
-    assert "wider" not in power.verdict(e)
+    assert "wider" not in fmt_effect(e)

@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line (no usage dump)."""
 
     def error(self, message):  # noqa: D401
-        # "ctxbench: tasks: argument --repeat: ..." (main adds "ctxbench: ")
+        # "ctxbench: tasks: argument --rounds: ..." (main adds "ctxbench: ")
         raise UserError(f"{self.prog.removeprefix('ctxbench').strip() or 'usage'}: {message}")
 
 

@@ -74,14 +74,6 @@ int set_policy_self(policy_t p, int prio, char *err, size_t len)
     return rc;
 }
 
-policy_t policy_self(void)
-{
-    int pol;
-    struct sched_param sp;
-    if (pthread_getschedparam(pthread_self(), &pol, &sp)) return POLICY_OTHER;
-    return pol == SCHED_FIFO ? POLICY_FIFO : POLICY_OTHER;
-}
-
 const char *policy_name(policy_t p)
 {
     return p == POLICY_FIFO ? "SCHED_FIFO" : "SCHED_OTHER";

@@ -13,7 +13,6 @@ int default_cpu2(int cpu); /* another allowed CPU, or -1 */
 int pin_self(int cpu, char *err, size_t len);
 /* Set the calling thread's policy; 0 on success, else errno. */
 int set_policy_self(policy_t p, int prio, char *err, size_t len);
-policy_t policy_self(void);
 const char *policy_name(policy_t p);
 /* Kernel-enforced watchdog for real-time threads: a thread that runs at
  * SCHED_FIFO for `ms` of CPU time without blocking gets SIGXCPU (then

@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from ctxbench.anatomy import ladder
-from ctxbench.core.model import Result, drift_factor
+from ctxbench.anatomy import attribution, ladder
+from ctxbench.core.model import Result, drift_factor, paired_difference
 from ctxbench.stats import drift, power
 
 SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
@@ -165,8 +165,17 @@ def anatomy(by_rung: dict[str, dict], skipped: list[dict], mechanism: str) -> di
            "cross_cpu": cross_cpu(by_rung), "not_available": list(skipped) + not_obtained(by_rung),
            "drift_rel_sd": rel if math.isfinite(rel) else None}
     if "profiled" in by_rung and "thread" in by_rung:
-        from ctxbench.anatomy import attribution
-        out["attribution"] = attribution.for_rungs(by_rung["profiled"], by_rung["thread"])
+        out["attribution"] = _attribution(by_rung["profiled"], by_rung["thread"])
+    return out
+
+
+def _attribution(profiled: dict, thread: dict) -> dict:
+    """The attribution of the profiled rung (attribution.py) and what the
+    sampling cost, a difference of two rungs like any part."""
+    out = attribution.attribute(Result(profiled).d.get("profile") or {}, handoff_ns(profiled))
+    e = paired_difference(profiled, thread)
+    out["perturbation"] = {k: e[k] for k in EFFECT_KEYS if k in e} | {
+        "what": "profiled - plain thread rung, per switch, same rounds"}
     return out
 
 

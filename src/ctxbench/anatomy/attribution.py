@@ -27,8 +27,6 @@ import bisect
 import math
 import re
 
-from ctxbench.core.model import Result, paired_difference
-
 KALLSYMS = "/proc/kallsyms"
 USER, OTHER = "user", "other kernel"
 
@@ -199,13 +197,3 @@ def attribute(profile: dict, handoff_ns: float, symbols: Symbols | None = None) 
             "coverage": coverage,
             "not_sampled_ns": (1 - coverage) * handoff_ns if math.isfinite(coverage) else math.nan,
             "top_functions": [{"function": f, "samples": k, "share": k / n} for f, k in top] if n else []}
-
-
-def for_rungs(profiled: dict, thread: dict) -> dict:
-    """The attribution of the profiled rung and what the sampling cost."""
-    from ctxbench.anatomy.analysis import EFFECT_KEYS, handoff_ns
-    out = attribute(Result(profiled).d.get("profile") or {}, handoff_ns(profiled))
-    e = paired_difference(profiled, thread)
-    out["perturbation"] = {k: e[k] for k in EFFECT_KEYS if k in e} | {
-        "what": "profiled - plain thread rung, per switch, same rounds"}
-    return out

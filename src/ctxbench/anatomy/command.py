@@ -19,10 +19,9 @@ from ctxbench.core import model as results
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
-from ctxbench.stats import power
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.progress import Progress
 
 # groups (= rounds), samples per group, shortest sample (µs). The default
@@ -154,7 +153,7 @@ def render(a: dict, res: list[dict]) -> str:
                 and a.get("pcid") is not None:
             how += f" (CPU flag pcid: {'yes' if a['pcid'] else 'no, so each switch flushes the TLB'})"
         mark = "  " if p["chain"] else "+ "
-        lines.append(f"{mark}{p['name']:<38} {power.verdict(p):<52} {how}")
+        lines.append(f"{mark}{p['name']:<38} {fmt_effect(p):<52} {how}")
     sc = a.get("sum_check")
     if sc:
         t = sc["total"]
@@ -164,7 +163,7 @@ def render(a: dict, res: list[dict]) -> str:
         verdict = ("the parts add up (their sum is inside the total's interval)" if sc["within_total_interval"]
                    else "the parts do not add up: the gap is shown")
         lines.append(f"  sum of the chain's parts {fmt_time(sc['parts_sum_ns'])}: {verdict}; "
-                     f"not attributed {power.verdict(sc['gap'])}")
+                     f"not attributed {fmt_effect(sc['gap'])}")
     lines.append("  (lines marked + are what one more property adds to its reference, off the chain)")
     x = a.get("cross_cpu")
     if x:
@@ -202,5 +201,5 @@ def render_attribution(at: dict) -> str:
         lines.append(f"  top functions (leaf): {top}")
     pert = at.get("perturbation")
     if pert:
-        lines.append(f"  the sampling's own cost (profiled - plain thread rung): {power.verdict(pert)} per switch")
+        lines.append(f"  the sampling's own cost (profiled - plain thread rung): {fmt_effect(pert)} per switch")
     return "\n".join(lines)

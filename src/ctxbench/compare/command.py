@@ -13,7 +13,7 @@ import math
 
 from ctxbench.core import reader
 from ctxbench.core.model import Document, Environment
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError, escaped
 
@@ -203,7 +203,6 @@ def _compare_anatomies(base: list[dict], new: list[dict]) -> None:
     if len(base) != 1 or len(new) != 1:
         return
     from ctxbench.anatomy import analysis as anatomy
-    from ctxbench.stats import power
     rb, rn = anatomy.rungs_of(base[0].get("results") or []), anatomy.rungs_of(new[0].get("results") or [])
     for m in [m for m in rb if m in rn]:
         rows = anatomy.compare_parts(anatomy.anatomy(rb[m], [], m), anatomy.anatomy(rn[m], [], m))
@@ -213,7 +212,7 @@ def _compare_anatomies(base: list[dict], new: list[dict]) -> None:
         w = max(len(r["name"]) for r in rows)
         for r in rows:
             print(f"  {r['name']:<{w}}  {fmt_time(r['base_ns']):>9}  {fmt_time(r['new_ns']):>9}  "
-                  f"change {power.verdict(r)}")
+                  f"change {fmt_effect(r)}")
 
 
 def _median(xs):

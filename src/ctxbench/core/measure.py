@@ -3,10 +3,20 @@ list of ids, progress while it runs, analysed results at the end."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ctxbench.core import engine
 from ctxbench.core import model as results
-from ctxbench.ui.progress import Progress
+
+
+class Progress(Protocol):
+    """What run_ids drives while the engine runs (ui.progress.Progress is
+    one): declared here so that core needs nothing from ui."""
+    done: int
+
+    def update(self, what: str) -> None: ...
+
+    def step(self, what: str = "") -> None: ...
 
 
 @dataclass

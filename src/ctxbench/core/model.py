@@ -349,10 +349,6 @@ class Result:
                 by.setdefault(int(k), []).append(float(x))
         return {k: float(np.median(xs)) for k, xs in by.items()}
 
-    def kept_samples(self) -> np.ndarray:
-        """The kept samples that are finite numbers."""
-        return np.asarray([x for x, k in zip(self.samples, self.keep) if k and math.isfinite(_num(x))], dtype=float)
-
     def raw(self, name: str) -> np.ndarray:
         return np.asarray(_obj(self.d.get("raw")).get(name) or [], dtype=float)
 

@@ -98,9 +98,8 @@ KINDS: tuple[Kind, ...] = (
 )
 BY_NAME = {k.name: k for k in KINDS}
 
-# Members of the results document; the command that wrote it adds a
-# section named after itself ("run", "sweep", ...), which says what it is.
-DOCUMENT = {"schema": STR, "tool": DICT, "environment": DICT, "results": LIST}
+# The commands that write a results document: each adds a section named
+# after itself ("run", "sweep", ...), which says what the document is.
 COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "userbench")
 
 # Environment facts the readers use, by path (env.c). Optional ones are

@@ -22,8 +22,7 @@ from typing import Callable, Optional
 from ctxbench.core import schema
 from ctxbench.core.model import Result, Summary
 from ctxbench.run import table
-from ctxbench.stats.power import verdict
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.model import Figure, Table
 
@@ -129,7 +128,6 @@ def render_anatomy(rs: list[dict], env: dict) -> list:
     arithmetic."""
     from ctxbench.anatomy import analysis as anatomy
     from ctxbench.anatomy import figures as anatomy_fig
-    from ctxbench.stats import power
     out: list = []
     for m, by_rung in anatomy.rungs_of(rs).items():
         a = anatomy.anatomy(by_rung, [], m)
@@ -138,12 +136,12 @@ def render_anatomy(rs: list[dict], env: dict) -> list:
             out.append(Figure(f"Where the time of one hand-off goes ({m})", png_bytes(fig),
                               "the chain adds up to the process rung's hand-off; orange: what one more property "
                               "adds to its reference; 95% intervals"))
-        rows = [[p["name"], power.verdict(p), anatomy.measured_as(p),
+        rows = [[p["name"], fmt_effect(p), anatomy.measured_as(p),
                  "chain" if p["chain"] else "added"] for p in a["parts"]]
         sc = a.get("sum_check")
         if sc:
-            rows.append(["measured hand-off (process)", power.verdict(sc["total"]), sc["total"]["id"], "total"])
-            rows.append(["not attributed (total - sum of the chain)", power.verdict(sc["gap"]), "", "gap"])
+            rows.append(["measured hand-off (process)", fmt_effect(sc["total"]), sc["total"]["id"], "total"])
+            rows.append(["not attributed (total - sum of the chain)", fmt_effect(sc["gap"]), "", "gap"])
         x = a.get("cross_cpu")
         if x:
             rows.append([x["quantity"], median_ci(by_rung["cross-cpu"]), x["id"], "apart"])
@@ -233,9 +231,9 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     if per:
         out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
                           "one more switch, by n", "C", "rounds"],
-                         [[pair, verdict(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
-                           "; ".join(f"{t}: {verdict(e)}" for t, e in s["per_task"].items()),
-                           verdict(s["switch_inflation"]), tasks_analysis.marginal_text(s), verdict(s["C"]),
+                         [[pair, fmt_effect(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
+                           "; ".join(f"{t}: {fmt_effect(e)}" for t, e in s["per_task"].items()),
+                           fmt_effect(s["switch_inflation"]), tasks_analysis.marginal_text(s), fmt_effect(s["C"]),
                            str(s["rounds"])]
                           for pair, s in per.items()],
                          "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "

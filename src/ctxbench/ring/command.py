@@ -20,8 +20,7 @@ from ctxbench.core.model import Result
 from ctxbench.core import memory
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
-from ctxbench.stats import power
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -140,7 +139,7 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
         verdict = "ok" if c["ok"] else f"FAILED (more than {c['tolerance']:.0%} apart)"
         lines.append(f"  {c['kind']:<8} {c['mechanism']:<6} ring {fmt_time(c['ring_ns']):>9}  ping-pong "
                      f"{fmt_time(c['pingpong_ns']):>9}  ratio {c['ratio']:.3f} [{lo:.3f}, {hi:.3f}]  "
-                     f"difference {power.verdict(c['difference'])}  {verdict}")
+                     f"difference {fmt_effect(c['difference'])}  {verdict}")
     if not n2:
         lines.append("  (no N = 2, footprint 0 point measured)")
     rel, rho = drift.get("relative_sd"), drift.get("persistence")
@@ -175,6 +174,6 @@ def render_table(res: list[dict]) -> str:
         cv = f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a"
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
                      f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  {cv:>6}  "
-                     f"{(power.verdict(above) if above else '-'):<44} "
+                     f"{(fmt_effect(above) if above else '-'):<44} "
                      f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)

@@ -179,18 +179,3 @@ def trimmed_mean(diffs: Sequence[float], trim: float = TRIM) -> dict:
             "resolved": bool(lo > 0 or hi < 0), "below_mde": bool(abs(est) < m),
             "estimator": f"{trim:.0%} trimmed mean, Tukey-McLaughlin t interval"}
 
-
-def verdict(e: dict, unit_label: str = "") -> str:
-    """One phrase for a table: the estimate with its interval, or what the run
-    could not resolve."""
-    from ctxbench.ui.format import fmt_time  # late: stats stays free of ui at import
-
-    est, (lo, hi), m = e.get("estimate_ns"), e.get("ci95") or [math.nan, math.nan], e.get("mde_ns")
-    if est is None or not math.isfinite(est):
-        return "n/a"
-    if e.get("below_mde"):
-        return f"below {fmt_time(m)}{unit_label} (MDE; measured {fmt_time(est)})"
-    out = f"{fmt_time(est)}{unit_label} [{fmt_time(lo)}, {fmt_time(hi)}]"
-    if math.isfinite(lo) and (hi - lo) / 2 > 0.5 * abs(est):  # detected, not yet measured
-        out += " (above its MDE, interval wider than +-50%: more rounds)"
-    return out

@@ -32,6 +32,7 @@ import numpy as np
 from ctxbench.core import model
 from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
+from ctxbench.ui.format import fmt_effect
 
 
 def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
@@ -221,7 +222,7 @@ def runs_in(results: list[dict]) -> dict[str, tuple[dict, dict]]:
 def marginal_text(summary: dict) -> str:
     """One line: the cost of one more switch over each interval of n, and
     whether I is linear in n (tables of the command and the report)."""
-    parts = [f"{m['n_from']}->{m['n_to']}: {power.verdict(m)}" for m in summary.get("marginal") or []]
+    parts = [f"{m['n_from']}->{m['n_to']}: {fmt_effect(m)}" for m in summary.get("marginal") or []]
     lin = summary.get("linear") or {}
     if not lin.get("checked"):
         return "; ".join(parts)
@@ -229,7 +230,7 @@ def marginal_text(summary: dict) -> str:
         tail = "I linear in n within its resolution: the slope is the cost of every switch in this range"
     else:
         d = lin["estimate_ns"]
-        tail = (f"NOT linear in n (first interval minus last: {power.verdict(lin)}): one switch costs "
+        tail = (f"NOT linear in n (first interval minus last: {fmt_effect(lin)}): one switch costs "
                 f"{'less' if d > 0 else 'more'} the more often the tasks switch, so the slope is an average "
                 f"over n = {lin['first'][0]}..{lin['last'][1]}, not a constant")
     return "; ".join(parts) + "; " + tail

@@ -23,7 +23,7 @@ from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.ui import options
 from ctxbench.ui.command import Lifecycle
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
@@ -209,10 +209,10 @@ def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
                  "it covers this run's rounds, not how the host's caches change between runs):")
     for pair, s in per_pair.items():
         ta, tb = list(s["per_task"])[:2]
-        lines.append(f"  {pair:<22} {power.verdict(s['per_switch'])}   (C = {power.verdict(s['C'])}; "
+        lines.append(f"  {pair:<22} {fmt_effect(s['per_switch'])}   (C = {fmt_effect(s['C'])}; "
                      f"{s['rounds']} rounds, MDE {fmt_time(s['per_switch']['mde_ns'])})")
-        lines.append(f"  {'':<22}   paid by {ta}: {power.verdict(s['per_task'][ta])}; by {tb}: "
-                     f"{power.verdict(s['per_task'][tb])}; the switch itself: {power.verdict(s['switch_inflation'])}")
+        lines.append(f"  {'':<22}   paid by {ta}: {fmt_effect(s['per_task'][ta])}; by {tb}: "
+                     f"{fmt_effect(s['per_task'][tb])}; the switch itself: {fmt_effect(s['switch_inflation'])}")
         if s.get("marginal"):
             lines.append(f"  {'':<22}   one more switch, by n: {tasks_analysis.marginal_text(s)}")
     for pair, pts in by_pair.items():

@@ -1,4 +1,5 @@
-"""Numbers for people: a time in the unit that keeps it short."""
+"""Numbers for people: a time in the unit that keeps it short, an effect
+(stats.power.effect) as one phrase."""
 from __future__ import annotations
 
 import math
@@ -20,3 +21,17 @@ def fmt_time(ns: float, width: int = 0) -> str:
     else:
         s = f"{ns:.1f} ns"
     return s.rjust(width) if width else s
+
+
+def fmt_effect(e: dict) -> str:
+    """One phrase for a table: the estimate with its interval, or what the run
+    could not resolve."""
+    est, (lo, hi), m = e.get("estimate_ns"), e.get("ci95") or [math.nan, math.nan], e.get("mde_ns")
+    if est is None or not math.isfinite(est):
+        return "n/a"
+    if e.get("below_mde"):
+        return f"below {fmt_time(m)} (MDE; measured {fmt_time(est)})"
+    out = f"{fmt_time(est)} [{fmt_time(lo)}, {fmt_time(hi)}]"
+    if math.isfinite(lo) and (hi - lo) / 2 > 0.5 * abs(est):  # detected, not yet measured
+        out += " (above its MDE, interval wider than +-50%: more rounds)"
+    return out

@@ -153,7 +153,6 @@ def plot_dir(text: str) -> str:
 # Bounds: far beyond any useful run, small enough that nothing overflows.
 MAX_GROUPS = 10_000
 MAX_ITERATIONS = 100_000
-MAX_REPEAT = 10_000
 
 
 def add_output(p, kind: str) -> None:
@@ -182,11 +181,6 @@ def add_samples(p, groups: int | None = None, iterations: int | None = None) -> 
                         + (f" (default {groups})" if groups else " (default: the preset's)"))
     p.add_argument("--iterations", type=count(1, MAX_ITERATIONS), default=iterations, metavar="N",
                    help="samples per group" + (f" (default {iterations})" if iterations else " (default: the preset's)"))
-
-
-def add_repeat(p, default: int, why: str = "") -> None:
-    p.add_argument("--repeat", type=count(1, MAX_REPEAT), default=default, metavar="R",
-                   help=f"runs per point (default {default}{why})")
 
 
 def add_scale(p) -> None:

@@ -17,7 +17,6 @@ class Progress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.t0 = time.monotonic()
-        self._last = ""
         self._shown_at: float | None = None
 
     def _due(self) -> bool:

@@ -1,0 +1,152 @@
+"""The package's imports form layers (issue 23):
+
+    cli -> commands (ctxbench.<name> for each name in cli.COMMANDS)
+        -> ui (lifecycle, options, format, progress, figures, warnings)
+        -> core, stats
+
+Every import counts, at module level or inside a function (a late import is
+still a dependency, only a later one). Read from the source with `ast`, so
+nothing is imported or measured here."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import ctxbench
+from ctxbench.cli import COMMANDS
+
+PKG = Path(ctxbench.__file__).resolve().parent
+COMMAND_PKGS = {f"ctxbench.{c}" for c in COMMANDS}
+
+# A command package importing another, known and left to its own change
+# (report/kinds.py builds every kind's page; compare reads two anatomies).
+# The list may shrink; a new pair is a new dependency to decide on.
+COMMAND_TO_COMMAND = {
+    ("ctxbench.compare", "ctxbench.anatomy"),
+    ("ctxbench.report", "ctxbench.anatomy"), ("ctxbench.report", "ctxbench.irq"),
+    ("ctxbench.report", "ctxbench.noise"), ("ctxbench.report", "ctxbench.ring"),
+    ("ctxbench.report", "ctxbench.run"), ("ctxbench.report", "ctxbench.sweep"),
+    ("ctxbench.report", "ctxbench.tasks"),
+}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    """{dotted name: (file, is a package's __init__)} for every module."""
+    out = {}
+    for p in sorted(PKG.rglob("*.py")):
+        parts = list(p.relative_to(PKG.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if is_pkg else parts)] = (p, is_pkg)
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The module of ours that `name` (a module or a name in one) is."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imported(module: str, source: str, is_pkg: bool = False) -> dict[str, int]:
+    """{module of ours imported: first line} for every import in `source`
+    (the text of `module`), wherever it is in the file."""
+    here = module if is_pkg else module.rpartition(".")[0]
+    out: dict[str, int] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, up level - 1
+                up = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            names = [f"{base}.{a.name}" for a in node.names]  # a submodule, or a name in `base`
+        else:
+            continue
+        for n in names:
+            target = _resolve(n)
+            if target and target != module:
+                out.setdefault(target, node.lineno)
+    return out
+
+
+GRAPH = {m: _imported(m, path.read_text(), is_pkg) for m, (path, is_pkg) in MODULES.items()}
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _under(module: str, packages: set[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_late_and_relative_imports_are_seen():
+    """The checks below can fail: an import inside a function, a relative
+    one and a name imported from a module all count as the module."""
+    src = ("import math\nfrom . import model\n\n\ndef f():\n"
+           "    from ctxbench.ui.format import fmt_time\n    from ..stats import power\n")
+    assert _imported("ctxbench.core.x", src) == {"ctxbench.core.model": 2, "ctxbench.ui.format": 6,
+                                                 "ctxbench.stats.power": 7}
+    assert len(GRAPH) == len(MODULES) > 20 and GRAPH["ctxbench.cli"]
+
+
+def test_core_and_stats_never_import_ui_or_a_command():
+    above = {"ctxbench.ui", "ctxbench.cli", "ctxbench.__main__"} | COMMAND_PKGS
+    bad = [f"{m}:{line} imports {t}" for m in GRAPH if _under(m, {"ctxbench.core", "ctxbench.stats"})
+           for t, line in GRAPH[m].items() if _under(t, above)]
+    assert not bad, "core and stats are below ui and the commands:\n" + "\n".join(bad)
+
+
+def test_core_and_stats_import_nothing_by_name_at_run_time():
+    """A module named in a string (importlib) escapes the checks above."""
+    bad = [f"{m}:{node.lineno}" for m, (path, _) in MODULES.items()
+           if _under(m, {"ctxbench.core", "ctxbench.stats"})
+           for node in ast.walk(ast.parse(path.read_text()))
+           if isinstance(node, (ast.Name, ast.Attribute))
+           and (node.id if isinstance(node, ast.Name) else node.attr) in ("import_module", "__import__")]
+    assert not bad, bad
+
+
+def test_ui_never_imports_a_command():
+    bad = [f"{m}:{line} imports {t}" for m in GRAPH if _under(m, {"ctxbench.ui"})
+           for t, line in GRAPH[m].items() if _under(t, COMMAND_PKGS | {"ctxbench.cli"})]
+    assert not bad, "ui is below the commands:\n" + "\n".join(bad)
+
+
+def test_commands_import_no_other_command_but_the_known_ones():
+    got = {(_package(m), _package(t)) for m in GRAPH for t in GRAPH[m]
+           if _package(m) in COMMAND_PKGS and _package(t) in COMMAND_PKGS and _package(m) != _package(t)}
+    assert not got - COMMAND_TO_COMMAND, f"a command imports another: {sorted(got - COMMAND_TO_COMMAND)}"
+
+
+def _cycle() -> list[str] | None:
+    """One cycle of the module graph as [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        path.append(m)
+        for t in sorted(GRAPH.get(m, {})):
+            if state.get(t) == 1:
+                return path[path.index(t):] + [t]
+            if t not in state and (found := visit(t)):
+                return found
+        path.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(GRAPH):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_the_module_graph_has_no_cycle():
+    cycle = _cycle()
+    assert cycle is None, "import cycle: " + " -> ".join(
+        f"{a} (line {GRAPH[a][b]})" for a, b in zip(cycle, cycle[1:])) + f" -> {cycle[-1]}"
