@@ -46,12 +46,15 @@ def test_limits_read_from_the_kernel_files(tmp_path):
 
 
 @pytest.mark.parametrize("argv", [["ring", "--parties", "2", "--footprint", "1G", "--kind", "thread", "--quick"],
-                                  ["ring", "--parties", "1024", "--footprint", "1G", "--quick"]])
+                                  ["ring", "--parties", "1024", "--footprint", "1G", "--quick"],
+                                  ["sweep", "--sizes", "1G", "--strides", "0,64", "--mechanism",
+                                   "kernel/thread/pipe"]])
 def test_command_refuses_before_measuring(tmp_path, argv):
     out = tmp_path / "r.json"
     cmd = " ".join(ctxbench_cmd() + [f"'{a}'" for a in argv + ["-o", str(out)]])
     p = subprocess.run(["bash", "-c", f"ulimit -v 1500000; exec {cmd}"], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and p.stderr.count("\n") == 1 and p.stderr.startswith("ctxbench: ring: "), p.stderr
+    err = [line for line in p.stderr.splitlines() if not line.startswith("note: ")]  # sweep states its plan
+    assert p.returncode == 2 and len(err) == 1 and err[0].startswith(f"ctxbench: {argv[0]}: "), p.stderr
     assert "needs at least" in p.stderr and "Traceback" not in p.stderr
-    assert "ring [" not in p.stderr  # no progress: nothing was measured
+    assert f"{argv[0]} [" not in p.stderr  # no progress: nothing was measured
     assert not out.exists()

@@ -41,6 +41,7 @@ from ctxbench.sweep import allocate
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import cost as sweep_cost
 from ctxbench.sweep import fit
+from ctxbench.core import memory
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
 from ctxbench.ui import options
@@ -268,6 +269,10 @@ def run(args) -> int:
     grid, plan_rec = _grid(args, env, ids, sw, old_doc, out)
     sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
     sw.finish_s = finish_s(len(pts) * len(ids))
+    # both parties hold the size, locked; only the process ping-pong splits them
+    memory.check([memory.Need(2 * size, size if "/process/" in bid else 2 * size,
+                              f"{bid} at {memory.gib(size)} per party") for bid in ids for size in sizes],
+                 "sweep", "lower the largest of --sizes")
     fitted = not old_doc and not (args.sizes and args.strides)  # its first round checks the fit
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
