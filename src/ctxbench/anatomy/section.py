@@ -1,6 +1,6 @@
 """The anatomy's part of the report: per mechanism, the waterfall and the
 parts. Only an anatomy file's results come here (no matcher: its rungs are
-run's ids). Found by the report (report/kinds.py) by its name."""
+run's ids). Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.ui.format import fmt_effect

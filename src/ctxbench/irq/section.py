@@ -1,5 +1,5 @@
 """The interrupts' part of the report: seed 000 Figure 5 and a row per
-(task, rate). Found by the report (report/kinds.py) by its name."""
+(task, rate). Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result

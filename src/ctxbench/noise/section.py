@@ -1,5 +1,5 @@
 """The noise's part of the report: per CPU, the histogram of the gaps and
-their totals. Found by the report (report/kinds.py) by its name."""
+their totals. Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result

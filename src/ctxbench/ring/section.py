@@ -1,5 +1,5 @@
 """The ring's part of the report: cost per switch vs parties, figure and
-table. Found by the report (report/kinds.py) by its name."""
+table. Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result

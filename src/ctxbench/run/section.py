@@ -1,6 +1,6 @@
 """The run's part of the report (and userbench's: user-level switches are
 direct costs too): the direct-cost table, in table.py's sections, and the
-cost figure. Found by the report (report/kinds.py) by its name."""
+cost figure. Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import is_sweep_point

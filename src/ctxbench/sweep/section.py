@@ -1,6 +1,6 @@
 """The sweep's part of the report: its figures, what it resolved with the
-stride-0 check, and a row per point. Found by the report (report/kinds.py)
-by its name."""
+stride-0 check, and a row per point. Found by the report (report/kinds.py) as
+this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result, is_sweep_point

@@ -1,6 +1,6 @@
 """The task pairs' part of the report: seed 000 Figures 2 and 3, a row per
 (pair, n) and the indirect cost per switch. Found by the report
-(report/kinds.py) by its name."""
+(report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result
