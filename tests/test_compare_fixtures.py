@@ -157,6 +157,6 @@ def test_point_keys_use_the_engines_parameter_names():
 def test_report_recognises_irq_points_by_rate_hz():
     # an irq point (irq/analysis.py) is told from other derived results by
     # the params the schema declares for it: task and rate_hz
-    from ctxbench.report.kinds import _is_irq
+    from ctxbench.irq.section import _is_irq
     assert _is_irq({"id": "irq/crc/rate=100", "params": {"task": "crc", "rate_hz": 100}, "parts": {}})
 

@@ -19,15 +19,17 @@ PKG = Path(ctxbench.__file__).resolve().parent
 COMMAND_PKGS = {f"ctxbench.{c}" for c in COMMANDS}
 
 # A command package importing another, known and left to its own change
-# (report/kinds.py builds every kind's page; compare reads two anatomies).
-# The list may shrink; a new pair is a new dependency to decide on.
+# (compare reads two anatomies). The list may shrink; a new pair is a new
+# dependency to decide on. The report imports no command (issue 23): each
+# command brings its part of it in its `section` module.
 COMMAND_TO_COMMAND = {
     ("ctxbench.compare", "ctxbench.anatomy"),
-    ("ctxbench.report", "ctxbench.anatomy"), ("ctxbench.report", "ctxbench.irq"),
-    ("ctxbench.report", "ctxbench.noise"), ("ctxbench.report", "ctxbench.ring"),
-    ("ctxbench.report", "ctxbench.run"), ("ctxbench.report", "ctxbench.sweep"),
-    ("ctxbench.report", "ctxbench.tasks"),
 }
+
+# What a command's `section` module may take from the report: the kind it
+# registers, the shared cells and the tables and figures. Nothing else of a
+# command imports the report.
+SECTION_API = {"ctxbench.report.kinds", "ctxbench.report.cells", "ctxbench.report.model"}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -117,9 +119,14 @@ def test_ui_never_imports_a_command():
     assert not bad, "ui is below the commands:\n" + "\n".join(bad)
 
 
+def _is_section(module: str) -> bool:
+    return module.count(".") == 2 and module.endswith(".section") and _package(module) in COMMAND_PKGS
+
+
 def test_commands_import_no_other_command_but_the_known_ones():
     got = {(_package(m), _package(t)) for m in GRAPH for t in GRAPH[m]
-           if _package(m) in COMMAND_PKGS and _package(t) in COMMAND_PKGS and _package(m) != _package(t)}
+           if _package(m) in COMMAND_PKGS and _package(t) in COMMAND_PKGS and _package(m) != _package(t)
+           and not (_is_section(m) and t in SECTION_API)}
     assert not got - COMMAND_TO_COMMAND, f"a command imports another: {sorted(got - COMMAND_TO_COMMAND)}"
 
 
@@ -150,3 +157,17 @@ def test_the_module_graph_has_no_cycle():
     cycle = _cycle()
     assert cycle is None, "import cycle: " + " -> ".join(
         f"{a} (line {GRAPH[a][b]})" for a, b in zip(cycle, cycle[1:])) + f" -> {cycle[-1]}"
+
+
+def test_the_report_imports_no_command():
+    bad = [f"{m}:{line} imports {t}" for m in GRAPH if _under(m, {"ctxbench.report"})
+           for t, line in GRAPH[m].items() if _under(t, COMMAND_PKGS - {"ctxbench.report"})]
+    assert not bad, "each command brings its own section (issue 23):\n" + "\n".join(bad)
+
+
+def test_sections_take_only_the_report_s_interface():
+    bad = [f"{m}:{line} imports {t}" for m in GRAPH if _is_section(m)
+           for t, line in GRAPH[m].items() if _under(t, {"ctxbench.report"}) and t not in SECTION_API]
+    assert not bad, bad
+    assert {m for m in GRAPH if _is_section(m)} >= {f"ctxbench.{c}.section" for c in
+                                                    ("run", "ring", "anatomy", "sweep", "tasks", "irq", "noise")}

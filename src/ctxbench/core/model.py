@@ -374,6 +374,15 @@ class Result:
         return self.id + (f" [{extra}]" if extra else "")
 
 
+def is_sweep_point(r: dict) -> bool:
+    """A point of a working-set sweep: it has a working set (stride-0 points
+    too: their size is set) or its indirect cost; outside a sweep file, the
+    size tells. Both the run's and the sweep's part of the report ask it
+    (the run's leaves these points to the sweep's)."""
+    k = schema.kind_of(r)
+    return "indirect" in r or ((k.name if k else "") in ("switch", "selftest") and bool(Result(r).params.size))
+
+
 def median_of(results: list[dict], rid: str) -> float | None:
     """The (finite) median of the result with this id, None if absent."""
     for r in map(Result, results):

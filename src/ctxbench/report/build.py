@@ -48,6 +48,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
     machines: dict = {}   # env key -> (env, tool, [paths])
     groups: dict = {}     # (env key, kind name) -> (kind, [results])
     failed: dict = {}     # env key -> [(file, {"id", "error"})]: ids a run could not measure
+    kinds = report_kinds.kinds()  # every command's part (its ctxbench.<command>.section), in report order
     for path, doc in docs:
         d = Document(doc)
         env = d.environment.d
@@ -55,7 +56,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         machines.setdefault(key, (env, d.tool, []))[2].append(os.path.basename(path))
         failed.setdefault(key, []).extend((os.path.basename(path), f) for f in doc.get("failures") or [])
         for r in doc["results"]:
-            k = report_kinds.classify(r, d.command)
+            k = report_kinds.classify(r, d.command, kinds)
             groups.setdefault((key, k.name), (k, []))[1].append(r)
 
     rep = Report("ctxbench report",
@@ -72,7 +73,7 @@ def build(docs: list[tuple[str, dict]]) -> Report:
             s.items.append((f.level, f.what + (f" (hint: {f.hint})" if f.hint and f.level == "warning" else "")))
         s.items += [("warning", f"{f['id']} was not measured ({name}): {f['error']}") for name, f in failed[key]]
         rep.sections.append(s)
-    order = [k.name for k in report_kinds.KINDS] + [report_kinds.GENERIC.name]
+    order = [k.name for k in kinds] + [report_kinds.GENERIC.name]
     for (key, name), (kind, rs) in sorted(groups.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
         s = Section(kind.title + (f" ({key})" if multi else ""))
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):

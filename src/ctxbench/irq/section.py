@@ -1,0 +1,40 @@
+"""The interrupts' part of the report: seed 000 Figure 5 and a row per
+(task, rate). Found by the report (report/kinds.py) as this package's `section` module."""
+from __future__ import annotations
+
+from ctxbench.core.model import Result
+from ctxbench.report.cells import _figures, _id, _p, _part_ci, _schema_kind, median_ci
+from ctxbench.report.kinds import Kind
+from ctxbench.report.model import Table
+
+
+def _is_irq(r: dict) -> bool:
+    return _schema_kind(r) in ("irq-direct", "irq-run", "irq-point")
+
+
+def render_irq(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figure 5 and a row per (task, rate)."""
+    from ctxbench.irq.figures import NAME, figure5
+    direct = next((r for r in rs if _id(r) == "irq/direct"), None)
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "task" in _p(r)]
+    by_task: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("rate_hz", 0)):
+        by_task.setdefault(_p(r)["task"], []).append(r)
+    out: list = []
+    if by_task and direct:
+        out += _figures([(NAME, figure5(by_task, env, direct.get("summary") or {}))],
+                        "I per task and rate; bars: 95% CI (a small difference of large numbers)")
+    def i_cell(r):  # a run whose known-zero control failed derives no result (irq/analysis.py)
+        i = (r.get("parts") or {}).get("I")
+        untrusted = isinstance(i, dict) and i.get("trusted") is False
+        return ("untrusted: " if untrusted else "") + _part_ci(Result(r).parts.get("I"))
+    rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")), i_cell(r)]
+            for r in pts]
+    out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
+                     "Interrupts: indirect cost of n timer signals (David et al. 2007)"
+                     + (f"; the gap loop's D = {median_ci(direct)} (I uses D at the level the spin pays: irq/calibration.py)"
+                        if direct else "")))
+    return out
+
+
+KIND = Kind("irq", "Interrupt servicing overhead", _is_irq, render_irq, order=60)

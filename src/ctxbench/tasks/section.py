@@ -1,0 +1,56 @@
+"""The task pairs' part of the report: seed 000 Figures 2 and 3, a row per
+(pair, n) and the indirect cost per switch. Found by the report
+(report/kinds.py) as this package's `section` module."""
+from __future__ import annotations
+
+from ctxbench.core.model import Result
+from ctxbench.ui.format import fmt_effect, fmt_time
+from ctxbench.report.cells import _figures, _p, _part_ci, _schema_kind, verified
+from ctxbench.report.kinds import Kind, render_generic
+from ctxbench.report.model import Table
+
+
+def _is_tasks(r: dict) -> bool:
+    return _schema_kind(r) in ("tasks-run", "tasks-point")
+
+
+def render_tasks(rs: list[dict], env: dict) -> list:
+    """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
+    from ctxbench.tasks import analysis as tasks_analysis
+    from ctxbench.tasks import figures as tasks_plots
+    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "pair" in _p(r)]
+    by_pair: dict = {}
+    for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
+        by_pair.setdefault(_p(r)["pair"], []).append(r)
+    runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
+    per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
+    out: list = []
+    if by_pair:
+        maxcv = tasks_analysis.max_cv(pts)
+        out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv, per)),
+                         (tasks_plots.FIG3, tasks_plots.figure3(by_pair, env, maxcv, per))],
+                        "mean of the repeats; bars: 95% CI; Max CV over all points in the title")
+    rows = [[str(_p(r).pair), str(_p(r).n), _part_ci(Result(r).parts.get("R_prime")),
+             _part_ci(Result(r).parts.get("C"), 1e3, "µs"), _part_ci(Result(r).parts.get("I")), verified(r)]
+            for r in pts]
+    out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
+                     "Task pairs: indirect cost of n switches (David et al. 2007)"))
+    if per:
+        out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
+                          "one more switch, by n", "C", "rounds"],
+                         [[pair, fmt_effect(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
+                           "; ".join(f"{t}: {fmt_effect(e)}" for t, e in s["per_task"].items()),
+                           fmt_effect(s["switch_inflation"]), tasks_analysis.marginal_text(s), fmt_effect(s["C"]),
+                           str(s["rounds"])]
+                          for pair, s in per.items()],
+                         "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
+                         "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "
+                         "detectable effect X)"))
+    used = {id(r) for r in pts} | {id(r) for rr in runs.values() for r in rr}
+    other = [r for r in rs if id(r) not in used]
+    if other:
+        out += render_generic(other, env)
+    return out
+
+
+KIND = Kind("tasks", "Indirect cost: task pairs with n switches", _is_tasks, render_tasks, order=50)
