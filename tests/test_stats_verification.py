@@ -120,22 +120,6 @@ def test_analyse_uses_the_engine_group_array():
     assert results.analyse(r)["summary"]["ci95_resampled"] == "samples"
 
 
-def test_per_result_warnings_fold_into_one_line_per_kind():
-    from ctxbench.core import checks
-    F = checks.Finding
-    fs = [F("warning", "vm", "running in a virtual machine", "bare metal"),
-          F("warning", "cv", "a/x: CV 19% is high", "more samples"),
-          F("warning", "involuntary", "a/x: switches beyond the method's own in 1 samples (dropped)", "isolate"),
-          F("warning", "cv", "b/y: CV 61% is high", "more samples"),
-          F("warning", "involuntary", "c/z: switches beyond the method's own in 9 samples (dropped)", "isolate"),
-          F("warning", "pinning", "d/w: not pinned as asked", "check the mask")]
-    g = checks.grouped(fs)
-    assert [f.topic for f in g] == ["vm", "cv", "involuntary", "pinning"]  # first place kept
-    assert g[1].what == "CV above 10% in 2 results: a/x (19%), b/y (61%)" and g[1].hint == "more samples"
-    assert g[2].what.endswith("in 2 results: a/x (1 sample), c/z (9 samples)")
-    assert g[3] is fs[5]  # a kind seen once stays as it was
-
-
 def test_rank_test_is_exact_at_small_n():
     # 5 vs 5, fully separated: exact two-sided p = 2 / C(10, 5) = 2/252; the
     # normal approximation this replaced gave 0.012
