@@ -161,6 +161,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         os.sched_setaffinity(0, before)
     if stopped.is_set():
         return False
+    if proc.returncode in _INTERRUPTED:  # Ctrl-C or kill reached the engine first: the run was interrupted,
+        raise KeyboardInterrupt          # not an id that failed (its partial results are not a run)
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
     if (proc.returncode != 0 or failed) and not (on_failure and got_header):
         msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"
@@ -170,6 +172,10 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         if l not in used:
             print(f"warning: {l}", file=sys.stderr)
     return True
+
+
+# how an engine ends when a signal meant for the whole run reached it (reap.c: 128 + signal)
+_INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, -signal.SIGINT, -signal.SIGTERM}
 
 
 def _stop(proc: subprocess.Popen) -> None:
