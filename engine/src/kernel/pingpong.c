@@ -7,7 +7,7 @@
 #include "core/reap.h"
 #include "core/sched_ctl.h"
 #include "kernel/pp_counters.h"
-#include "kernel/polluter.h"
+#include "core/evict.h"
 #include "core/verify.h"
 #include "core/work.h"
 #include <alloca.h>
@@ -359,7 +359,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         before_send(st->cfg, 1);
         m->send(ms, CH_AB);
         m->recv(ms, CH_BA);
-        if (st->cfg->evict_lines) polluter_evict(&st->work_a, st->cfg->evict_lines);
+        if (st->cfg->evict_lines) evict_lines(&st->work_a, st->cfg->evict_lines);
         work_pass(&st->work_a);
     }
     uint64_t t3 = clock_ns();
