@@ -3,6 +3,7 @@
 #include "core/clock.h"
 #include "core/kprofile.h"
 #include "core/placement.h"
+#include "core/pp_formula.h"
 #include "core/vector_state.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
@@ -375,21 +376,10 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         rb->prof.handoffs += 2 * n, rb->prof.window_ns += t3 - t2;
     }
 
-    double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
-    out->raw[0] = t_single;
-    out->raw[1] = t_switch;
-    out->value = (t_switch / 2.0 - t_single) / (double)n;
-    out->duration_ns = t3 - t2;
-    out->has_verify = 1;
-    verify_zero(&out->v);
     /* Each party blocks once per message it waits for: 2n in all. */
-    out->v.expected_voluntary = 2 * (int64_t)n;
-    d = party_counts_delta(&a0, &a1);
-    verify_add_switch(&out->v, &d);
-    d = party_counts_delta(&b0, &b1);
-    verify_add_switch(&out->v, &d);
+    party_counts_t sw[2] = {party_counts_delta(&a0, &a1), party_counts_delta(&b0, &b1)};
     d = party_counts_delta(&s0, &s1);
-    verify_add_single(&out->v, &d);
+    pp_formula_sample(out, n, t1 - t0, t3 - t2, 2 * (int64_t)n, sw, 2, &d);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "user/user_pp.h"
 #include "core/clock.h"
+#include "core/pp_formula.h"
 #include "core/sched_ctl.h"
 #include "user/uctx.h"
 #include "core/verify.h"
@@ -59,18 +60,10 @@ int user_sample(bench_run_t *r, uint64_t n, sample_t *out)
         return -1;
     }
 
-    double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
-    out->raw[0] = t_single;
-    out->raw[1] = t_switch;
-    out->value = (t_switch / 2.0 - t_single) / (double)n;
-    out->duration_ns = t3 - t2;
-    out->has_verify = 1;
-    verify_zero(&out->v);
-    out->v.expected_voluntary = 0; /* a user-level switch never enters the kernel scheduler */
-    d = party_counts_delta(&a0, &a1);
-    verify_add_switch(&out->v, &d);
+    /* a user-level switch never enters the kernel scheduler: 0 expected */
+    party_counts_t sw = party_counts_delta(&a0, &a1);
     d = party_counts_delta(&s0, &s1);
-    verify_add_single(&out->v, &d);
+    pp_formula_sample(out, n, t1 - t0, t3 - t2, 0, &sw, 1, &d);
     return 0;
 }
 
