@@ -14,6 +14,28 @@ static const user_ops_t *ops_of(bench_run_t *r)
     return (const user_ops_t *)r->b->arg;
 }
 
+void *user_impl_alloc(user_state_t *st, size_t size)
+{
+    st->impl = calloc(1, size);
+    if (!st->impl) bench_error("out of memory");
+    return st->impl;
+}
+
+void user_impl_free(user_state_t *st)
+{
+    free(st->impl);
+    st->impl = NULL;
+}
+
+void user_single_store_load(user_state_t *st, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        work_pass(&st->wa);
+        st->msg = (uintptr_t)i;
+        if (st->msg != (uintptr_t)i) st->bad++;
+    }
+}
+
 int user_setup(bench_run_t *r)
 {
     const run_opts_t *o = r->opt;
