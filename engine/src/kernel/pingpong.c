@@ -2,6 +2,7 @@
 #include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/kprofile.h"
+#include "core/party.h"
 #include "core/placement.h"
 #include "core/pp_formula.h"
 #include "core/vector_state.h"
@@ -129,8 +130,7 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
     if (work_init(&w, size, stride))
         snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
     uint32_t seen = 0;
-    atomic_store((_Atomic uint32_t *)&sh->ready, 1);
-    futex_wake_u32(&sh->ready, 1, sh->pshared);
+    party_ready(&sh->ready);
     void *m = sh->mech;
     for (;;) {
         uint32_t s;
@@ -159,12 +159,10 @@ typedef struct {
     size_t size, stride;
 } b_args_t;
 
-static void *b_thread(void *p)
+static void b_main(void *p)
 {
     b_args_t *a = p;
     party_b(a->sh, a->cfg, a->cpu, a->pol, a->prio, a->size, a->stride);
-    free(a);
-    return NULL;
 }
 
 int pp_setup(bench_run_t *r)
@@ -187,15 +185,10 @@ int pp_setup(bench_run_t *r)
             return -1;
         }
     }
-    void *m = mmap(NULL, sizeof(pp_shared_t) + PLACEMENT_SPAN, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        bench_error("mmap: %s", strerror(errno));
-        return -1;
-    }
+    void *m = party_shared_map(sizeof(pp_shared_t) + PLACEMENT_SPAN, NULL);
+    if (!m) return -1;
     st->sh_map = m;
     st->sh = (pp_shared_t *)((char *)m + placement_offset());
-    memset(st->sh, 0, sizeof *st->sh);
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
     st->mech_inited = 1;
@@ -238,42 +231,10 @@ int pp_setup(bench_run_t *r)
         snprintf(rb->cg_b, sizeof rb->cg_b, "%s", st->cg.dir[cfg->cgroups == 2]);
     }
 
-    policy_t pol_b = r->policy_obtained;
-    if (cfg->process) {
-        pid_t p = reap_fork();
-        if (p < 0) {
-            bench_error("fork: %s", strerror(errno));
-            return -1;
-        }
-        if (p == 0) {
-            party_b(st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride);
-            _exit(0);
-        }
-        st->child = p;
-    } else {
-        b_args_t *a = malloc(sizeof *a);
-        if (!a) {
-            bench_error("out of memory");
-            return -1;
-        }
-        *a = (b_args_t){st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride};
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setstacksize(&at, 256 * 1024);
-        int rc = pthread_create(&st->thread, &at, b_thread, a);
-        pthread_attr_destroy(&at);
-        if (rc) {
-            free(a);
-            bench_error("pthread_create: %s", strerror(rc));
-            return -1;
-        }
-    }
+    b_args_t a = {st->sh, cfg, st->cpu_b, r->policy_obtained, o->fifo_prio, o->size, o->stride};
+    if (party_start(cfg->process, b_main, &a, sizeof a, 256 * 1024, &st->child, &st->thread)) return -1;
     /* Wait (bounded: 2 s) until B is ready. */
-    for (int i = 0; i < 2000 && !atomic_load((_Atomic uint32_t *)&st->sh->ready); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    if (!st->sh->ready) {
+    if (party_wait_ready(&st->sh->ready, 1, 2000000000ull)) {
         bench_error("party B did not start");
         return -1;
     }
