@@ -169,12 +169,8 @@ int pp_setup(bench_run_t *r)
 {
     const pp_cfg_t *cfg = cfg_of(r);
     const run_opts_t *o = r->opt;
-    pp_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    pp_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->cfg = cfg;
     st->cpu_a = o->cpu;
     st->cpu_b = st->cpu_a;

@@ -135,12 +135,8 @@ static int ring_setup_parties(bench_run_t *r)
 {
     const ring_cfg_t *cfg = r->b->arg;
     const run_opts_t *o = r->opt;
-    ring_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    ring_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->cfg = cfg;
     st->parties = parties_of(o);
     int n = st->parties;

@@ -39,12 +39,8 @@ void user_single_store_load(user_state_t *st, uint64_t n)
 int user_setup(bench_run_t *r)
 {
     const run_opts_t *o = r->opt;
-    user_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    user_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->ops = ops_of(r);
     /* one kernel thread, pinned by the harness */
     r->policy_obtained = POLICY_OTHER;
