@@ -1,11 +1,11 @@
 /* The counter code (perf_counters.c), tested with software events since
  * hardware counters may be refused: counts of the calling thread and of
  * another thread over an enabled window, and a refusal that says why.
- * Also: the polluter evicts without changing the array's contents. */
+ * Also: the polluter's eviction (core/evict.h) evicts without changing the array's contents. */
 #include "check.h"
 #include "core/perf_counters.h"
 #include "kernel/pp_counters.h"
-#include "kernel/polluter.h"
+#include "core/evict.h"
 #include "core/verify.h"
 #include "core/work.h"
 #include <linux/perf_event.h>
@@ -177,7 +177,7 @@ polluter:;
     work_t wk;
     CHECK(work_init(&wk, 16384, 64) == 0, "work init");
     work_pass(&wk);
-    polluter_evict(&wk, 1000); /* more lines than the array: capped */
+    evict_lines(&wk, 1000); /* more lines than the array: capped */
     work_pass(&wk);
     size_t wrong = 0;
     for (size_t i = 0; i < 16384 / sizeof(work_elem_t); i++) wrong += wk.a[i] != 2.0;

@@ -125,4 +125,7 @@ const bench_t *bench_find(const char *id);
 void bench_warn(bench_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *bench_last_error(void);
+/* For a setup: `size` zeroed bytes as r->state (freed by the teardown);
+ * NULL after bench_error("out of memory"). */
+void *bench_state_new(bench_run_t *r, size_t size);
 #endif

@@ -42,6 +42,13 @@ const char *bench_last_error(void)
     return last_error[0] ? last_error : "unknown error";
 }
 
+void *bench_state_new(bench_run_t *r, size_t size)
+{
+    r->state = calloc(1, size);
+    if (!r->state) bench_error("out of memory");
+    return r->state;
+}
+
 void run_opts_default(run_opts_t *o)
 {
     memset(o, 0, sizeof *o);

@@ -2,12 +2,14 @@
 #include "core/cgroup.h"
 #include "core/clock.h"
 #include "core/kprofile.h"
+#include "core/party.h"
 #include "core/placement.h"
+#include "core/pp_formula.h"
 #include "core/vector_state.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
 #include "kernel/pp_counters.h"
-#include "kernel/polluter.h"
+#include "core/evict.h"
 #include "core/verify.h"
 #include "core/work.h"
 #include <alloca.h>
@@ -128,8 +130,7 @@ static void party_b(pp_shared_t *sh, const pp_cfg_t *cfg, int cpu, policy_t pol,
     if (work_init(&w, size, stride))
         snprintf(sh->b_error, sizeof sh->b_error, "party B: cannot map %zu bytes", size);
     uint32_t seen = 0;
-    atomic_store((_Atomic uint32_t *)&sh->ready, 1);
-    futex_wake_u32(&sh->ready, 1, sh->pshared);
+    party_ready(&sh->ready);
     void *m = sh->mech;
     for (;;) {
         uint32_t s;
@@ -158,24 +159,18 @@ typedef struct {
     size_t size, stride;
 } b_args_t;
 
-static void *b_thread(void *p)
+static void b_main(void *p)
 {
     b_args_t *a = p;
     party_b(a->sh, a->cfg, a->cpu, a->pol, a->prio, a->size, a->stride);
-    free(a);
-    return NULL;
 }
 
 int pp_setup(bench_run_t *r)
 {
     const pp_cfg_t *cfg = cfg_of(r);
     const run_opts_t *o = r->opt;
-    pp_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    pp_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->cfg = cfg;
     st->cpu_a = o->cpu;
     st->cpu_b = st->cpu_a;
@@ -186,15 +181,10 @@ int pp_setup(bench_run_t *r)
             return -1;
         }
     }
-    void *m = mmap(NULL, sizeof(pp_shared_t) + PLACEMENT_SPAN, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        bench_error("mmap: %s", strerror(errno));
-        return -1;
-    }
+    void *m = party_shared_map(sizeof(pp_shared_t) + PLACEMENT_SPAN, NULL);
+    if (!m) return -1;
     st->sh_map = m;
     st->sh = (pp_shared_t *)((char *)m + placement_offset());
-    memset(st->sh, 0, sizeof *st->sh);
     st->sh->pshared = cfg->process;
     if (cfg->mech->init(st->sh->mech, cfg->process)) return -1;
     st->mech_inited = 1;
@@ -237,42 +227,10 @@ int pp_setup(bench_run_t *r)
         snprintf(rb->cg_b, sizeof rb->cg_b, "%s", st->cg.dir[cfg->cgroups == 2]);
     }
 
-    policy_t pol_b = r->policy_obtained;
-    if (cfg->process) {
-        pid_t p = reap_fork();
-        if (p < 0) {
-            bench_error("fork: %s", strerror(errno));
-            return -1;
-        }
-        if (p == 0) {
-            party_b(st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride);
-            _exit(0);
-        }
-        st->child = p;
-    } else {
-        b_args_t *a = malloc(sizeof *a);
-        if (!a) {
-            bench_error("out of memory");
-            return -1;
-        }
-        *a = (b_args_t){st->sh, cfg, st->cpu_b, pol_b, o->fifo_prio, o->size, o->stride};
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setstacksize(&at, 256 * 1024);
-        int rc = pthread_create(&st->thread, &at, b_thread, a);
-        pthread_attr_destroy(&at);
-        if (rc) {
-            free(a);
-            bench_error("pthread_create: %s", strerror(rc));
-            return -1;
-        }
-    }
+    b_args_t a = {st->sh, cfg, st->cpu_b, r->policy_obtained, o->fifo_prio, o->size, o->stride};
+    if (party_start(cfg->process, b_main, &a, sizeof a, 256 * 1024, &st->child, &st->thread)) return -1;
     /* Wait (bounded: 2 s) until B is ready. */
-    for (int i = 0; i < 2000 && !atomic_load((_Atomic uint32_t *)&st->sh->ready); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    if (!st->sh->ready) {
+    if (party_wait_ready(&st->sh->ready, 1, 2000000000ull)) {
         bench_error("party B did not start");
         return -1;
     }
@@ -359,7 +317,7 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         before_send(st->cfg, 1);
         m->send(ms, CH_AB);
         m->recv(ms, CH_BA);
-        if (st->cfg->evict_lines) polluter_evict(&st->work_a, st->cfg->evict_lines);
+        if (st->cfg->evict_lines) evict_lines(&st->work_a, st->cfg->evict_lines);
         work_pass(&st->work_a);
     }
     uint64_t t3 = clock_ns();
@@ -375,21 +333,10 @@ int pp_sample(bench_run_t *r, uint64_t n, sample_t *out)
         rb->prof.handoffs += 2 * n, rb->prof.window_ns += t3 - t2;
     }
 
-    double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
-    out->raw[0] = t_single;
-    out->raw[1] = t_switch;
-    out->value = (t_switch / 2.0 - t_single) / (double)n;
-    out->duration_ns = t3 - t2;
-    out->has_verify = 1;
-    verify_zero(&out->v);
     /* Each party blocks once per message it waits for: 2n in all. */
-    out->v.expected_voluntary = 2 * (int64_t)n;
-    d = party_counts_delta(&a0, &a1);
-    verify_add_switch(&out->v, &d);
-    d = party_counts_delta(&b0, &b1);
-    verify_add_switch(&out->v, &d);
+    party_counts_t sw[2] = {party_counts_delta(&a0, &a1), party_counts_delta(&b0, &b1)};
     d = party_counts_delta(&s0, &s1);
-    verify_add_single(&out->v, &d);
+    pp_formula_sample(out, n, t1 - t0, t3 - t2, 2 * (int64_t)n, sw, 2, &d);
     return 0;
 }
 

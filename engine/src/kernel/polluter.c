@@ -1,42 +1,15 @@
-#include "kernel/polluter.h"
+/* The sweep's test polluter (hidden ids test/polluter/<lines>): a same-CPU
+ * thread futex ping-pong in which party A evicts a chosen number of cache
+ * lines of its own working array from every cache level at every switch
+ * back to it (pp_cfg_t.evict_lines, core/evict.h). Its indirect cost must
+ * rise with the lines evicted: the sweep's known-answer test. Only
+ * registrations: this file depends on the ping-pong, nothing depends on it. */
+#include "core/evict.h"
 #include "kernel/pingpong.h"
-
-#define LINE 64
-
-int polluter_supported(void)
-{
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
-    return 1;
-#else
-    return 0;
-#endif
-}
-
-void polluter_evict(work_t *w, unsigned lines)
-{
-    if (!w->a) return;
-    size_t max = w->size / LINE;
-    size_t k = lines < max ? lines : max;
-    char *p = (char *)w->a;
-    for (size_t i = 0; i < k; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __asm__ __volatile__("clflush (%0)" ::"r"(p + i * LINE) : "memory");
-#elif defined(__aarch64__)
-        __asm__ __volatile__("dc civac, %0" ::"r"(p + i * LINE) : "memory");
-#else
-        (void)p; /* no eviction here (polluter_supported() says 0) */
-#endif
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("mfence" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ __volatile__("dsb ish" ::: "memory");
-#endif
-}
 
 static int polluter_setup(bench_run_t *r)
 {
-    if (!polluter_supported())
+    if (!evict_supported())
         bench_warn(r, "no cache-line eviction on this architecture: the polluter does nothing");
     return pp_setup(r);
 }

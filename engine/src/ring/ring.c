@@ -16,6 +16,7 @@
  * party 0's single run uses CH_SELF of its state. */
 #include "core/bench.h"
 #include "core/clock.h"
+#include "core/party.h"
 #include "kernel/mech.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
@@ -106,7 +107,7 @@ static void party_loop(const party_args_t *a)
     if (err[0]) snprintf(me->error, sizeof me->error, "%s", err);
     work_t w;
     if (footprint_init(&w, a->foot)) snprintf(me->error, sizeof me->error, "cannot map %zu bytes", a->foot);
-    atomic_fetch_add((_Atomic uint32_t *)&a->sh->ready, 1);
+    party_ready(&a->sh->ready);
     /* Bounded by the token: party 0 leads a finite number of laps, then
      * sends a quit token that every party forwards once before leaving. */
     for (;;) {
@@ -123,11 +124,9 @@ static void party_loop(const party_args_t *a)
     work_fini(&w);
 }
 
-static void *party_thread(void *p)
+static void party_main(void *p)
 {
     party_loop(p);
-    free(p);
-    return NULL;
 }
 
 static void ring_teardown(bench_run_t *r);
@@ -136,12 +135,8 @@ static int ring_setup_parties(bench_run_t *r)
 {
     const ring_cfg_t *cfg = r->b->arg;
     const run_opts_t *o = r->opt;
-    ring_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    ring_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->cfg = cfg;
     st->parties = parties_of(o);
     int n = st->parties;
@@ -171,13 +166,8 @@ static int ring_setup_parties(bench_run_t *r)
     }
 
     st->sh_len = sizeof(ring_shared_t) + (size_t)n * sizeof(ring_party_t);
-    st->sh = mmap(NULL, st->sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) {
-        st->sh = NULL;
-        bench_error("mmap: %s", strerror(errno));
-        return -1;
-    }
-    memset(st->sh, 0, st->sh_len);
+    st->sh = party_shared_map(st->sh_len, NULL);
+    if (!st->sh) return -1;
     st->sh->pshared = cfg->process;
     for (int i = 0; i < n; i++) {
         if (cfg->mech->init(st->sh->party[i].mech, cfg->process)) {
@@ -199,48 +189,16 @@ static int ring_setup_parties(bench_run_t *r)
     st->sh->party[0].tid = gettid_();
 
     for (int i = 1; i < n; i++) {
-        party_args_t *a = malloc(sizeof *a);
-        if (!a) {
-            bench_error("out of memory");
+        party_args_t a = {st->sh, cfg, i, n, st->cpu, o->footprint};
+        if (party_start(cfg->process, party_main, &a, sizeof a, 128 * 1024, &st->children[i],
+                        &st->threads[i]))
             return -1;
-        }
-        *a = (party_args_t){st->sh, cfg, i, n, st->cpu, o->footprint};
-        if (cfg->process) {
-            pid_t p = reap_fork();
-            if (p < 0) {
-                free(a);
-                bench_error("fork: %s", strerror(errno));
-                return -1;
-            }
-            if (p == 0) {
-                party_loop(a);
-                _exit(0);
-            }
-            free(a);
-            st->children[i] = p;
-        } else {
-            pthread_attr_t at;
-            pthread_attr_init(&at);
-            pthread_attr_setstacksize(&at, 128 * 1024);
-            int rc = pthread_create(&st->threads[i], &at, party_thread, a);
-            pthread_attr_destroy(&at);
-            if (rc) {
-                free(a);
-                bench_error("pthread_create: %s", strerror(rc));
-                return -1;
-            }
-        }
         st->started = i;
     }
     /* Wait (bounded: 2 s + 20 ms per party) until every party is ready. */
-    uint64_t t_end = clock_ns() + 2000000000ull + 20000000ull * (uint64_t)n;
-    while (atomic_load((_Atomic uint32_t *)&st->sh->ready) < (uint32_t)(n - 1)) {
-        if (clock_ns() > t_end) {
-            bench_error("ring: only %u of %d parties started", st->sh->ready, n - 1);
-            return -1;
-        }
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+    if (party_wait_ready(&st->sh->ready, (uint32_t)(n - 1), 2000000000ull + 20000000ull * (uint64_t)n)) {
+        bench_error("ring: only %u of %d parties started", st->sh->ready, n - 1);
+        return -1;
     }
     for (int i = 1; i < n; i++) {
         if (!st->sh->party[i].cpu_ok) r->pinned = 0;

@@ -11,6 +11,7 @@
  * output path. Hidden from the suites. */
 #include "core/bench.h"
 #include "core/clock.h"
+#include "core/pp_formula.h"
 #include "core/verify.h"
 #include <math.h>
 #include <stdlib.h>
@@ -52,16 +53,9 @@ static int sample(bench_run_t *r, uint64_t n, sample_t *out)
     uint64_t t2 = clock_ns();
     party_counts_read(0, 0, &c2);
     /* Nothing here enters the scheduler: a switch means somebody else ran. */
-    out->has_verify = 1;
-    verify_zero(&out->v);
-    x = party_counts_delta(&c1, &c2);
-    verify_add_switch(&out->v, &x);
+    party_counts_t sw = party_counts_delta(&c1, &c2);
     x = party_counts_delta(&c0, &c1);
-    verify_add_single(&out->v, &x);
-    out->raw[0] = (double)(t1 - t0);
-    out->raw[1] = (double)(t2 - t1b);
-    out->value = (out->raw[1] / 2.0 - out->raw[0]) / (double)n;
-    out->duration_ns = t2 - t1b;
+    pp_formula_sample(out, n, t1 - t0, t2 - t1b, 0, &sw, 1, &x);
     return 0;
 }
 

@@ -28,6 +28,7 @@
  * run. */
 #include "core/bench.h"
 #include "core/clock.h"
+#include "core/party.h"
 #include "kernel/mech.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
@@ -104,21 +105,13 @@ static int pair_setup(bench_run_t *r)
     for (int k = 0; k < 2; k++)
         st->info[k] =
             (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail};
-    st->sh = mmap(NULL, sizeof *st->sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (st->sh == MAP_FAILED) {
-        st->sh = NULL;
-        bench_error("mmap: %s", strerror(errno));
-        return -1;
-    }
+    st->sh = party_shared_map(sizeof *st->sh, NULL);
+    if (!st->sh) return -1;
     if (cfg->cold) {
         /* shared, not copy-on-write: task a writes it in the child */
         st->flush_len = cache_flush_len();
-        st->flush = mmap(NULL, st->flush_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (st->flush == MAP_FAILED) {
-            st->flush = NULL;
-            bench_error("mmap flush buffer: %s", strerror(errno));
-            return -1;
-        }
+        st->flush = party_shared_map(st->flush_len, "flush buffer");
+        if (!st->flush) return -1;
         memset(st->flush, 1, st->flush_len);
     }
     st->cpu = r->opt->cpu >= 0 ? r->opt->cpu : default_cpu();

@@ -5,7 +5,6 @@
  * so no variant pays for an indirect call the others do not. */
 #include "user/uctx.h"
 #include "user/user_pp.h"
-#include <stdlib.h>
 
 typedef struct asm_impl {
     uctx_t a, b;
@@ -45,12 +44,8 @@ typedef struct asm_impl {
 
 static int asm_init(user_state_t *st, uctx_entry_t entry)
 {
-    asm_impl_t *im = calloc(1, sizeof *im);
-    if (!im) {
-        bench_error("out of memory");
-        return -1;
-    }
-    st->impl = im;
+    asm_impl_t *im = user_impl_alloc(st, sizeof *im);
+    if (!im) return -1;
     if (uctx_stack_alloc(&im->stack, 256 * 1024)) {
         bench_error("cannot map a context stack");
         return -1;
@@ -67,18 +62,7 @@ static void asm_fini(user_state_t *st)
     asm_impl_t *im = st->impl;
     if (!im) return;
     uctx_stack_free(&im->stack); /* B is suspended for good */
-    free(im);
-    st->impl = NULL;
-}
-
-/* The single run: the same work and message (a store and a load), no switch. */
-static void asm_single(user_state_t *st, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        work_pass(&st->wa);
-        st->msg = (uintptr_t)i;
-        if (st->msg != (uintptr_t)i) st->bad++;
-    }
+    user_impl_free(st);
 }
 
 #define SW_DEFAULT(f, t) uctx_switch(f, t, NULL)
@@ -95,7 +79,7 @@ ASM_VARIANT(min, SW_MIN)
                                    .t_single = T1,                                                           \
                                    .init = pfx##_init,                                                       \
                                    .fini = asm_fini,                                                         \
-                                   .single = asm_single,                                                     \
+                                   .single = user_single_store_load,                                         \
                                    .pingpong = pfx##_pingpong}
 ASM_OPS(ops_default, "asm-switch", uctx_default_resume, dflt);
 ASM_OPS(ops_ret, "asm-switch", "ret", ret);

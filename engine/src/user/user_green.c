@@ -8,7 +8,6 @@
  *    own channel (the same locking and queueing, no switch). */
 #include "user/green.h"
 #include "user/user_pp.h"
-#include <stdlib.h>
 
 typedef struct green_impl {
     green_t *b;
@@ -47,12 +46,8 @@ static void chan_b(void *p)
 
 static int green_setup(user_state_t *st, green_fn_t fn)
 {
-    green_impl_t *im = calloc(1, sizeof *im);
-    if (!im) {
-        bench_error("out of memory");
-        return -1;
-    }
-    st->impl = im;
+    green_impl_t *im = user_impl_alloc(st, sizeof *im);
+    if (!im) return -1;
     green_init();
     if (green_chan_init(&im->cmd, 1) || green_chan_init(&im->ab, 1) || green_chan_init(&im->ba, 1) ||
         green_chan_init(&im->self, 1)) {
@@ -87,8 +82,7 @@ static void green_impl_fini(user_state_t *st)
     green_chan_fini(&im->ba);
     green_chan_fini(&im->self);
     green_fini();
-    free(im);
-    st->impl = NULL;
+    user_impl_free(st);
 }
 
 static void yield_single(user_state_t *st, uint64_t n)

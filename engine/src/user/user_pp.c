@@ -1,5 +1,6 @@
 #include "user/user_pp.h"
 #include "core/clock.h"
+#include "core/pp_formula.h"
 #include "core/sched_ctl.h"
 #include "user/uctx.h"
 #include "core/verify.h"
@@ -13,15 +14,33 @@ static const user_ops_t *ops_of(bench_run_t *r)
     return (const user_ops_t *)r->b->arg;
 }
 
+void *user_impl_alloc(user_state_t *st, size_t size)
+{
+    st->impl = calloc(1, size);
+    if (!st->impl) bench_error("out of memory");
+    return st->impl;
+}
+
+void user_impl_free(user_state_t *st)
+{
+    free(st->impl);
+    st->impl = NULL;
+}
+
+void user_single_store_load(user_state_t *st, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        work_pass(&st->wa);
+        st->msg = (uintptr_t)i;
+        if (st->msg != (uintptr_t)i) st->bad++;
+    }
+}
+
 int user_setup(bench_run_t *r)
 {
     const run_opts_t *o = r->opt;
-    user_state_t *st = calloc(1, sizeof *st);
-    if (!st) {
-        bench_error("out of memory");
-        return -1;
-    }
-    r->state = st;
+    user_state_t *st = bench_state_new(r, sizeof *st);
+    if (!st) return -1;
     st->ops = ops_of(r);
     /* one kernel thread, pinned by the harness */
     r->policy_obtained = POLICY_OTHER;
@@ -59,18 +78,10 @@ int user_sample(bench_run_t *r, uint64_t n, sample_t *out)
         return -1;
     }
 
-    double t_single = (double)(t1 - t0), t_switch = (double)(t3 - t2);
-    out->raw[0] = t_single;
-    out->raw[1] = t_switch;
-    out->value = (t_switch / 2.0 - t_single) / (double)n;
-    out->duration_ns = t3 - t2;
-    out->has_verify = 1;
-    verify_zero(&out->v);
-    out->v.expected_voluntary = 0; /* a user-level switch never enters the kernel scheduler */
-    d = party_counts_delta(&a0, &a1);
-    verify_add_switch(&out->v, &d);
+    /* a user-level switch never enters the kernel scheduler: 0 expected */
+    party_counts_t sw = party_counts_delta(&a0, &a1);
     d = party_counts_delta(&s0, &s1);
-    verify_add_single(&out->v, &d);
+    pp_formula_sample(out, n, t1 - t0, t3 - t2, 0, &sw, 1, &d);
     return 0;
 }
 

@@ -37,6 +37,15 @@ struct user_state {
     void *impl;             /* the mechanism's own */
 };
 
+/* For ops->init: the mechanism's own state, `size` zeroed bytes, into
+ * st->impl; NULL (and said why) when out of memory. */
+void *user_impl_alloc(user_state_t *st, size_t size);
+/* For ops->fini: free st->impl (NULL allowed) and clear it. */
+void user_impl_free(user_state_t *st);
+/* For ops->single where the message is a store and a load of st->msg (no
+ * switch): n times A's work, then the message, checked. */
+void user_single_store_load(user_state_t *st, uint64_t n);
+
 extern const char *const user_raw_names[];
 int user_setup(bench_run_t *r);
 int user_sample(bench_run_t *r, uint64_t n, sample_t *out);

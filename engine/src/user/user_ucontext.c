@@ -3,7 +3,6 @@
  * rt_sigprocmask system call on every switch (seed 001's building block). */
 #include "user/uctx.h"
 #include "user/user_pp.h"
-#include <stdlib.h>
 #include <ucontext.h>
 
 typedef struct uc_impl {
@@ -28,12 +27,8 @@ static void uc_b(void)
 
 static int uc_init(user_state_t *st)
 {
-    uc_impl_t *im = calloc(1, sizeof *im);
-    if (!im) {
-        bench_error("out of memory");
-        return -1;
-    }
-    st->impl = im;
+    uc_impl_t *im = user_impl_alloc(st, sizeof *im);
+    if (!im) return -1;
     if (uctx_stack_alloc(&im->stack, 256 * 1024)) {
         bench_error("cannot map a context stack");
         return -1;
@@ -55,18 +50,8 @@ static void uc_fini(user_state_t *st)
     uc_impl_t *im = st->impl;
     if (!im) return;
     uctx_stack_free(&im->stack);
-    free(im);
-    st->impl = NULL;
+    user_impl_free(st);
     if (uc_current == st) uc_current = NULL;
-}
-
-static void uc_single(user_state_t *st, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        work_pass(&st->wa);
-        st->msg = (uintptr_t)i;
-        if (st->msg != (uintptr_t)i) st->bad++;
-    }
 }
 
 static void uc_pingpong(user_state_t *st, uint64_t n)
@@ -85,7 +70,7 @@ static const user_ops_t ops_uc = {.mechanism = "swapcontext",
                                   .t_single = "a store and a load of the message slot, no switch",
                                   .init = uc_init,
                                   .fini = uc_fini,
-                                  .single = uc_single,
+                                  .single = user_single_store_load,
                                   .pingpong = uc_pingpong};
 USER_BENCH(b_uc, "user/ucontext/same-thread", ops_uc, BENCH_DEFAULT | BENCH_QUICK, 410,
            "direct cost of one swapcontext switch (saves the signal mask: a system call), one kernel thread");
