@@ -1,7 +1,9 @@
 """Shared fixtures: where the engine and the test fixtures are."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,21 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "native"
 ENGINE = BUILD / "ctxbench-engine"
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_data_dir():
+    """Runs kept without -o go to the data directory (core/datadir): the
+    tests' own, never the user's ~/.local/share."""
+    d = tempfile.mkdtemp(prefix="ctxbench-test-data-")
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = d
+    yield Path(d)
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+    shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

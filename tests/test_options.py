@@ -7,6 +7,7 @@ import os
 import pytest
 
 from ctxbench.cli import main
+from ctxbench.core.errors import UserError
 from ctxbench.ui import options
 
 MEASURING = ["run", "sweep", "tasks", "irq", "noise", "ring", "userbench"]
@@ -75,8 +76,20 @@ def test_ranges_are_bounded():
         options.int_list("1..99999999999", 1, 10**12)  # not a billion-element set
 
 
-def test_default_output_names():
+def test_kept_run_names_and_place(monkeypatch, tmp_path):
     import datetime
+    from ctxbench.core import datadir
     t = datetime.datetime(2026, 1, 2, 3, 4, 5)
-    assert options.default_output_name("run", t) == "ctxbench-20260102-030405.json"
-    assert options.default_output_name("ring", t) == "ctxbench-ring-20260102-030405.json"
+    pid = os.getpid()
+    assert datadir.run_name("run", t) == f"ctxbench-20260102-030405-{pid}.json"
+    assert datadir.run_name("ring", t) == f"ctxbench-ring-20260102-030405-{pid}.json"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert datadir.run_path("ring").startswith(str(tmp_path / "xdg" / "ctxbench" / "runs") + os.sep)
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")  # invalid by the XDG spec: ignored
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert datadir.base() == str(tmp_path / "home" / ".local" / "share" / "ctxbench")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(UserError) as e:
+        datadir.run_path("noise")
+    assert "-o FILE" in str(e.value) and "\n" not in str(e.value)

@@ -228,13 +228,6 @@ def test_plot_directory_under_a_file_is_refused_before_measuring(tmp_path, capsy
     assert not (tmp_path / "r.json").exists()
 
 
-def test_sweep_default_figure_directory_is_checked_before_measuring(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])
-    (tmp_path / "s-figures").write_text("a file")
-    err = one_line_error(capsys, ["sweep", "-o", str(tmp_path / "s.json")], code=2)
-    assert "s-figures" in err and "not a directory" in err
-
-
 def test_figures_after_measuring_fail_in_one_line_naming_the_kept_results(tmp_path):
     from ctxbench.ui.command import Lifecycle
     life = Lifecycle("noise", str(tmp_path / "n.json"))

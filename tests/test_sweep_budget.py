@@ -12,7 +12,7 @@ from conftest import run_cli
 def test_a_given_grid_whose_pilot_cannot_fit_is_refused_before_measuring(tmp_path, engine_bin):
     out = tmp_path / "s.json"
     p = run_cli("sweep", "--sizes", "1K..64M", "--strides", "0,8,16,32,64,128,256", "--budget", "40",
-                "--no-plot", "-o", str(out), timeout=120)
+                "-o", str(out), timeout=120)
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ctxbench: ") and "Traceback" not in p.stderr
@@ -24,7 +24,7 @@ def test_a_given_grid_whose_pilot_cannot_fit_is_refused_before_measuring(tmp_pat
 @pytest.mark.machine
 def test_a_short_budget_shrinks_the_default_grid_and_says_what_it_left_out(tmp_path, engine_bin):
     out = tmp_path / "s.json"
-    p = run_cli("sweep", "--budget", "40", "--no-plot", "--no-counters", "-o", str(out), timeout=300)
+    p = run_cli("sweep", "--budget", "40", "--no-counters", "-o", str(out), timeout=300)
     assert p.returncode == 0, p.stderr
     assert re.search(r"note: plan \(host and budget\): .*left out: .*--budget \d+ plans the whole grid", p.stderr)
     doc = json.loads(out.read_text())

@@ -17,7 +17,7 @@ def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_
     out = tmp_path / "pol.json"
     mechs = ",".join(f"test/polluter/{n}" for n in LINES)
     p = run_cli("sweep", "--mechanism", mechs, "--sizes", "32K,64K,128K", "--strides", "0,64",
-                "--groups", "4", "--iterations", "10", "--budget", "90", "--no-plot", "--no-counters", "-o", str(out),
+                "--groups", "4", "--iterations", "10", "--budget", "90", "--no-counters", "-o", str(out),
                 timeout=600)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())

@@ -15,7 +15,7 @@ from conftest import ENGINE, ctxbench_cmd, run_cli
 pytestmark = pytest.mark.machine
 
 ARGS = ["sweep", "--mechanism", "kernel/thread/futex", "--sizes", "1K..64K", "--strides", "0,8",
-        "--groups", "3", "--iterations", "5", "--min-sample-us", "3000", "--no-plot", "--no-counters",
+        "--groups", "3", "--iterations", "5", "--min-sample-us", "3000", "--no-counters",
         "--budget", "60"]
 TOTAL = 7 * 2
 

@@ -27,7 +27,8 @@ from ctxbench.ui.progress import Progress
 # groups (= rounds), samples per group, shortest sample (µs). The default
 # ladder (12 rungs) takes about a minute on a 2-vCPU VM; 96 rounds give a
 # part whose per-round spread is 5% of a 2.4 µs switch an MDE of about 35 ns.
-PRESETS = {"quick": (8, 4, 500), "default": (96, 8, 1500), "full": (300, 8, 2000)}
+PRESETS = {"quick": options.Preset(8, 4, 500), "default": options.Preset(96, 8, 1500),
+           "full": options.Preset(300, 8, 2000)}
 # Before each group, a window this long in which nothing else ran on the CPU
 # (engine --settle-us): the previous rung's exiting parties are not measured.
 SETTLE_US = 500
@@ -46,13 +47,10 @@ def add_parser(sub):
                    help=f"rungs to measure (default: all; known: {', '.join(ladder.DEFAULT)}); "
                         "syscall, thread and process are always measured")
     p.add_argument("--test-rung", action="store_true", help="(tests) add the known-answer rung")
-    options.add_output(p, "anatomy")
+    options.add_output(p)
     options.add_plot(p, "the waterfall figure (anatomy)")
     options.add_cpu(p, "CPU the parties run on")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="%d groups x %d samples per rung (smoke test)"
-                   % PRESETS["quick"][:2])
-    g.add_argument("--full", action="store_true", help="%d groups x %d samples per rung" % PRESETS["full"][:2])
+    options.add_presets(p, PRESETS, "per rung")
     options.add_samples(p)
     p.set_defaults(func=run)
 
@@ -82,7 +80,7 @@ def _probe(rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
 
 def run(args) -> int:
     life = Lifecycle("anatomy", args.output)
-    preset = "quick" if args.quick else "full" if args.full else "default"
+    preset = options.preset(args)
     groups, iterations, min_us = PRESETS[preset]
     m = args.mechanism
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}

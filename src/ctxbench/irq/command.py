@@ -54,7 +54,7 @@ def add_parser(sub):
     p.add_argument("--burn-us", type=options.count(0, 10000), default=0, help=argparse.SUPPRESS)
     options.add_scale(p)
     options.add_cpu(p, "CPU to run on")
-    options.add_output(p, "irq")
+    options.add_output(p)
     options.add_plot(p, "Figure 5 of David et al. 2007")
     p.set_defaults(func=run)
 

@@ -22,7 +22,7 @@ def add_parser(sub):
     options.add_cpu(p, "CPU to watch")
     p.add_argument("--seconds", type=options.count(1, MAX_SECONDS), default=DEFAULT_SECONDS, metavar="S",
                    help=f"measured time in 1 s windows (default {DEFAULT_SECONDS})")
-    options.add_output(p, "noise")
+    options.add_output(p)
     options.add_plot(p, "the gap histogram")
     p.set_defaults(func=run)
 

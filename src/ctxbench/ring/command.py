@@ -33,7 +33,8 @@ DEFAULT_FOOTPRINT = "0,4K,16K,64K"
 # groups (= rounds), iterations, shortest sample (µs): the default run of
 # 112 points and 4 ping-pongs must end within 5 minutes on a small, shared
 # VM; 16 rounds give the drift estimate 8 blocks of 2 (stats/drift.py).
-PRESETS = {"quick": (4, 4, 500), "default": (16, 6, 1000), "full": (32, 8, 2000)}
+PRESETS = {"quick": options.Preset(4, 4, 500), "default": options.Preset(16, 6, 1000),
+           "full": options.Preset(32, 8, 2000)}
 # Before each group: a window this long in which nothing else ran on the CPU
 # (engine --settle-us; bounded by 50 windows): the previous group's exiting
 # parties and the kernel work they leave run before the group, not in it.
@@ -52,12 +53,10 @@ def add_parser(sub):
                    help=f"default {','.join(KINDS)}")
     p.add_argument("--mechanism", default=",".join(MECHANISMS), metavar="M,...", type=options.choice_list(MECHANISMS),
                    help=f"default {','.join(MECHANISMS)}")
-    options.add_output(p, "ring")
+    options.add_output(p)
     options.add_plot(p, "the figure (ring)")
     options.add_cpu(p, "CPU the ring runs on")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="%d groups x %d samples per point (smoke test)" % PRESETS["quick"][:2])
-    g.add_argument("--full", action="store_true", help="%d groups x %d samples per point (long)" % PRESETS["full"][:2])
+    options.add_presets(p, PRESETS, "per point")
     options.add_samples(p)
     p.set_defaults(func=run)
 
@@ -82,7 +81,7 @@ def _footprints(text: str) -> list[int]:
 def run(args) -> int:
     parties, foots, kinds, mechs = args.parties, args.footprint, args.kind, args.mechanism
     life = Lifecycle("ring", args.output)
-    preset = "quick" if args.quick else "full" if args.full else "default"
+    preset = options.preset(args)
     groups, iterations, min_us = PRESETS[preset]
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
     refs = [analysis.pingpong_id(k, m) for k in kinds for m in mechs]

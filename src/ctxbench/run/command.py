@@ -18,10 +18,10 @@ from ctxbench.ui.progress import Progress
 def add_parser(sub):
     p = sub.add_parser("run", help="measure the default suite and write a results file",
                        description="Measure timers, baselines and the direct cost of context switches.")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="a small subset for smoke tests (< 15 s)")
-    g.add_argument("--full", action="store_true", help="more groups and longer samples (several minutes)")
-    options.add_output(p, "run")
+    # the engine's presets (engine/src/cli/options.c, where their counts are explained)
+    options.add_presets(p, None, quick="a small subset for smoke tests (< 15 s)",
+                        full="more groups and longer samples (several minutes)")
+    options.add_output(p)
     options.add_cpu(p)
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M", help="second CPU for cross-CPU wake-ups")
     p.add_argument("--ids", metavar="ID,...", type=options.nonempty_list, help="measure only these ids (see ctxbench-engine list)")
@@ -41,8 +41,7 @@ def run(args) -> int:
                         + ": a cross-CPU wake-up needs another CPU")
     life = Lifecycle("run", args.output)
 
-    preset = "quick" if args.quick else "full" if args.full else "default"
-    # the engine's presets (engine/src/cli/options.c, where their counts are explained)
+    preset = options.preset(args)
     counts = engine.presets()[preset]
     groups, iterations, min_us = counts["groups"], counts["iterations"], counts["min_sample_us"]
     known = engine.list_benchmarks(all_=True)

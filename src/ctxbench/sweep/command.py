@@ -19,9 +19,12 @@ back.
    engine is stopped at the deadline whatever it is doing.
 
 What each engine process measured is saved when it ends, also on Ctrl-C
-(atomic rewrite of the results file), so an interrupted sweep keeps it; the same command again continues
-it: the pilot's missing rounds first, then the allocation, within what is
-left of the budget (`--budget` may be raised to spend more).
+(atomic rewrite of the results file), so an interrupted sweep keeps it; the
+same command with -o naming that file continues it: the pilot's missing
+rounds first, then the allocation, within what is left of the budget
+(`--budget` may be raised to spend more). Like every measuring command it
+goes through the lifecycle (ui/command.py): without -o the file is kept in
+the data directory, and figures are drawn only with --plot.
 """
 from __future__ import annotations
 
@@ -33,7 +36,6 @@ import time
 
 from ctxbench.core import engine
 from ctxbench.core import model as results, reader
-from ctxbench.core import writer
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions
 from ctxbench.stats import power
@@ -45,6 +47,7 @@ from ctxbench.core import memory
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
 from ctxbench.ui import options
+from ctxbench.ui.command import Lifecycle
 from ctxbench.ui.progress import Progress
 
 # Pilot rounds, samples per round, shortest sample (µs), CPU warm-up per
@@ -92,10 +95,8 @@ def add_parser(sub):
                    help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256, fewer where a point "
                         "is expensive, fitted to --budget); --sizes with --strides is measured as given, "
                         "or refused before measuring if its pilot does not fit --budget")
-    p.add_argument("-o", "--output", metavar="FILE", default="sweep.json",
-                   help="results file; if it exists, the sweep in it is continued (default sweep.json)")
-    p.add_argument("--plot", metavar="DIR", type=options.plot_dir, help="figures directory (default: <output>-figures)")
-    p.add_argument("--no-plot", action="store_true", help="no figures")
+    options.add_output(p, "results file; if it exists, the sweep in it is continued")
+    options.add_plot(p, "the figures")
     p.add_argument("--compare-stride", type=options.count(0, 1 << 30), metavar="D",
                    help=f"stride of the figure comparing mechanisms, one of --strides "
                         f"(default {COMPARE_STRIDE}, or the middle stride when {COMPARE_STRIDE} is not measured)")
@@ -245,15 +246,8 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
 
 def run(args) -> int:
     t_start = time.monotonic()
-    out = args.output
-    target = writer.check_writable(out)
-    if target.is_stream:
-        target.close()
-        raise UserError(f"-o {shown(out)}: a sweep saves after every round and resumes from its file: name a file")
-    if not args.no_plot:  # the figure directory too, before measuring
-        from ctxbench.ui import figures as ui_figures
-        ui_figures.check_dir(args.plot or (os.path.splitext(out)[0] + "-figures"))
-    started = datetime.datetime.now().isoformat(timespec="seconds")  # before measuring
+    life = Lifecycle("sweep", args.output, resumable=True)
+    out = life.output
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
     asked = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
@@ -294,7 +288,7 @@ def run(args) -> int:
 
     def save(final=False):
         wall = prior_wall + time.monotonic() - t_start
-        extra = {"sweep": {
+        sec = {
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
             "sizes": sizes, "strides": strides, "plan": plan_rec, "settings": settings, "budget_s": args.budget,
             "pilot_rounds": args.groups, "engine_args": opts.args(), "wall_s": wall, "complete": final,
@@ -302,9 +296,9 @@ def run(args) -> int:
             "mde_goal_fraction_of_work": WORK_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,
             "rounds": state["log"], "stopped_at_deadline": state["stopped_at_deadline"],
             "indirect_method": sweep_analysis.PAIRED, "stride0_check": sweep_analysis.PLACEBO,
-            "started": started, "updated": datetime.datetime.now().isoformat(timespec="seconds")}}
-        doc = results.document(state["tool"], state["env"], ordered(), extra=extra)
-        writer.write_results(out, doc)
+            "updated": datetime.datetime.now().isoformat(timespec="seconds")}
+        doc = life.document({"tool": state["tool"], "environment": state["env"]}, ordered(), sec)
+        life.write(doc)
         return doc
 
     def take(name, bid, plist, arrived, t_prev, phase, prog):
@@ -490,26 +484,18 @@ def run(args) -> int:
             budget_ended = not done and sw.left() <= len(ids) * sw.engine_start_s
     except KeyboardInterrupt:
         n_have = len(sw.by_key)
-        print(f"ctxbench: interrupted; {n_have} points saved in {out}: run the same command to continue",
+        again = "run the same command" if life.asked else f"run the same command with -o {shown(out)}"
+        print(f"ctxbench: interrupted; {n_have} points saved in {shown(out)}: {again} to continue",
               file=sys.stderr)
         return 130
 
     sweep_analysis.add_indirect(list(sw.by_key.values()))
     doc = save(final=True)
 
-    figs = []
-    if not args.no_plot:
+    if args.plot:
         from ctxbench.sweep import figures as figures_sweep
-        from ctxbench.ui.figures import save as save_fig
-        plot_dir = args.plot or (os.path.splitext(out)[0] + "-figures")
-        try:
-            figs = [p for name, fig in figures_sweep.all_figures(
-                doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride)
-                    for p in save_fig(fig, plot_dir, name, protect=[out])]
-        except (OSError, UserError) as e:
-            why = e.why if isinstance(e, UserError) else e.strerror or e
-            raise UserError(f"results written to {out}, but the figures could not be written to "
-                            f"'{plot_dir}': {why}", code=1)
+        life.figures(args.plot, figures_sweep.all_figures(
+            doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride))
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
     res = doc["results"]
     print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget, planned=set(pts)))
@@ -523,9 +509,7 @@ def run(args) -> int:
     status = sweep_analysis.counters_status(res)
     if status and not status.startswith("hardware counters unavailable"):  # that was said once already
         print(status)
-    print(f"results written to {out}")
-    if figs:
-        print(f"figures: {len(figs)} files in {os.path.dirname(figs[0])}")
+    life.finish()
     return 0
 
 

@@ -59,7 +59,7 @@ def add_parser(sub):
     g.add_argument("--warm", dest="cold", action="store_false", help="skip the cache flush")
     options.add_scale(p)
     options.add_cpu(p, "CPU for the pair")
-    options.add_output(p, "tasks")
+    options.add_output(p)
     options.add_plot(p, "Figures 2 and 3 of David et al. 2007")
     p.set_defaults(func=run)
 

@@ -1,6 +1,7 @@
 """The lifecycle every measuring command shares (as rtla's tools share one):
 
-    validate options  ->  --plot DIR checked as it is parsed (options.plot_dir)
+    validate options  ->  every option checked as it is parsed (ui.options:
+                          --cpu, sizes, lists, --plot DIR), one line, exit 2
                       ->  Lifecycle(...)   output checked, `started` taken
     measure           ->  the command's own work
     build document    ->  life.document(header, results, section)
@@ -11,29 +12,46 @@
 
 Each step exists once, so a command cannot record `started` after
 measuring, write figures before its results, or lose results to a failed
-write."""
+write. What is written is only what was asked for: the results file -o
+names (without -o the run is kept in the user's data directory,
+core/datadir, never in the working directory) and figures only with
+--plot. The front end runs off the measured CPU while the engine measures
+(core/engine.stream); `housekeeping` records where it ran.
+
+Exit status, the same for every command: 0 measured and written; 1 an id
+could not be measured or the results could not be written (they are kept
+in a fallback file); 2 a bad option or file, refused before measuring;
+130 interrupted (a sweep keeps what it measured and resumes from it)."""
 from __future__ import annotations
 
 import datetime
 import sys
 
-from ctxbench.core import engine, model, writer
+from ctxbench.core import datadir, engine, model, writer
 from ctxbench.core.errors import UserError, escaped, shown
-from ctxbench.ui import options
 
 
 class Lifecycle:
-    def __init__(self, kind: str, output: str | None, inputs: tuple[str, ...] = ()):
+    def __init__(self, kind: str, output: str | None, inputs: tuple[str, ...] = (),
+                 resumable: bool = False):
         """Where the results go is decided here, before measuring (writer's
-        rule); the figure directory was checked before, when --plot was
-        parsed (options.plot_dir), and its files are checked again in
-        figures()."""
+        rule): -o's name, else a new file in the data directory. The figure
+        directory was checked before, when --plot was parsed
+        (options.plot_dir), and its files are checked again in figures().
+        `resumable`: the command rewrites its file as it goes and continues
+        from it (sweep), so -o must name a file, not a stream."""
         self.kind = kind
-        self.output = output or options.default_output_name(kind)
+        self.asked = output is not None
+        self.output = output if output is not None else datadir.run_path(kind)
         self.inputs = tuple(inputs)
         self.out = writer.check_writable(self.output, inputs)
+        if resumable and self.out.is_stream:
+            self.out.close()
+            raise UserError(f"-o {shown(self.output)}: a {kind} saves as it goes and continues from its "
+                            f"file: name a file")
         self.started = datetime.datetime.now().isoformat(timespec="seconds")
         self.written: list[str] = []
+        self._said_shared = False
 
     def document(self, header: dict, results: list[dict], section: dict | None = None,
                  **extra) -> dict:
@@ -42,7 +60,8 @@ class Lifecycle:
         sec = dict(section or {})
         sec.setdefault("started", self.started)
         sec.setdefault("housekeeping", engine.housekeeping())
-        if sec["housekeeping"].get("shares_measured_cpu"):
+        if sec["housekeeping"].get("shares_measured_cpu") and not self._said_shared:
+            self._said_shared = True  # once, also for a command that saves as it goes
             print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
                   "reading the engine) ran on the measured CPU", file=sys.stderr)
         return model.document(header.get("tool", {}), header.get("environment", {}), results,
@@ -71,8 +90,10 @@ class Lifecycle:
     def finish(self) -> None:
         if self.out.fd == 1:  # the document went to standard output: say so beside it
             print("results written to standard output", file=sys.stderr)
-        else:
+        elif self.asked:
             print(f"\nresults written to {escaped(self.output)}")
+        else:
+            print(f"\nresults kept in {escaped(self.output)} (no -o given)")
         for p in self.written:
             print(f"figure: {escaped(p)}")
 

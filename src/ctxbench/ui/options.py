@@ -8,8 +8,8 @@ documents its option and default in one place (as nanoBench does).
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
+from dataclasses import dataclass
 import re
 
 Bad = argparse.ArgumentTypeError
@@ -155,15 +155,46 @@ MAX_GROUPS = 10_000
 MAX_ITERATIONS = 100_000
 
 
-def add_output(p, kind: str) -> None:
-    pattern = "ctxbench-<time>.json" if kind == "run" else f"ctxbench-{kind}-<time>.json"
-    p.add_argument("-o", "--output", metavar="FILE", help=f"results file (default: {pattern})")
+def add_output(p, what: str = "results file") -> None:
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help=f"{what} (default: none here; the run is kept in the data directory, "
+                        f"~/.local/share/ctxbench/runs/ or $XDG_DATA_HOME's)")
 
 
-def default_output_name(kind: str, now: datetime.datetime | None = None) -> str:
-    """ctxbench-<kind>-<time>.json ('run' has no kind in the name)."""
-    stamp = f"{(now or datetime.datetime.now()):%Y%m%d-%H%M%S}"
-    return f"ctxbench-{stamp}.json" if kind == "run" else f"ctxbench-{kind}-{stamp}.json"
+@dataclass(frozen=True)
+class Preset:
+    """How much one preset measures: groups (rounds) of `iterations`
+    samples, each at least `min_sample_us` long."""
+    groups: int
+    iterations: int
+    min_sample_us: int
+
+    def __iter__(self):  # groups, iterations, min_us = preset
+        return iter((self.groups, self.iterations, self.min_sample_us))
+
+
+PRESET_NAMES = ("quick", "default", "full")
+
+
+def add_presets(p, table: dict[str, Preset] | None, per: str = "per point",
+                quick: str | None = None, full: str | None = None) -> None:
+    """--quick (a smoke run) and --full (long), exclusive: the one
+    definition every measuring command's presets go through. `table`
+    (name -> Preset) writes their help; a command whose counts are not
+    known when the parser is built (run: the engine's presets) gives the
+    help text instead."""
+    g = p.add_mutually_exclusive_group()
+    for name, text in (("quick", quick), ("full", full)):
+        if table and name in table:
+            c = table[name]
+            text = f"{c.groups} groups x {c.iterations} samples {per}" + (" (smoke run)" if name == "quick" else "")
+        if text:
+            g.add_argument(f"--{name}", action="store_true", help=text)
+
+
+def preset(args) -> str:
+    """The preset the command line chose: quick, full or default."""
+    return "quick" if getattr(args, "quick", False) else "full" if getattr(args, "full", False) else "default"
 
 
 def add_cpu(p, what: str = "CPU to measure on") -> None:

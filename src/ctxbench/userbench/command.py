@@ -24,15 +24,16 @@ from ctxbench.ui.progress import Progress
 IDS = ["user/asm/same-thread", "user/asm-ret/same-thread", "user/asm-jmp/same-thread",
        "user/asm-minimal/same-thread", "user/ucontext/same-thread", "user/green/yield", "user/green/channel"]
 BOOST_ID = "boost/fiber/same-thread"
+PRESETS = {"quick": options.Preset(3, 5, 500), "default": options.Preset(10, 10, 2000)}
 
 
 def add_parser(sub):
     p = sub.add_parser("userbench", help="user-level switches side by side (ns and cycles per switch)",
                        description="Measure every user-level switch in one run and compare them.")
-    p.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
+    options.add_presets(p, PRESETS, "per switch")
     options.add_cpu(p)
     options.add_samples(p)
-    p.add_argument("-o", "--output", metavar="FILE", help="also write a results file (default: none)")
+    options.add_output(p)
     p.set_defaults(func=run)
 
 
@@ -102,12 +103,13 @@ def render(res: list[dict], hz: float | None) -> str:
 
 
 def run(args) -> int:
-    life = Lifecycle("userbench", args.output) if args.output else None
+    life = Lifecycle("userbench", args.output)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
-    g, it = (3, 5) if args.quick else (10, 10)
+    preset = options.preset(args)
+    g, it, min_us = PRESETS[preset]
     opts = EngineOptions(cpu=args.cpu, groups=args.groups or g, iterations=args.iterations or it,
-                         min_sample_us=500 if args.quick else 2000, warmup_ms=100 if args.quick else None)
+                         min_sample_us=min_us, warmup_ms=100 if args.quick else None)
     # interleaved: the variants' ratios come from the same mix of machine states
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     header, res = run_ids(ids, opts, prog, interleave=True)
@@ -129,7 +131,6 @@ def run(args) -> int:
     print(render(res, hz))
     if note:
         print(note)
-    if life:
-        life.write(life.document(header, res, {"engine_args": opts.args()}))
-        life.finish()
+    life.write(life.document(header, res, {"preset": preset, "engine_args": opts.args()}))
+    life.finish()
     return 0

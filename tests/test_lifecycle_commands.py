@@ -1,0 +1,139 @@
+"""Every measuring command goes through the one lifecycle (ui/command.py):
+the same refusals before measuring, the same atomic write, nothing written
+that was not asked for, housekeeping recorded, the same exit status.
+
+A new measuring command must be added to SMALL (the smallest run of it),
+or this file fails: the lifecycle is a contract, not a habit."""
+import json
+import os
+import stat
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from conftest import ENGINE, ctxbench_cmd
+from ctxbench.cli import COMMANDS
+
+# The smallest real run of each measuring command (seconds each here).
+SMALL = {
+    "run": ["--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu"],
+    "userbench": ["--quick", "--groups", "2", "--iterations", "2"],
+    "sweep": ["--mechanism", "kernel/thread/pipe", "--sizes", "4K", "--strides", "0,64", "--budget", "40",
+              "--groups", "2", "--iterations", "2", "--min-sample-us", "500", "--no-counters"],
+    "tasks": ["--pair", "crc+sort", "--switches", "1,10", "--rounds", "2", "--scale", "0.02"],
+    "irq": ["--task", "crc", "--rates", "1000", "--rounds", "2", "--scale", "0.05"],
+    "ring": ["--parties", "2", "--footprint", "0", "--kind", "thread", "--mechanism", "pipe", "--quick"],
+    "noise": ["--seconds", "1"],
+    "anatomy": ["--quick", "--rungs", "fifo"],
+}
+NOT_MEASURING = {"system", "report", "compare"}  # they read files or the machine, measure nothing
+WITH_PLOT = [c for c in SMALL if c not in ("run", "userbench")]
+NO_ENGINE = "/nonexistent/ctxbench-engine"  # a command that reaches the engine fails differently
+
+
+def test_every_measuring_command_is_listed_here():
+    assert set(SMALL) == set(COMMANDS) - NOT_MEASURING
+
+
+def _cli(args, cwd: Path, data: Path, engine=str(ENGINE), timeout=240):
+    env = dict(os.environ, CTXBENCH_ENGINE=engine, XDG_DATA_HOME=str(data))
+    return subprocess.run(ctxbench_cmd() + list(args), cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    work, data = tmp_path / "work", tmp_path / "data"
+    work.mkdir()
+    return work, data
+
+
+def _kept(data: Path) -> list[Path]:
+    d = data / "ctxbench" / "runs"
+    return sorted(d.iterdir()) if d.is_dir() else []
+
+
+def _one_line(p) -> str:
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ctxbench: "), p.stderr
+    assert "Traceback" not in p.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_a_bad_cpu_is_refused_alike_before_measuring(cmd, dirs):
+    work, data = dirs
+    allowed = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+    p = _cli([cmd, *SMALL[cmd], "--cpu", "9999"], work, data, engine=NO_ENGINE)
+    assert p.returncode == 2
+    assert _one_line(p) == (f"ctxbench: {cmd}: argument --cpu: 9999: no such CPU, or not allowed for this "
+                            f"process (allowed: {allowed})")
+    assert not list(work.iterdir()) and not _kept(data)
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_an_output_that_cannot_be_written_is_refused_before_measuring(cmd, dirs):
+    work, data = dirs
+    p = _cli([cmd, *SMALL[cmd], "-o", "no/such/dir/out.json"], work, data, engine=NO_ENGINE)
+    assert p.returncode == 2
+    assert _one_line(p) == (f"ctxbench: cannot write 'no/such/dir/out.json': directory "
+                            f"'{work / 'no/such/dir'}' does not exist")
+    assert not list(work.iterdir()) and not _kept(data)
+
+
+@pytest.mark.parametrize("cmd", sorted(WITH_PLOT))
+def test_a_figure_directory_that_is_a_file_is_refused_before_measuring(cmd, dirs):
+    work, data = dirs
+    (work / "figs").write_text("a file")
+    p = _cli([cmd, *SMALL[cmd], "--plot", "figs", "-o", "r.json"], work, data, engine=NO_ENGINE)
+    assert p.returncode == 2
+    assert "not a directory" in _one_line(p)
+    assert sorted(x.name for x in work.iterdir()) == ["figs"] and not _kept(data)
+
+
+def _check_document(path: Path, cmd: str) -> dict:
+    doc = json.loads(path.read_text())
+    assert doc["schema"] == "ctxbench/1" and doc["results"]
+    sec = doc[cmd]
+    datetime.fromisoformat(sec["started"])
+    hk = sec["housekeeping"]
+    if len(os.sched_getaffinity(0)) >= 2:  # the front end ran off the measured CPU
+        assert hk["measured_cpu"] not in hk["front_end_cpus"] and not hk["shares_measured_cpu"]
+    return doc
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_without_o_nothing_is_written_and_the_run_is_kept(cmd, dirs):
+    """Nothing in the working directory; the run kept whole in the data
+    directory, written atomically (no temporary file left)."""
+    work, data = dirs
+    p = _cli([cmd, *SMALL[cmd]], work, data)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert not list(work.iterdir()), "written without -o"
+    kept = _kept(data)
+    assert len(kept) == 1 and kept[0].name.startswith("ctxbench-") and kept[0].suffix == ".json", kept
+    assert f"results kept in {kept[0]} (no -o given)" in p.stdout
+    _check_document(kept[0], cmd)
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_with_o_only_that_file_is_written_atomically(cmd, dirs):
+    """-o FILE: that file and nothing else; an existing file is replaced
+    whole by a rename (a new inode, its permissions kept), never
+    truncated and rewritten. A sweep continues an existing file of its own
+    kind, so it gets a new name."""
+    work, data = dirs
+    out = work / "out.json"
+    if cmd != "sweep":
+        out.write_text("old\n")
+        out.chmod(0o640)
+    before = out.stat().st_ino if out.exists() else None
+    p = _cli([cmd, *SMALL[cmd], "-o", "out.json"], work, data)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert sorted(x.name for x in work.iterdir()) == ["out.json"] and not _kept(data)
+    assert "results written to out.json" in p.stdout
+    if before is not None:
+        assert out.stat().st_ino != before and stat.S_IMODE(out.stat().st_mode) == 0o640
+    _check_document(out, cmd)

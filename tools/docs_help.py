@@ -1,0 +1,56 @@
+"""The option blocks of docs/<command>.md are the commands' own --help.
+
+Each "From `ctxbench X --help`:" in docs/*.md is followed by a text block:
+the usage lines, a blank line and the options (without -h and without the
+description, which the page says in its own words). `python
+tools/docs_help.py` rewrites every block from the code; tests/
+test_docs_help.py fails when one is out of date, so the docs cannot keep
+an option, a default or a file name the code no longer has."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"(From `ctxbench (\w+) --help`:\n\n```text\n)(.*?)(```)", re.S)
+
+
+def help_block(command: str) -> str:
+    """`ctxbench <command> --help` at 80 columns, as the docs show it."""
+    env = dict(os.environ, COLUMNS="80", PYTHONPATH=str(ROOT / "src"))
+    text = subprocess.run([sys.executable, "-m", "ctxbench", command, "--help"], capture_output=True,
+                          text=True, env=env, check=True).stdout
+    usage, rest = text.split("\n\n", 1)
+    start = min(i for i in (rest.find("positional arguments:\n"), rest.find("options:\n")) if i >= 0)
+    opts = rest[start:].replace("options:\n", "", 1)
+    opts = re.sub(r"^  -h, --help +show this help message and exit\n", "", opts, flags=re.M)
+    return usage + "\n\n" + opts.rstrip("\n") + "\n"
+
+
+def stale(path: Path) -> tuple[str, list[str]]:
+    """(the page with its blocks from the code, commands whose block differed)."""
+    text = path.read_text()
+    changed = []
+
+    def fresh(m: re.Match) -> str:
+        new = help_block(m.group(2))
+        if new != m.group(3):
+            changed.append(m.group(2))
+        return m.group(1) + new + m.group(4)
+    return BLOCK.sub(fresh, text), changed
+
+
+def main() -> int:
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        new, changed = stale(path)
+        if changed:
+            path.write_text(new)
+            print(f"{path.relative_to(ROOT)}: {', '.join(changed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
