@@ -1,4 +1,4 @@
-"""Every measuring command goes through the one lifecycle (ui/command.py):
+"""Every measuring command goes through the one lifecycle (lifecycle.py):
 the same refusals before measuring, the same atomic write, nothing written
 that was not asked for, housekeeping recorded, the same exit status.
 
@@ -137,3 +137,16 @@ def test_with_o_only_that_file_is_written_atomically(cmd, dirs):
     if before is not None:
         assert out.stat().st_ino != before and stat.S_IMODE(out.stat().st_mode) == 0o640
     _check_document(out, cmd)
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_each_measuring_command_builds_on_the_lifecycle(cmd):
+    """Read, not run: the command module takes Lifecycle, and writes no
+    results file of its own (writer is the lifecycle's)."""
+    import ast
+    import ctxbench
+    src = (Path(ctxbench.__file__).parent / cmd / "command.py").read_text()
+    names = {(n.module, a.name) for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)
+             for a in n.names}
+    assert ("ctxbench.lifecycle", "Lifecycle") in names
+    assert "write_results(" not in src and "check_writable(" not in src

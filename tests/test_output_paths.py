@@ -229,7 +229,7 @@ def test_plot_directory_under_a_file_is_refused_before_measuring(tmp_path, capsy
 
 
 def test_figures_after_measuring_fail_in_one_line_naming_the_kept_results(tmp_path):
-    from ctxbench.ui.command import Lifecycle
+    from ctxbench.lifecycle import Lifecycle
     life = Lifecycle("noise", str(tmp_path / "n.json"))
     (tmp_path / "figs").mkdir()
     (tmp_path / "figs" / "x.png").mkdir()  # a directory where a figure goes

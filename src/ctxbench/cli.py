@@ -1,9 +1,9 @@
 """The ctxbench command line. Each subcommand lives in ctxbench.<name>.command
-with add_parser(subparsers) and run(args) -> exit code."""
+with add_parser(subparsers) and run(args) -> exit code; the measuring ones
+run through ctxbench.lifecycle."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
@@ -15,11 +15,24 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
+from ctxbench.anatomy import command as anatomy  # noqa: E402
+from ctxbench.compare import command as compare  # noqa: E402
 from ctxbench.core import streams  # noqa: E402
 from ctxbench.core.errors import UserError, escaped  # noqa: E402
+from ctxbench.irq import command as irq  # noqa: E402
+from ctxbench.noise import command as noise  # noqa: E402
+from ctxbench.report import command as report  # noqa: E402
+from ctxbench.ring import command as ring  # noqa: E402
+from ctxbench.run import command as run  # noqa: E402
+from ctxbench.sweep import command as sweep  # noqa: E402
+from ctxbench.system import command as system  # noqa: E402
+from ctxbench.tasks import command as tasks  # noqa: E402
+from ctxbench.userbench import command as userbench  # noqa: E402
 
-# Subcommands, in the order `--help` lists them.
-COMMANDS = ["run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "report", "compare"]
+# Subcommands, in the order `--help` lists them (imported above, not by
+# name at run time, so that the imports show who uses whom).
+_MODULES = [run, system, userbench, sweep, tasks, irq, noise, ring, anatomy, report, compare]
+COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ctxbench", description="What a context switch really costs.")
     p.add_argument("--version", action="version", version=f"ctxbench {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
-        importlib.import_module(f"ctxbench.{name}.command").add_parser(sub)
+    for module in _MODULES:
+        module.add_parser(sub)
     return p
 
 

@@ -20,7 +20,7 @@ from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.progress import Progress
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 DEFAULT_SECONDS = 10

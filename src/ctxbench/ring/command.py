@@ -22,7 +22,7 @@ from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
 from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 MIN_PARTIES, MAX_PARTIES = 2, 1024

@@ -12,7 +12,7 @@ from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 def add_parser(sub):

@@ -23,7 +23,7 @@ What each engine process measured is saved when it ends, also on Ctrl-C
 same command with -o naming that file continues it: the pilot's missing
 rounds first, then the allocation, within what is left of the budget
 (`--budget` may be raised to spend more). Like every measuring command it
-goes through the lifecycle (ui/command.py): without -o the file is kept in
+goes through the lifecycle (lifecycle.py): without -o the file is kept in
 the data directory, and figures are drawn only with --plot.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ from ctxbench.core import memory
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 # Pilot rounds, samples per round, shortest sample (µs), CPU warm-up per

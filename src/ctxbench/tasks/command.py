@@ -22,7 +22,7 @@ from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings

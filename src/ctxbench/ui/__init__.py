@@ -1,1 +1,1 @@
-"""What every command shares with the user: options, the command lifecycle, progress, figures' common style and saving."""
+"""What every command shares with the user: options, progress, figures' common style and saving, warnings."""

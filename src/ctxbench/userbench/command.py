@@ -16,7 +16,7 @@ from ctxbench.core import model as results
 from ctxbench.core.model import Result, median_of
 from ctxbench.stats.derived import ratio
 from ctxbench.ui import options
-from ctxbench.ui.command import Lifecycle
+from ctxbench.lifecycle import Lifecycle
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ui.progress import Progress
