@@ -12,7 +12,7 @@
  * laptop's `ctxbench run` are measured alike. David et al. and Chen et al.
  * used 20 x 10; the default takes 48 short groups, interleaved over ~25 s,
  * so that each id's median averages over the host's drift (run-to-run
- * agreement: README, "How repeatable is a run?"). Quick is a smoke test;
+ * agreement: docs/run.md, "How repeatable is a run?"). Quick is a smoke test;
  * full trades minutes for more groups and longer samples. */
 static const preset_t presets[] = {
     {"quick", 5, 6, 500},

@@ -27,7 +27,7 @@ SUPPORTED_SCHEMAS = (SCHEMA,)
 
 # ---- warnings -------------------------------------------------------------
 
-# code: what it means (README, "Warnings").
+# code: what it means (docs/results-file.md, "Warnings").
 CODES = {
     "engine": "written by the engine (a refused setting, a fallback it took)",
     "dropped": "samples disturbed by other load (extra switches, migrations, CPU time), left out",

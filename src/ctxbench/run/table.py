@@ -11,7 +11,7 @@ from ctxbench.ui.format import fmt_time
 
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
-    ("reference/", None, "Machine speed reference (fixed CPU work per 1000 steps; see 'How repeatable is a run?')"),
+    ("reference/", None, "Machine speed reference (fixed CPU work per 1000 steps; see docs/run.md, 'How repeatable is a run?')"),
     ("baseline/", None, "Baselines (per event, timer overhead subtracted)"),
     ("kernel/", "switch", "Kernel-level switch: direct cost per switch, both parties on one CPU"),
     ("kernel/", "wakeup", "Cross-CPU wake-up latency per hand-off (not a switch cost)"),
