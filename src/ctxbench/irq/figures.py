@@ -1,5 +1,5 @@
 """The interrupt figure: indirect overhead against the rate, one panel per
-task (after Fig. 5 of David et al., ExpCS 2007; docs/irq.md, References), with
+task (after Fig. 5 of David et al., ExpCS 2007; README, "Method and references"), with
 each point's 95% interval and its minimum detectable effect (the grey band:
 an I inside it is not resolved)."""
 from __future__ import annotations
