@@ -150,3 +150,59 @@ def test_each_measuring_command_builds_on_the_lifecycle(cmd):
              for a in n.names}
     assert ("ctxbench.lifecycle", "Lifecycle") in names
     assert "write_results(" not in src and "check_writable(" not in src
+
+
+# Long enough to be interrupted while the engine measures.
+LONG = {"run": [], "userbench": [], "sweep": [], "tasks": [], "irq": [], "ring": [], "noise": ["--seconds", "60"],
+        "anatomy": []}
+
+
+@pytest.mark.parametrize("cmd", sorted(SMALL))
+def test_ctrl_c_ends_every_command_alike(cmd, dirs):
+    """Ctrl-C (SIGINT to the foreground process group, engine included)
+    while measuring: exit 130, one line saying so, no engine left running,
+    no temporary file; only the sweep keeps a file (it saves as it goes)."""
+    import signal
+    import time
+    assert set(LONG) == set(SMALL)
+    work, data = dirs
+    env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE), XDG_DATA_HOME=str(data))
+    p = subprocess.Popen(ctxbench_cmd() + [cmd, *LONG[cmd]], cwd=work, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and p.poll() is None and not _engine_children(p.pid):
+            time.sleep(0.05)
+        time.sleep(0.5)  # the engine is measuring
+        assert p.poll() is None, p.communicate()
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err[-2000:]
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("ctxbench: interrupted") and "Traceback" not in err
+    assert not list(work.iterdir())
+    kept = _kept(data)
+    assert not [k for k in kept if not k.name.endswith(".json")], kept  # no temporary file
+    assert len(kept) == (1 if cmd == "sweep" else 0), kept
+    if cmd == "sweep":
+        assert f"-o '{kept[0]}' to continue" in last
+    assert not _engine_children(p.pid)
+
+
+def _engine_children(pid: int) -> list[int]:
+    """Processes of the engine started by `pid`'s session."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat_ = (d / "stat").read_text()
+                comm = stat_[stat_.index("(") + 1:stat_.rindex(")")]
+                sid = int(stat_[stat_.rindex(")") + 2:].split()[3])
+            except (OSError, ValueError, IndexError):
+                continue
+            if sid == pid and comm.startswith("ctxbench-engin"):
+                found.append(int(d.name))
+    return found
