@@ -62,24 +62,27 @@ def _one_line(p) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("cmd", sorted(SMALL))
-def test_a_bad_cpu_is_refused_alike_before_measuring(cmd, dirs):
-    work, data = dirs
+def _refusals(work: Path, cmd: str) -> dict[str, tuple[list[str], str]]:
+    """What is refused before measuring: (arguments, the one line said)."""
     allowed = ",".join(map(str, sorted(os.sched_getaffinity(0))))
-    p = _cli([cmd, *SMALL[cmd], "--cpu", "9999"], work, data, engine=NO_ENGINE)
-    assert p.returncode == 2
-    assert _one_line(p) == (f"ctxbench: {cmd}: argument --cpu: 9999: no such CPU, or not allowed for this "
-                            f"process (allowed: {allowed})")
-    assert not list(work.iterdir()) and not _kept(data)
+    return {
+        "bad cpu": (["--cpu", "9999"], f"ctxbench: {cmd}: argument --cpu: 9999: no such CPU, or not allowed "
+                                       f"for this process (allowed: {allowed})"),
+        "bad output": (["-o", "no/such/dir/out.json"], f"ctxbench: cannot write 'no/such/dir/out.json': "
+                                                       f"directory '{work / 'no/such/dir'}' does not exist"),
+    }
 
 
+@pytest.mark.parametrize("case", ["bad cpu", "bad output"])
 @pytest.mark.parametrize("cmd", sorted(SMALL))
-def test_an_output_that_cannot_be_written_is_refused_before_measuring(cmd, dirs):
+def test_refused_alike_before_measuring(cmd, case, dirs):
+    """The same line and exit status from every command, before the
+    engine is reached (it does not exist here), and nothing written."""
     work, data = dirs
-    p = _cli([cmd, *SMALL[cmd], "-o", "no/such/dir/out.json"], work, data, engine=NO_ENGINE)
+    args, line = _refusals(work, cmd)[case]
+    p = _cli([cmd, *SMALL[cmd], *args], work, data, engine=NO_ENGINE)
     assert p.returncode == 2
-    assert _one_line(p) == (f"ctxbench: cannot write 'no/such/dir/out.json': directory "
-                            f"'{work / 'no/such/dir'}' does not exist")
+    assert _one_line(p) == line
     assert not list(work.iterdir()) and not _kept(data)
 
 
