@@ -36,26 +36,26 @@ def test_known_indirect_cost_per_switch_recovered():
     pair = _job("sort+crc", 20, ns, lambda n, a, b: a + b + n * C + n * ks,
                 lambda n: 5e8 + n * ka, lambda n: 4e8 + n * kb, 2)
     out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
-    s = out["summary"]
+    s = out.effects
     ps = s["per_switch"]
     assert ps["ci95"][0] < ka + kb + ks < ps["ci95"][1] and ps["resolved"]
     assert s["per_task"]["sort"]["estimate_ns"] == pytest.approx(ka, abs=5)
     assert s["per_task"]["crc"]["estimate_ns"] == pytest.approx(kb, abs=5)
     assert s["C"]["estimate_ns"] == pytest.approx(C, rel=0.01)
-    by_n = {p["params"]["n"]: p for p in out["points"]}
+    by_n = {p["params"]["n"]: p for p in out.points}
     assert by_n[1]["parts"]["I"]["mean"] == 0.0  # by construction
     q = by_n[4000]["parts"]
     lo, hi = q["I"]["ci95"]
     assert lo < 3999 * (ka + kb + ks) < hi
     assert q["I_task_a"]["mean"] == pytest.approx(3999 * ka, rel=0.02)
-    assert math.isfinite(tasks_analysis.max_cv(out["points"]))
+    assert math.isfinite(tasks_analysis.max_cv(out.points))
 
 
 def test_null_effect_is_said_to_be_below_the_mde():
     ns = (1, 1000, 2000)
     empty = _job("empty+empty", 6, ns, lambda n, a, b: 1e4 + n * 3000, lambda n: 0.0, lambda n: 0.0, 3)
     pair = _job("aes+crc", 6, ns, lambda n, a, b: 3e8 + n * 3000, lambda n: 1.5e8, lambda n: 1.5e8, 4)
-    ps = tasks_analysis.analyse_pair(pair, empty, resamples=300)["summary"]["per_switch"]
+    ps = tasks_analysis.analyse_pair(pair, empty, resamples=300).effects["per_switch"]
     assert ps["below_mde"] or not ps["resolved"]
 
 
@@ -65,8 +65,8 @@ def test_negative_indirect_is_reported_not_clipped():
     # the pair's switch is cheaper than the empty pair's: a negative cost per switch
     pair = _job("sort+aes", 10, ns, lambda n, a, b: a + b + n * 3000, lambda n: 5e8, lambda n: 5e8, 6)
     out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
-    assert out["summary"]["per_switch"]["estimate_ns"] < 0 and out["summary"]["per_switch"]["resolved"]
-    last = out["points"][-1]
+    assert out.effects["per_switch"]["estimate_ns"] < 0 and out.effects["per_switch"]["resolved"]
+    last = out.points[-1]
     assert last["parts"]["I"]["mean"] < 0
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
 
@@ -83,12 +83,12 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
     pair = _job("sort+crc", 16, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + n * 1000.0,
                 lambda n: 4e8, 6)
     out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
-    runs = tasks_analysis.runs_in(out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")])
+    runs = tasks_analysis.runs_in(out.points + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")])
     assert list(runs) == ["sort+crc"]
-    again = tasks_analysis.analyse_pair(*runs["sort+crc"], resamples=300)["summary"]
-    assert again["per_switch"]["estimate_ns"] == pytest.approx(out["summary"]["per_switch"]["estimate_ns"])
+    again = tasks_analysis.analyse_pair(*runs["sort+crc"], resamples=300).effects
+    assert again["per_switch"]["estimate_ns"] == pytest.approx(out.effects["per_switch"]["estimate_ns"])
     doc = {"schema": "ctxbench/1", "tool": {"name": "ctxbench"}, "environment": {},
-           "results": out["points"] + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
+           "results": out.points + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
     f = tmp_path / "tasks.json"
     f.write_text(json.dumps(doc))
     md = tmp_path / "r.md"
@@ -109,7 +109,7 @@ def test_marginal_cost_by_n_and_the_linearity_check():
     empty = _job("empty+empty", 20, ns, lambda n, a, b: 1e4 + n * 3000.0, lambda n: 0.0, lambda n: 0.0, 11)
     pair = _job("sort+crc", 20, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + n * 800.0,
                 lambda n: 4e8, 12)
-    s = tasks_analysis.analyse_pair(pair, empty, resamples=300)["summary"]
+    s = tasks_analysis.analyse_pair(pair, empty, resamples=300).effects
     assert [(m["n_from"], m["n_to"]) for m in s["marginal"]] == [(1, 1000), (1000, 2000), (2000, 4000)]
     for m in s["marginal"]:
         assert m["ci95"][0] < 800.0 < m["ci95"][1]
@@ -119,7 +119,7 @@ def test_marginal_cost_by_n_and_the_linearity_check():
     def cost(n):
         return 3000.0 * min(n, 1000) + 200.0 * max(n - 1000, 0)
     pair = _job("sort+crc", 20, ns, lambda n, a, b: a + b + n * 3000.0, lambda n: 5e8 + cost(n), lambda n: 4e8, 13)
-    s = tasks_analysis.analyse_pair(pair, empty, resamples=300)["summary"]
+    s = tasks_analysis.analyse_pair(pair, empty, resamples=300).effects
     first, last = s["marginal"][0], s["marginal"][-1]
     assert first["estimate_ns"] == pytest.approx(3000.0 * 999 / 999, rel=0.05)
     assert last["estimate_ns"] == pytest.approx(200.0, abs=60)

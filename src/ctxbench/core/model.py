@@ -41,6 +41,7 @@ CODES = {
     "self_check": "a result the method rules out (an interrupt making a task faster): which part is biased",
     "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
     "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
+    "vt_pinned": "a Java virtual thread pinned its carrier while timed (JFR): not a virtual-thread hand-off",
 }
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative")
@@ -129,6 +130,23 @@ def analyse(result: dict) -> dict:
                                 "varies more than the quantity itself"))
     r["warnings"] = warnings
     return r
+
+
+def append_samples(a: dict, b: dict, per_sample: tuple[str, ...] = ("samples", "group")) -> dict:
+    """Raw result `b`'s samples appended to raw result `a`'s (two engine
+    jobs of one id: tasks' pilot and the rest, a sweep point's rounds):
+    the `per_sample` members, and every per-sample array under `raw` and
+    `verify`; anything else (params, verify's `source`) is `a`'s. Groups are
+    taken as they are: the caller numbers b's after a's. The result is raw
+    again (summary and verification come from analyse())."""
+    out = {k: v for k, v in a.items() if k not in ("summary", "summary_all", "verification", "indirect")}
+    for k in per_sample:
+        out[k] = list(a.get(k) or []) + list(b.get(k) or [])
+    for k in ("raw", "verify"):
+        x, y = _obj(a.get(k)), _obj(b.get(k))
+        out[k] = {name: (x[name] + y[name] if isinstance(x[name], list) and isinstance(y.get(name), list)
+                         else x[name]) for name in x if name in y}
+    return out
 
 
 def round_series(results: list[dict]) -> tuple[list[int], list[tuple[np.ndarray, np.ndarray]]]:
@@ -222,6 +240,7 @@ class Summary:
     # a power.effect record reads as a summary: its estimate is the mean
     mean = property(lambda s: _num(s.d.get("mean", s.d.get("estimate_ns"))))
     mde = property(lambda s: _num(s.d.get("mde_ns")))
+    sd = property(lambda s: _num(s.d.get("sd_ns", s.d.get("stdev"))))
     min = property(lambda s: _num(s.d.get("min")))
     max = property(lambda s: _num(s.d.get("max")))
     cv = property(lambda s: _num(s.d.get("cv")))
@@ -239,6 +258,11 @@ class _Parts(dict):
 
     def __missing__(self, name: str) -> Summary:
         return Summary({})
+
+
+class _Effects(dict):
+    def __missing__(self, name: str) -> dict:
+        return {}
 
 
 class Params:
@@ -296,6 +320,9 @@ class Result:
     verification = property(lambda s: _obj(s.d.get("verification")))
     noise = property(lambda s: _obj(s.d.get("noise")))
     timing = property(lambda s: _obj(s.d.get("timing")))
+    counters = property(lambda s: _obj(s.d.get("counters")))
+    # a result the front end derived (tasks' and irq's points): it has parts, maybe empty
+    derived = property(lambda s: isinstance(s.d.get("parts"), dict))
 
     @property
     def kind(self) -> schema.Kind | None:
@@ -352,9 +379,26 @@ class Result:
     def raw(self, name: str) -> np.ndarray:
         return np.asarray(_obj(self.d.get("raw")).get(name) or [], dtype=float)
 
+    def counts(self, name: str) -> list:
+        """A per-sample count written under `verify` (voluntary,
+        involuntary, migrations, ...), [] if absent; `verify_source`: who
+        counted."""
+        v = _obj(self.d.get("verify")).get(name)
+        return v if isinstance(v, list) else []
+
+    verify_source = property(lambda s: _obj(s.d.get("verify")).get("source"))
+
     @property
     def parts(self) -> dict[str, Summary]:
         return _Parts((k, Summary(v)) for k, v in _obj(self.d.get("parts")).items())
+
+    @property
+    def effects(self) -> dict:
+        """A derived result's parts as written: effect records
+        (stats.power.effect: estimate_ns, ci95, se_ns, mde_ns, below_mde,
+        ...) for ui.format.fmt_effect, or plain numbers (irq's I_pct); a
+        missing part reads as {}."""
+        return _Effects(_obj(self.d.get("parts")))
 
     @property
     def indirect(self) -> Summary | None:
@@ -364,6 +408,11 @@ class Result:
     @property
     def warnings(self) -> list[Note]:
         return [Note(**coded(w)) for w in self.d.get("warnings") or []]
+
+    def warnings_stored(self, *leave_out: str) -> list[dict]:
+        """The warnings in their stored form (what ui.warnings groups),
+        without the codes `leave_out`."""
+        return without(self.d.get("warnings"), *leave_out)
 
     @property
     def point_key(self) -> str:

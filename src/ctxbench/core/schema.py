@@ -92,6 +92,12 @@ KINDS: tuple[Kind, ...] = (
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
           "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True),
     # written by userbench from the Boost.Context helper's lines, not by the engine
+    Kind("runtime", ("runtimes/",), "a language runtime's hand-off, spawn or memory per thread, from its "
+         "harness (ctxbench runtimes; runtimes/PROTOCOL.md)",
+         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
+         {"runtime": STR, "mechanism": STR, "placement": STR},
+         optional={"group": LIST, "raw": DICT, "verify": DICT, "warmup": DICT, "jfr": DICT, "kernel": DICT,
+                   "resolution": DICT}),
     Kind("boost", ("boost/",), "Boost.Context's fiber switch, same method (ctxbench userbench)",
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
          {"kind": STR, "placement": STR, "mechanism": STR}, ("t_single_ns", "t_switch_ns")),
@@ -100,7 +106,7 @@ BY_NAME = {k.name: k for k in KINDS}
 
 # The commands that write a results document: each adds a section named
 # after itself ("run", "sweep", ...), which says what the document is.
-COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "userbench")
+COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "userbench", "runtimes")
 
 # Environment facts the readers use, by path (env.c). Optional ones are
 # absent on some machines (ARM timers, a kernel without cpufreq).

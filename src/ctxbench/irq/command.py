@@ -14,6 +14,7 @@ import sys
 import time
 
 from ctxbench.core import workloads
+from ctxbench.core.model import Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.irq import analysis
@@ -109,10 +110,10 @@ def _reachable(pilot: dict, most: int) -> tuple[dict, dict]:
     (a pilot I of 0 needs unbounded rounds: counted as MAX_ROUNDS)."""
     reach, beyond = {}, {}
     for pts in pilot["points"].values():
-        for p in pts:
-            i = p["parts"]["I"]
+        for p in map(Result, pts):
+            i = p.effects["I"]
             est, se = abs(i["estimate_ns"]), i["se_ns"]
-            key = (p["params"]["task"], p["params"]["rate_hz"])
+            key = (p.params.task, p.params.rate_hz)
             if not (math.isfinite(se) and se > 0 and math.isfinite(est)):
                 continue
             need = (MAX_ROUNDS if est == 0 else
@@ -160,7 +161,7 @@ def run(args) -> int:
             t_round = (time.monotonic() - t1) / n
     an = _analyse(batches, tasks, rates, args)
     points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
-    direct = next(r for r in batches[0][1] if r["id"] == "irq/direct")
+    direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
     env = header.get("environment", {})
     section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
@@ -173,9 +174,9 @@ def run(args) -> int:
         from ctxbench.irq import figures as irq_figures
         life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))])
     print(render(an))
-    print_warnings([(f"{p['params']['task']} {p['params']['rate_hz']} Hz",
-                     [w for w in p["warnings"] if w["code"] != "untrusted"])  # said once, above the table
-                    for p in points if p["params"]["task"] != "spin"])
+    print_warnings([(f"{p.params.task} {p.params.rate_hz} Hz",
+                     p.warnings_stored("untrusted"))  # said once, above the table
+                    for p in map(Result, points) if p.params.task != "spin"])
     print("\nThe interrupt is a timer signal delivered to the task's thread (a hardware timer interrupt, then "
           "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
@@ -186,7 +187,7 @@ def _analyse(batches, tasks, rates, args) -> dict:
     tables: dict[str, list] = {t: [] for t in ("direct", "spin", *tasks)}
     for round0, res in batches:
         for r in res:
-            tables[r["id"].split("/", 1)[1]].append(analysis.rows(r, round0))
+            tables[Result(r).id.split("/", 1)[1]].append(analysis.rows(r, round0))
     params = {"scale": args.scale, "burn_ns": args.burn_us * 1000}
     direct, spin = (analysis.merge(tables.pop(k)) or None for k in ("direct", "spin"))
     return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin)
@@ -225,17 +226,17 @@ def render(an: dict) -> str:
            f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
     lines += [hdr, "-" * len(hdr)]
     for task, pts in list(an["points"].items()) + [("spin", an.get("spin_points") or [])]:
-        for p in pts:
-            q = p["parts"]
+        for p in map(Result, pts):
+            q = p.effects
             i = q["I"]
             cell = _cell(i)
-            if any(w["code"] == "self_check" for w in p["warnings"]):
+            if any(w.code == "self_check" for w in p.warnings):
                 cell = "SELF-CHECK FAILED " + cell
             if task == "spin":
                 cell = "control: " + cell
             elif ctl.get("ok") is False:
                 cell = f"untrusted ({cell})"
-            lines.append(f"{task:<9}{p['params']['rate_hz']:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
+            lines.append(f"{task:<9}{p.params.rate_hz:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
                          f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_time(i['mde_ns']):>9}"
                          f"{q['I_pct']:>8.3f}%")

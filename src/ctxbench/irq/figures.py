@@ -12,9 +12,9 @@ from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel
 NAME = "irq-fig5-overhead"  # file name
 
 
-def figure5(by_task: dict[str, list[dict]], env: dict, d: dict):
-    """Indirect interrupt overhead vs rate, one panel per task. `d` is D as a
-    summary or a power.effect record."""
+def figure5(by_task: dict[str, list[dict]], env: dict, d: dict | Summary):
+    """Indirect interrupt overhead vs rate, one panel per task. `d` is D: a
+    Summary, or a power.effect record."""
     fig, axes = panel_grid(len(by_task))
     for ax, (task, pts) in zip(axes, by_task.items()):
         pts = sorted(map(Result, pts), key=lambda p: p.params.rate_hz)
@@ -23,7 +23,7 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d: dict):
             ys, lo, hi = [], [], []
             for p in pts:
                 m, a, b = err_bar(p.parts[part], MS)
-                sim = (p.d.get("parts") or {}).get(part, {}).get("ci95_simultaneous")
+                sim = p.effects[part].get("ci95_simultaneous")
                 if sim and math.isfinite(m):  # I: the simultaneous interval the table prints
                     a, b = max(0.0, m - sim[0] / MS), max(0.0, sim[1] / MS - m)
                 ys.append(m)
@@ -44,5 +44,5 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d: dict):
         ax.legend(fontsize=7)
     fig.suptitle(f"Interrupt (timer signal) overhead (after David et al., ExpCS 2007, Fig. 5); I: simultaneous 95% CI "
                  f"over all points; "
-                 f"D = {Summary(d).mean / 1e3:.2f} µs\n{machine_label(env)}", fontsize=8)
+                 f"D = {(d if isinstance(d, Summary) else Summary(d)).mean / 1e3:.2f} µs\n{machine_label(env)}", fontsize=8)
     return finish_titled(fig)

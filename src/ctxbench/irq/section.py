@@ -16,17 +16,16 @@ def render_irq(rs: list[dict], env: dict) -> list:
     """Seed 000 Figure 5 and a row per (task, rate)."""
     from ctxbench.irq.figures import NAME, figure5
     direct = next((r for r in rs if _id(r) == "irq/direct"), None)
-    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "task" in _p(r)]
+    pts = [r for r in rs if Result(r).derived and "task" in _p(r)]
     by_task: dict = {}
     for r in sorted(pts, key=lambda r: _p(r).get("rate_hz", 0)):
         by_task.setdefault(_p(r)["task"], []).append(r)
     out: list = []
     if by_task and direct:
-        out += _figures([(NAME, figure5(by_task, env, direct.get("summary") or {}))],
+        out += _figures([(NAME, figure5(by_task, env, Result(direct).summary))],
                         "I per task and rate; bars: 95% CI (a small difference of large numbers)")
     def i_cell(r):  # a run whose known-zero control failed derives no result (irq/analysis.py)
-        i = (r.get("parts") or {}).get("I")
-        untrusted = isinstance(i, dict) and i.get("trusted") is False
+        untrusted = Result(r).effects["I"].get("trusted") is False
         return ("untrusted: " if untrusted else "") + _part_ci(Result(r).parts.get("I"))
     rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")), i_cell(r)]
             for r in pts]

@@ -4,6 +4,7 @@ counted on that CPU over the same windows."""
 from __future__ import annotations
 
 from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.core.model import Result
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
@@ -35,21 +36,21 @@ def run(args) -> int:
                                                         warmup_ms=0), None)
     prog.step("done")
     prog.close()
-    r = res[0]
+    r = Result(res[0])
     env = header.get("environment", {})
-    nz = r.get("noise") or {}
-    cpu = r["params"].get("noise_cpu")
-    life.write(life.document(header, [r], {"cpu": cpu, "seconds": args.seconds}))
+    nz = r.noise
+    cpu = r.params.get("noise_cpu")
+    life.write(life.document(header, [r.d], {"cpu": cpu, "seconds": args.seconds}))
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.noise import figures as noise_figures
-        life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.get("summary")))])
+        life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.summary))])
 
     win = nz.get("window_ns") or 1
     print(f"CPU {cpu}: {nz.get('count', 0)} gaps above {nz.get('threshold_ns')} ns "
           f"(20 x the loop's minimum step of {nz.get('min_step_ns')} ns) in {win / 1e9:.1f} s; "
           f"{fmt_time(nz.get('total_ns', 0))} lost ({100.0 * nz.get('total_ns', 0) / win:.2f}%), "
           f"longest {fmt_time(nz.get('longest_ns', 0))}")
-    print(f"per 1 s window: median {fmt_time(r['summary']['median'])} lost, CV {r['summary']['cv']:.1%}")
+    print(f"per 1 s window: median {fmt_time(r.summary.median)} lost, CV {r.summary.cv:.1%}")
     print(f"\n{'gap length':<22}{'gaps':>9}{'time lost':>12}")
     for h in nz.get("histogram") or []:
         print(f"{fmt_time(h['lo_ns']) + ' .. ' + fmt_time(h['hi_ns']):<22}{h['count']:>9}{fmt_time(h['total_ns']):>12}")

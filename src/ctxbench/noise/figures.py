@@ -1,13 +1,16 @@
 """The noise figure: a histogram of the gaps a pinned tight loop sees."""
 from __future__ import annotations
 
+from ctxbench.core.model import Summary
 from ctxbench.ui.figures import MS, finish_titled
 from ctxbench.ui.figures import machine_label, plt
 
 NAME = "noise-gaps"  # file name
 
 
-def noise_histogram(noise: dict, env: dict, cpu, per_window: dict | None = None):
+def noise_histogram(noise: dict, env: dict, cpu, per_window: Summary | None = None):
+    """`noise`: the result's noise record (Result.noise); `per_window`: its
+    summary (time lost per 1 s window)."""
     hist = noise.get("histogram") or []
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     labels = [_fmt(h["lo_ns"]) for h in hist]
@@ -24,9 +27,9 @@ def noise_histogram(noise: dict, env: dict, cpu, per_window: dict | None = None)
     fig.suptitle(f"Gaps seen by a tight clock loop on CPU {cpu}: {noise.get('count', 0)} gaps, "
                  f"{noise.get('total_ns', 0) / MS:.1f} ms lost in {win / 1e9:.1f} s, longest "
                  f"{noise.get('longest_ns', 0) / MS:.2f} ms (threshold {noise.get('threshold_ns', 0)} ns)\n"
-                 + (f"time lost per 1 s window: median {per_window['median'] / MS:.1f} ms, 95% CI "
-                    f"[{per_window['ci95'][0] / MS:.1f}, {per_window['ci95'][1] / MS:.1f}] ms, CV {per_window['cv']:.1%}\n"
-                    if per_window and per_window.get("n") else "") +
+                 + (f"time lost per 1 s window: median {per_window.median / MS:.1f} ms, 95% CI "
+                    f"[{per_window.ci95[0] / MS:.1f}, {per_window.ci95[1] / MS:.1f}] ms, CV {per_window.cv:.1%}\n"
+                    if per_window and per_window.n else "") +
                  f"{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
 

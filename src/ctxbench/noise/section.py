@@ -18,7 +18,7 @@ def render_noise(rs: list[dict], env: dict) -> list:
     out: list = []
     for r in rs:
         nz = Result(r).noise
-        out += _figures([(NAME, noise_histogram(nz, env, _p(r).get("noise_cpu"), r.get("summary")))],
+        out += _figures([(NAME, noise_histogram(nz, env, _p(r).get("noise_cpu"), Result(r).summary))],
                         "gaps seen by a tight timer-reading loop on the pinned CPU")
         out.append(Table(["CPU", "gaps", "threshold", "total lost", "longest"],
                          [[str(_p(r).get("noise_cpu")), str(nz.get("count")), fmt_time(nz.get("threshold_ns")),

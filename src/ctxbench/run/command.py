@@ -81,8 +81,9 @@ def run(args) -> int:
     doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
-    findings = checks.environment_findings(env, cpus=sorted({r["params"].get("cpu") for r in res} |
-                                                            {r["params"].get("cpu_b") for r in res} - {None}))
+    views = [results.Result(r) for r in res]
+    findings = checks.environment_findings(env, cpus=sorted({r.params.cpu for r in views} |
+                                                            {r.params.get("cpu_b") for r in views} - {None}))
     for r in res:
         findings += checks.result_findings(r)
     idle = env.get("idle") or {}

@@ -310,7 +310,7 @@ def run(args) -> int:
             if raw is None:  # the engine failed this point: its own message ends the sweep (stream)
                 t_prev[0] = now
                 continue
-            params = dict(raw.get("params") or {})
+            params = dict(results.Result(raw).params.items())
             if "size" in params and "stride" in params:
                 if (int(params["size"]), int(params["stride"])) != (size, stride):
                     raise UserError(f"engine answered point {params['size']}:{params['stride']}, "
@@ -328,9 +328,9 @@ def run(args) -> int:
         for k in got:
             r = sw.by_key[k] = results.analyse(sw.by_key[k])
             sweep_analysis.add_counter_rates(r)
-            if not state["counters_said"] and isinstance(r.get("counters"), dict):
+            if not state["counters_said"] and results.Result(r).counters:
                 state["counters_said"] = True
-                c = r["counters"]
+                c = results.Result(r).counters
                 if not c.get("available"):
                     prog.close()
                     print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
@@ -385,7 +385,7 @@ def run(args) -> int:
                 # beside the next point, maybe on its CPU, a third task the switch counts miss
                 # (it inflated later stride-0 points by 40% in one run).
                 arrived.append((raw, time.monotonic()))
-                p = raw.get("params") or {}
+                p = results.Result(raw).params
                 prog.step(f"{name} {sweep_plan.fmt_size(int(p.get('size', 0)))}:{p.get('stride', '?')}")
 
             prog.update(f"{name} starting")
@@ -521,8 +521,8 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
         direct_goal = MDE_GOAL_FRAC * sweep_analysis.direct_cost(all_results, bid)
         for s, d in pts:
             r = sw.by_key.get((bid, s, d))
-            e = (r or {}).get("indirect") or {}
-            n = int(e.get("n") or 0)
+            e = (results.Result(r).indirect if r else None) or results.Summary({})
+            n = e.n
             goal = goal_ns(direct_goal, r, d)
             if n < 2:
                 # no spread yet: its samples met other load and were dropped (or it was never
@@ -534,12 +534,11 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
                     out.append(allocate.PointState((bid, s, d), measured, math.nan, sw.cost(bid, s, d), False,
                                                    goal / power.MDE_FACTOR, CLOSE_ROUNDS))
                 continue
-            mde = e.get("mde_ns", math.nan)
-            mde = mde if isinstance(mde, (int, float)) else math.nan
+            mde = e.mde
             # The spread the allocation plans with is the one the point's MDE comes from (the
             # trimmed mean's standard error, x sqrt(rounds)), so that a point reaches its goal
             # after the rounds it was given.
-            sd = mde / power.MDE_FACTOR * math.sqrt(n) if math.isfinite(mde) else e.get("sd_ns", math.nan)
+            sd = mde / power.MDE_FACTOR * math.sqrt(n) if math.isfinite(mde) else e.sd
             # Precision alone closes a point, never its estimate: closing a point at the
             # first round whose interval excludes 0 (or sizing its rounds by |estimate|)
             # is optional stopping, and an interval looked at after every round excludes

@@ -15,6 +15,7 @@ milliseconds and can be negative (it is never clipped).
 from __future__ import annotations
 
 
+from ctxbench.core.model import Result
 from ctxbench.sweep.analysis import MISS_EVENTS, series
 from ctxbench.sweep.plan import boundaries, fmt_size, key
 from ctxbench.ui.figures import machine_label, plt
@@ -132,7 +133,7 @@ def compare_figure(doc: dict, stride: int):
 def counter_figure(doc: dict, name: str, bid: str, strides=(8, 64)):
     env = doc.get("environment") or {}
     res = [r for r in doc.get("results") or [] if key(r) and key(r)[0] == bid
-           and ((r.get("counters") or {}).get("per_kilo_instructions"))]
+           and Result(r).counters.get("per_kilo_instructions")]
     if not res:
         return None
     fig, axes = plt.subplots(len(MISS_EVENTS), 1, figsize=(8, 10), sharex=True)
@@ -143,7 +144,7 @@ def counter_figure(doc: dict, name: str, bid: str, strides=(8, 64)):
                 pts = []
                 for r in res:
                     k = key(r)
-                    pki = r["counters"]["per_kilo_instructions"].get(phase, {})
+                    pki = Result(r).counters["per_kilo_instructions"].get(phase, {})
                     v = (pki.get("both") if phase == "switch" else pki.get("a")) or {}
                     if k[2] == d and ev in v:
                         pts.append((k[1], v[ev]))

@@ -29,16 +29,9 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     new["round_cost_s"] = [float(cost_s)]
     if not old:
         return new
-    out = {k: v for k, v in old.items() if k not in ("summary", "summary_all", "verification", "indirect")}
     if "sample_n" not in old:  # a file from before sample_n: its rounds' n is the first round's
         old = dict(old, sample_n=[(old.get("params") or {}).get("n")] * len(old.get("samples") or []))
-    for k in PER_SAMPLE:
-        out[k] = list(old.get(k) or []) + list(new.get(k) or [])
-    for k in ("raw", "verify"):
-        a, b = old.get(k) or {}, new.get(k) or {}
-        # per-sample arrays are appended; anything else (verify's `source`) is the first round's
-        out[k] = {name: (a[name] + b[name] if isinstance(a[name], list) and isinstance(b.get(name), list)
-                         else a[name]) for name in a if name in b}
+    out = model.append_samples(old, new, PER_SAMPLE)
     out["round_cost_s"] = list(old.get("round_cost_s") or []) + new["round_cost_s"]
     if not isinstance(out.get("counters"), dict) or not out["counters"].get("available"):
         if isinstance(new.get("counters"), dict):

@@ -25,6 +25,8 @@ it; every effect carries its minimum detectable effect (stats.power).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import math
 
 import numpy as np
@@ -110,7 +112,15 @@ def _linear(est: np.ndarray, boot: np.ndarray, ns: list[int], at: dict) -> dict:
     return dict(e, checked=True, first=[a, b], last=[c, d], linear=not e["resolved"])
 
 
-def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> dict:
+class PairAnalysis(NamedTuple):
+    """One pair's analysis: `effects` (per switch, per task, C, the
+    switch's inflation, rounds: the file's tasks.per_pair record) and
+    seed 000's points (derived results, one per n)."""
+    effects: dict
+    points: list
+
+
+def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> PairAnalysis:
     """Per-switch and per-task effects and seed 000's points for one pair."""
     P, wp = table(pair_result)
     E, we = table(empty_result)
@@ -195,7 +205,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
             "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
             "warnings": pw,
         })
-    return {"summary": summary, "points": points}
+    return PairAnalysis(summary, points)
 
 
 def max_cv(points: list[dict]) -> float:

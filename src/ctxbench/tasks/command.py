@@ -78,20 +78,15 @@ def _measure(pair: str, ns: list[int], rounds: int, args, suffix: str, first: bo
     opts = EngineOptions(cpu=args.cpu, groups=rounds, iterations=len(ns), task_scale=args.scale,
                          warmup_ms=None if first else 0, extra=["--n-list", ",".join(map(str, ns))])
     h, res = run_ids([pid, eid], opts, None, interleave=True)
-    by = {r["id"]: r for r in res}
+    by = {model.Result(r).id: r for r in res}
     return h, [by[pid], by[eid]]
 
 
 def _merge(a: dict, b: dict) -> dict:
     """Two jobs' results of one id as one (b's rounds numbered after a's)."""
-    shift = 1 + max(a.get("group") or [-1])
-    out = dict(a)
-    out["samples"] = list(a["samples"]) + list(b["samples"])
-    out["group"] = list(a.get("group") or []) + [g + shift for g in (b.get("group") or [])]
-    out["raw"] = {k: list(a["raw"].get(k, [])) + list(v) for k, v in b["raw"].items()}
-    out["verify"] = {k: (list(a["verify"].get(k, [])) + list(v)) if isinstance(v, list) else v
-                     for k, v in (b.get("verify") or {}).items()}
-    return model.analyse(out)
+    shift = 1 + max(model.Result(a).groups or [-1])
+    later = dict(b, group=[g + shift for g in model.Result(b).groups or []])
+    return model.analyse(model.append_samples(a, later))
 
 
 def run(args) -> int:
@@ -135,9 +130,9 @@ def run(args) -> int:
     by_pair, per_pair, points = {}, {}, []
     for pair in pairs:
         a = tasks_analysis.analyse_pair(*raw[pair])
-        by_pair[pair] = a["points"]
-        per_pair[pair] = dict(a["summary"], **plan[pair])
-        points += a["points"]
+        by_pair[pair] = a.points
+        per_pair[pair] = dict(a.effects, **plan[pair])
+        points += a.points
     maxcv = tasks_analysis.max_cv(points)
     # the runs themselves (the pair's and the empty pair's), so that the report
     # re-derives the per-switch effects from the file (tasks_analysis.runs_in)
@@ -156,7 +151,7 @@ def run(args) -> int:
                                  (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair))])
 
     print(render(by_pair, per_pair, maxcv))
-    print_warnings([(f"{p['params']['pair']} n={p['params']['n']}", p["warnings"]) for p in points])
+    print_warnings([(f"{p.params.pair} n={p.params.n}", p.warnings_stored()) for p in map(model.Result, points)])
     life.finish()
     return 0
 
@@ -170,7 +165,7 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
     share = left_s / max(1, len(pairs))
     for pair in pairs:
         pl = plan[pair]
-        e = tasks_analysis.analyse_pair(*raw[pair], resamples=400)["summary"]["per_switch"]
+        e = tasks_analysis.analyse_pair(*raw[pair], resamples=400).effects["per_switch"]
         afford = pl["pilot_rounds"] + int(share / max(pl["round_s"], 1e-3))
         est, se = abs(e["estimate_ns"]), e["se_ns"]
         # +-TARGET: 1.96 se <= TARGET * est
@@ -197,11 +192,11 @@ def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
     lines.append(hdr)
     lines.append("-" * len(hdr))
     for pair, pts in by_pair.items():
-        for p in pts:
-            q = p["parts"]
+        for p in map(model.Result, pts):
+            q = p.effects
             lo, hi = q["I"]["ci95"]
             ci = f"[{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else ""
-            lines.append(f"{pair:<22}{p['params']['n']:>6}  {fmt_time(q['R_prime']['mean']):>13} "
+            lines.append(f"{pair:<22}{p.params.n:>6}  {fmt_time(q['R_prime']['mean']):>13} "
                          f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
                          f"{fmt_time(q['I']['mean']):>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%")
     lines.append(f"\nMax CV (R'_total, over all points) = {maxcv:.2%}")
@@ -216,7 +211,7 @@ def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
         if s.get("marginal"):
             lines.append(f"  {'':<22}   one more switch, by n: {tasks_analysis.marginal_text(s)}")
     for pair, pts in by_pair.items():
-        last = pts[-1]
-        lines.append(f"{pair}: at n = {last['params']['n']}, I = {last['parts']['I_pct']['mean']:.3f}% of the "
+        last = model.Result(pts[-1])
+        lines.append(f"{pair}: at n = {last.params.n}, I = {last.effects['I_pct']['mean']:.3f}% of the "
                      f"combined running time (David et al. 2007: 0.10%-0.18% at 99)")
     return "\n".join(lines)

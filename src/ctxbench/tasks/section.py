@@ -18,12 +18,12 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
     from ctxbench.tasks import analysis as tasks_analysis
     from ctxbench.tasks import figures as tasks_plots
-    pts = [r for r in rs if isinstance(r.get("parts"), dict) and "pair" in _p(r)]
+    pts = [r for r in rs if Result(r).derived and "pair" in _p(r)]
     by_pair: dict = {}
     for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
         by_pair.setdefault(_p(r)["pair"], []).append(r)
     runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
-    per = {pair: tasks_analysis.analyse_pair(*rr)["summary"] for pair, rr in runs.items()}
+    per = {pair: tasks_analysis.analyse_pair(*rr).effects for pair, rr in runs.items()}
     out: list = []
     if by_pair:
         maxcv = tasks_analysis.max_cv(pts)

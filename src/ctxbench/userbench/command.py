@@ -116,11 +116,11 @@ def run(args) -> int:
     prog.close()
     env = header.get("environment", {})
     hz = (env.get("timers") or {}).get("cycle_hz") or next(
-        ((r.get("timing") or {}).get("cycle_hz") for r in res if (r.get("timing") or {}).get("cycle_hz")), None)
+        (Result(r).timing["cycle_hz"] for r in res if Result(r).timing.get("cycle_hz")), None)
     exe = boost_helper()
     note = None
     if exe:
-        cpu = args.cpu if args.cpu is not None else (res[0]["params"].get("cpu_b") if res else None)
+        cpu = args.cpu if args.cpu is not None else (Result(res[0]).params.get("cpu_b") if res else None)
         res.append(run_boost(exe, opts.groups * opts.iterations, cpu))
     else:
         note = ("Boost.Context fiber: not measured (helper not built: install libboost-context-dev, "
