@@ -132,11 +132,12 @@ def find(rt: Runtime, base: Path | None = None) -> Found:
     """Is the toolchain there (its version), and the harness built?"""
     base = base or root()
     argv = [_resolve(p, base) for p in rt.harness]
-    if rt.interpreter_env and os.environ.get(rt.interpreter_env):
-        argv[0] = os.environ[rt.interpreter_env]
+    other = rt.interpreter_env and os.environ.get(rt.interpreter_env)
+    if other:
+        argv[0] = other
     version = None
-    if rt.version_cmd:
-        exe = shutil.which(rt.version_cmd[0])
+    if rt.version_cmd:  # the interpreter named in the environment, if one is, says its own version
+        exe = shutil.which(other if other and rt.version_cmd[0] == rt.harness[0] else rt.version_cmd[0])
         if not exe:
             return Found(rt, missing=rt.missing)
         try:
@@ -149,8 +150,9 @@ def find(rt: Runtime, base: Path | None = None) -> Found:
                           else "")
     exe = argv[0] if "/" in argv[0] else shutil.which(argv[0])
     if not exe or not os.access(exe, os.X_OK) or os.path.isdir(exe):
-        what = "harness not built" if "/" in rt.harness[0] and not rt.interpreter_env else "not found"
-        return Found(rt, missing=f"{rt.name}: {what} ({escaped(argv[0])}); `make runtimes` builds it")
+        if not rt.version_cmd:  # the interpreter is the toolchain: its own line
+            return Found(rt, missing=rt.missing)
+        return Found(rt, missing=f"{rt.name}: harness not built ({escaped(argv[0])}); `make runtimes` builds it")
     for part in argv[1:]:
         if "/" in part and not part.startswith("-") and not os.path.exists(part):
             return Found(rt, missing=f"{rt.name}: harness not built ({escaped(part)}); `make runtimes` builds it")
