@@ -120,6 +120,7 @@ def test_each_check_of_a_record_can_fail():
         (lambda r: r.pop("warmup"), "'warmup' must say its ms and its method"),
         (lambda r: r["samples"].__setitem__(0, -1.0), "must be positive"),
         (lambda r: r["params"].pop("delay_ns"), "params.delay_ns must be an integer"),
+        (lambda r: r["params"].__setitem__("delay_ns", 5), "a delay that was not asked for"),
     ]:
         bad = json.loads(json.dumps(rec))
         change(bad)

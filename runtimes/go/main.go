@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,7 +22,7 @@ type opts struct {
 	iterations  int
 	minSampleUs int
 	warmupMs    int
-	delayNs     int64
+	delays      []int64 // one, or a few taken in turn (the known answer's interleaving)
 	spawn       int
 	park        int
 }
@@ -53,7 +54,7 @@ func count(args []string, i int, lo, hi int64) int64 {
 }
 
 func parse(args []string) opts {
-	o := opts{placement: "pinned", groups: 3, iterations: 10, minSampleUs: 2000, warmupMs: 200}
+	o := opts{placement: "pinned", groups: 3, iterations: 10, minSampleUs: 2000, warmupMs: 200, delays: []int64{0}}
 	for i := 0; i < len(args); i += 2 {
 		switch args[i] {
 		case "--mechanisms":
@@ -75,7 +76,16 @@ func parse(args []string) opts {
 		case "--warmup-ms":
 			o.warmupMs = int(count(args, i, 0, 60000))
 		case "--delay-ns":
-			o.delayNs = count(args, i, 0, 1000000000)
+			if i+1 >= len(args) {
+				fail("--delay-ns needs a value")
+			}
+			o.delays = nil
+			for _, v := range strings.Split(args[i+1], ",") {
+				o.delays = append(o.delays, count([]string{"--delay-ns", v}, 0, 0, 1000000000))
+			}
+			if len(o.delays) > 4 || len(slices.Compact(slices.Sorted(slices.Values(o.delays)))) != len(o.delays) {
+				fail("--delay-ns must be 1 to 4 distinct integers, not %q", args[i+1])
+			}
 		case "--spawn":
 			o.spawn = int(count(args, i, 0, 10000000))
 		case "--park":
@@ -116,7 +126,9 @@ func main() {
 	families := map[string]bool{}
 	for _, name := range o.mechanisms {
 		m := mechanisms[name]
-		emit(handoff(o, name, m))
+		for _, r := range handoff(o, name, m) {
+			emit(r)
+		}
 		families[m.family] = true
 	}
 	for _, f := range familyOrder {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -21,13 +22,36 @@ func rusage() (vol, invol int64) {
 	return ru.Nvcsw, ru.Nivcsw
 }
 
+// spinTarget is what the receiving party spins for so that a hand-off
+// grows by d: d less what the spin costs beyond its target (the clock
+// reads, the overshoot), measured here: the median of many short batches,
+// so that a batch the CPU was taken from does not decide it. Returns
+// (target, overhead).
+func spinTarget(d int64) (int64, int64) {
+	if d == 0 {
+		return 0, 0
+	}
+	k := max(1, 20000/d) // about 20 us a batch
+	var per []float64
+	for range 101 {
+		t0 := time.Now()
+		for range k {
+			spin(d)
+		}
+		per = append(per, float64(time.Since(t0).Nanoseconds())/float64(k))
+	}
+	slices.Sort(per)
+	overhead := int64(per[50]) - d
+	return max(d-overhead, 0), overhead
+}
+
 // calibrate doubles the round trips of a batch until it lasts minSample
 // (as the engine sizes its samples), within the caps above.
-func calibrate(p pair, minSample time.Duration) int {
+func calibrate(p pair, minSample time.Duration, d int64) int {
 	n := 1
 	for {
 		t0 := time.Now()
-		p.roundTrips(n)
+		p.roundTrips(n, d)
 		dt := time.Since(t0)
 		if dt >= minSample || dt >= maxSample/2 || n >= maxRoundTrips {
 			return n
@@ -36,60 +60,75 @@ func calibrate(p pair, minSample time.Duration) int {
 	}
 }
 
-// warmup runs batches of n for ms milliseconds; Go is compiled ahead of
-// time, so there is no JIT tier to wait for: the warm-up fills caches,
-// grows the goroutines' stacks and lets the scheduler settle. Its last
-// three batches are reported, so a reader sees the time had settled.
-func warmup(p pair, n, ms int) map[string]any {
+// warmup runs batches of n for ms milliseconds (the delays in turn); Go is
+// compiled ahead of time, so there is no JIT tier to wait for: the warm-up
+// fills caches, grows the goroutines' stacks and lets the scheduler
+// settle. Its last three batches at the first delay are reported, so a
+// reader sees the time had settled.
+func warmup(p pair, n, ms int, spins []int64) map[string]any {
 	var last []float64
 	end := time.Now().Add(time.Duration(ms) * time.Millisecond)
 	batches := 0
-	for ; batches < maxWarmup && (batches == 0 || time.Now().Before(end)); batches++ {
+	for ; batches < maxWarmup && (batches < 3*len(spins) || time.Now().Before(end)); batches++ {
 		t0 := time.Now()
-		p.roundTrips(n)
-		last = append(last, float64(time.Since(t0).Nanoseconds())/float64(2*n))
-		if len(last) > 3 {
-			last = last[1:]
+		p.roundTrips(n, spins[batches%len(spins)])
+		if batches%len(spins) == 0 {
+			last = append(last, float64(time.Since(t0).Nanoseconds())/float64(2*n))
+			last = last[max(0, len(last)-3):]
 		}
 	}
-	lo, hi := last[0], last[0]
-	for _, v := range last {
-		lo, hi = min(lo, v), max(hi, v)
-	}
+	lo, hi := slices.Min(last), slices.Max(last)
 	return map[string]any{"ms": ms, "batches": batches, "last_ns": last, "spread": (hi - lo) / lo,
 		"method": "ahead-of-time compiled (no JIT tiers); the last three warm-up batches' ns per hand-off " +
 			"and their spread (max - min) / min are given"}
 }
 
-// handoff measures one mechanism: G groups of I samples, each group with
-// fresh parties and one untimed batch first.
-func handoff(o opts, name string, m mechanism) map[string]any {
-	var samples, totals, handoffs []float64
-	var groups []int
-	var vol, invol []int64
+type series struct {
+	samples, totals, handoffs []float64
+	groups                    []int
+	vol, invol                []int64
+	spins, overheads          []int64 // the delay's spin target and overhead, per group
+}
+
+// handoff measures one mechanism: G groups of I samples per delay (the
+// delays in turn), each group with fresh parties and one untimed batch
+// first; one record per delay. The spin's target is measured again for
+// each group: the CPU's speed (and so the spin's own overhead) changes
+// when the machine's load does.
+func handoff(o opts, name string, m mechanism) []map[string]any {
+	spins := make([]int64, len(o.delays))
+	out := make([]series, len(o.delays))
 	var warm map[string]any
 	n := 0
+	minSample := time.Duration(o.minSampleUs) * time.Microsecond
 	for g := 0; g < o.groups; g++ {
-		p := m.start(o.delayNs)
-		if g == 0 {
-			n = calibrate(p, time.Duration(o.minSampleUs)*time.Microsecond)
-			warm = warmup(p, n, o.warmupMs)
-			n = calibrate(p, time.Duration(o.minSampleUs)*time.Microsecond) // again, on warm code
-		} else {
-			p.roundTrips(n)
+		for k, d := range o.delays {
+			var overhead int64
+			spins[k], overhead = spinTarget(d)
+			out[k].spins, out[k].overheads = append(out[k].spins, spins[k]), append(out[k].overheads, overhead)
 		}
-		for i := 0; i < o.iterations; i++ {
+		p := m.start()
+		if g == 0 {
+			n = calibrate(p, minSample, spins[0])
+			warm = warmup(p, n, o.warmupMs, spins)
+			n = calibrate(p, minSample, spins[0]) // again, on warm caches
+		} else {
+			p.roundTrips(n, spins[0])
+		}
+		for i := 0; i < o.iterations*len(o.delays); i++ {
+			k := i % len(o.delays)
 			v0, i0 := rusage()
 			t0 := time.Now()
-			p.roundTrips(n)
+			p.roundTrips(n, spins[k])
 			dt := time.Since(t0)
 			v1, i1 := rusage()
+			s := &out[k]
 			total := float64(dt.Nanoseconds())
-			samples = append(samples, total/float64(2*n))
-			totals = append(totals, total)
-			handoffs = append(handoffs, float64(2*n))
-			groups = append(groups, g)
-			vol, invol = append(vol, v1-v0), append(invol, i1-i0)
+			s.samples = append(s.samples, total/float64(2*n))
+			s.totals = append(s.totals, total)
+			s.handoffs = append(s.handoffs, float64(2*n))
+			s.groups = append(s.groups, g)
+			s.vol, s.invol = append(s.vol, v1-v0), append(s.invol, i1-i0)
 		}
 		p.close()
 	}
@@ -97,15 +136,25 @@ func handoff(o opts, name string, m mechanism) map[string]any {
 	if procs := runtime.GOMAXPROCS(0); o.placement == "pinned" && procs != 1 {
 		warnings = append(warnings, fmt.Sprintf("pinned, but GOMAXPROCS is %d (the front end sets 1)", procs))
 	}
-	return map[string]any{
-		"id": "runtimes/go/" + name + "/" + o.placement, "quantity": "handoff", "unit": "ns",
-		"doc": m.doc,
-		"params": map[string]any{"runtime": "go", "mechanism": name, "placement": o.placement, "n": n,
-			"delay_ns": o.delayNs, "workers": runtime.GOMAXPROCS(0)},
-		"samples": samples, "group": groups,
-		"raw": map[string]any{"total_ns": totals, "handoffs": handoffs},
-		"verify": map[string]any{"voluntary": vol, "involuntary": invol,
-			"source": "getrusage(RUSAGE_SELF) ru_nvcsw/ru_nivcsw around each sample (every thread of the process)"},
-		"warmup": warm, "warnings": warnings,
+	var interleaved any
+	if len(o.delays) > 1 {
+		interleaved = o.delays
 	}
+	records := []map[string]any{}
+	for k, d := range o.delays {
+		s := out[k]
+		records = append(records, map[string]any{
+			"id": "runtimes/go/" + name + "/" + o.placement, "quantity": "handoff", "unit": "ns",
+			"doc": m.doc,
+			"params": map[string]any{"runtime": "go", "mechanism": name, "placement": o.placement, "n": n,
+				"delay_ns": d, "delay_spin_ns": s.spins, "delay_overhead_ns": s.overheads,
+				"interleaved_delays": interleaved, "workers": runtime.GOMAXPROCS(0)},
+			"samples": s.samples, "group": s.groups,
+			"raw": map[string]any{"total_ns": s.totals, "handoffs": s.handoffs},
+			"verify": map[string]any{"voluntary": s.vol, "involuntary": s.invol,
+				"source": "getrusage(RUSAGE_SELF) ru_nvcsw/ru_nivcsw around each sample (every thread of the process)"},
+			"warmup": warm, "warnings": warnings,
+		})
+	}
+	return records
 }

@@ -10,7 +10,7 @@ const { spawnRecord, parkRecord } = require('./lightweight');
 const COUNTS = {
   '--groups': ['groups', 1, 1000], '--iterations': ['iterations', 1, 100000],
   '--min-sample-us': ['minSampleUs', 1, 1000000], '--warmup-ms': ['warmupMs', 0, 60000],
-  '--delay-ns': ['delayNs', 0, 1e9], '--spawn': ['spawn', 0, 1e7], '--park': ['park', 0, 1e7],
+'--spawn': ['spawn', 0, 1e7], '--park': ['park', 0, 1e7],
 };
 
 function fail(message) {
@@ -20,7 +20,7 @@ function fail(message) {
 
 function parse(argv) {
   const o = { mechanisms: [], placement: 'pinned', groups: 3, iterations: 10, minSampleUs: 2000, warmupMs: 200,
-    delayNs: 0, spawn: 0, park: 0 };
+    delays: [0], spawn: 0, park: 0 };
   if (argv.length % 2) fail(`${argv[argv.length - 1]} needs a value`);
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
@@ -28,6 +28,11 @@ function parse(argv) {
       o.mechanisms = value.split(',');
       const unknown = o.mechanisms.filter((m) => !(m in MECHANISMS));
       if (unknown.length) fail(`unknown mechanism '${unknown[0]}' (--list names them)`);
+    } else if (flag === '--delay-ns') {  // one delay, or a few taken in turn (the known answer's interleaving)
+      o.delays = value.split(',').map((v) => (/^\d+$/.test(v) ? Number(v) : NaN));
+      if (o.delays.length > 4 || o.delays.some((d) => !(d >= 0 && d <= 1e9)) || new Set(o.delays).size !== o.delays.length) {
+        fail(`--delay-ns must be 1 to 4 distinct integers in [0, 1000000000], not '${value}'`);
+      }
     } else if (flag === '--placement') {
       if (value !== 'pinned' && value !== 'default') fail('--placement must be pinned or default');
       o.placement = value;
@@ -63,7 +68,7 @@ async function main(argv) {
   });
   let asyncFn = false;
   for (const name of o.mechanisms) {
-    emit(await handoff(o, name, MECHANISMS[name]));
+    for (const record of await handoff(o, name, MECHANISMS[name])) emit(record);
     asyncFn = asyncFn || MECHANISMS[name].family === 'async-fn';
   }
   if (asyncFn && o.spawn) emit(await spawnRecord(o));

@@ -4,7 +4,7 @@
 const { parentPort, workerData } = require('worker_threads');
 const { spin } = require('./measure');
 
-const { turn, delay } = workerData;
+const { turn } = workerData;  // word 0: whose turn, word 1: the delay
 parentPort.postMessage('ready');
 for (;;) {  // ends when the main thread writes 2 (its close), or with the process
   let t = Atomics.load(turn, 0);
@@ -13,7 +13,8 @@ for (;;) {  // ends when the main thread writes 2 (its close), or with the proce
     t = Atomics.load(turn, 0);
   }
   if (t === 2) break;
-  if (delay) spin(delay);
+  const d = Atomics.load(turn, 1);
+  if (d) spin(d);
   Atomics.store(turn, 0, 0);
   Atomics.notify(turn, 0);
 }

@@ -18,12 +18,13 @@ class Options:
     mechanisms = ()
     placement = "pinned"
     groups, iterations, min_sample_us, warmup_ms = 3, 10, 2000, 200
-    delay_ns = spawn = park = 0
+    delays = (0,)
+    spawn = park = 0
 
 
 COUNTS = {"--groups": ("groups", 1, 1000), "--iterations": ("iterations", 1, 100000),
           "--min-sample-us": ("min_sample_us", 1, 1000000), "--warmup-ms": ("warmup_ms", 0, 60000),
-          "--delay-ns": ("delay_ns", 0, 10**9), "--spawn": ("spawn", 0, 10**7), "--park": ("park", 0, 10**7)}
+          "--spawn": ("spawn", 0, 10**7), "--park": ("park", 0, 10**7)}
 
 
 def fail(message):
@@ -41,6 +42,14 @@ def parse(argv):
             unknown = [m for m in o.mechanisms if m not in MECHANISMS]
             if unknown:
                 fail(f"unknown mechanism {unknown[0]!r} (--list names them)")
+        elif flag == "--delay-ns":  # one delay, or a few taken in turn (the known answer's interleaving)
+            try:
+                o.delays = tuple(int(v) for v in value.split(","))
+            except ValueError:
+                o.delays = ()
+            if not 1 <= len(o.delays) <= 4 or not all(0 <= d <= 10**9 for d in o.delays) \
+                    or len(set(o.delays)) != len(o.delays):
+                fail(f"--delay-ns must be 1 to 4 distinct integers in [0, 1000000000], not {value!r}")
         elif flag == "--placement":
             if value not in ("pinned", "default"):
                 fail("--placement must be pinned or default")
@@ -97,7 +106,8 @@ def main(argv):
             print(json.dumps({"skipped": name, "why": f"{m.needs} is not installed in {sys.executable} "
                                                      "(`make runtimes` installs it)"}), flush=True)
             continue
-        print(json.dumps(measure.handoff(o, name, m, params)), flush=True)
+        for record in measure.handoff(o, name, m, params):
+            print(json.dumps(record), flush=True)
         families.add(m.family)
     for family in FAMILIES:
         if family in families and o.spawn:

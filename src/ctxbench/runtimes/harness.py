@@ -78,24 +78,30 @@ class Settings:
     iterations: int = 10
     min_sample_us: int = 2000
     warmup_ms: int = 200
-    delay_ns: int = 0
+    delay_ns: int | tuple[int, ...] = 0  # several: the harness takes them in turn, one record each
     spawn: int = 0   # spawn+join batch size (0: not measured)
     park: int = 0    # threads parked for the memory measure (0: not measured)
 
     def args(self) -> list[str]:
         out = ["--groups", str(self.groups), "--iterations", str(self.iterations),
                "--min-sample-us", str(self.min_sample_us), "--warmup-ms", str(self.warmup_ms)]
-        for flag, v in (("--delay-ns", self.delay_ns), ("--spawn", self.spawn), ("--park", self.park)):
+        delays = self.delays()
+        if delays != (0,):
+            out += ["--delay-ns", ",".join(map(str, delays))]
+        for flag, v in (("--spawn", self.spawn), ("--park", self.park)):
             if v:
                 out += [flag, str(v)]
         return out
+
+    def delays(self) -> tuple[int, ...]:
+        return self.delay_ns if isinstance(self.delay_ns, tuple) else (self.delay_ns,)
 
     def deadline_s(self, mechanisms: int) -> float:
         """A generous bound on a run: start-up (a JVM), then per mechanism
         its warm-up, calibration and samples, each sample bounded by the
         harness at about a second; spawn and park add theirs."""
         per_sample = self.min_sample_us * 4e-6 + 0.05
-        per_mech = self.warmup_ms / 1000 + 2 + self.groups * (self.iterations + 1) * per_sample
+        per_mech = self.warmup_ms / 1000 + 2 + self.groups * (len(self.delays()) * self.iterations + 1) * per_sample
         extra = (self.groups * self.iterations * 0.2 if self.spawn else 0) + (self.groups * 10 if self.park else 0)
         return 30 + 3 * mechanisms * (per_mech + extra)
 
@@ -339,10 +345,14 @@ def parse(name: str, lines: Sequence[str], cmd: Command) -> tuple[dict, list[dic
             results.append(check_result(name, rec, where, cmd.placement))
     if header is None:
         raise HarnessError(name, "printed no header line")
-    ids = [r["id"] for r in results]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
+    delays = [int(d) for d in (_arg(cmd.argv, "--delay-ns") or "0").split(",")]
+    ids = [(r["id"], r["params"].get("delay_ns")) for r in results]
+    twice = sorted({i[0] for i in ids if ids.count(i) > 1})
     if twice:
         raise HarnessError(name, f"the same id twice: {escaped(twice[0])}")
+    other = [r["id"] for r in results if r["quantity"] == "handoff" and r["params"]["delay_ns"] not in delays]
+    if other:
+        raise HarnessError(name, f"{escaped(other[0])}: a delay that was not asked for")
     answered = {r["params"]["mechanism"] for r in results if r["quantity"] == "handoff"} \
         | {s["mechanism"] for s in skipped}
     silent = [m for m in mechanisms if m not in answered]
