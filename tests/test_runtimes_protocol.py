@@ -218,6 +218,12 @@ def test_command_refuses_what_a_placement_cannot_be():
     assert c.argv[-4:] == ("--delay-ns", "1000", "--spawn", "10") and "--park" not in c.argv
 
 
+def test_a_cpu_the_child_may_not_use_is_one_line():
+    c = harness.command(found(), "pinned", [max(os.sched_getaffinity(0)) + 4096], ["a"], SMALL)
+    with pytest.raises(HarnessError, match=r"^runtimes: fake: cannot start .* on CPU\(s\) \[\d+\]$"):
+        harness.run(found(), c, timeout_s=60)
+
+
 def test_list_reads_the_harness_s_mechanisms():
     assert [m["mechanism"] for m in harness.list_mechanisms(found())] == ["a", "b"]
 

@@ -265,6 +265,8 @@ def run(found: Found, cmd: Command, timeout_s: float) -> tuple[dict, list[dict],
                                 preexec_fn=_child_setup(cmd.cpus, os.getpid()))
     except OSError as e:
         raise HarnessError(name, f"cannot start {escaped(cmd.argv[0])}: {e.strerror or e}")
+    except subprocess.SubprocessError:  # the child's set-up failed: a CPU it may not use
+        raise HarnessError(name, f"cannot start {escaped(cmd.argv[0])} on CPU(s) {list(cmd.cpus)}")
     pgid = proc.pid  # start_new_session: the harness leads its own group
     timed_out = threading.Event()
 
