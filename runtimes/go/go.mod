@@ -1,0 +1,3 @@
+module ctxbench/runtimes/go
+
+go 1.23
