@@ -27,6 +27,7 @@ SMALL = {
     "ring": ["--parties", "2", "--footprint", "0", "--kind", "thread", "--mechanism", "pipe", "--quick"],
     "noise": ["--seconds", "1"],
     "anatomy": ["--quick", "--rungs", "fifo"],
+    "runtimes": ["--quick", "--runtime", "go", "--placement", "pinned"],
 }
 NOT_MEASURING = {"system", "report", "compare"}  # they read files or the machine, measure nothing
 WITH_PLOT = [c for c in SMALL if c not in ("run", "userbench")]
@@ -157,7 +158,7 @@ def test_each_measuring_command_builds_on_the_lifecycle(cmd):
 
 # Long enough to be interrupted while the engine measures.
 LONG = {"run": [], "userbench": [], "sweep": [], "tasks": [], "irq": [], "ring": [], "noise": ["--seconds", "60"],
-        "anatomy": []}
+        "anatomy": [], "runtimes": []}
 
 
 @pytest.mark.parametrize("cmd", sorted(SMALL))

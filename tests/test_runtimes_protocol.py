@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ctxbench.core.errors import UserError
-from ctxbench.runtimes import harness
+from ctxbench.runtimes import analysis, harness
 from ctxbench.runtimes.harness import Found, HarnessError, Runtime, Settings
 
 FAKE = Path(__file__).resolve().parent / "fake_runtime_harness.py"
@@ -68,7 +68,7 @@ def test_a_good_run_is_parsed_and_its_placement_reaches_the_child(monkeypatch):
     assert [r["id"] for r in results] == ["runtimes/fake/a/pinned", "runtimes/fake/b/pinned"] and skipped == []
     assert header["runtime"]["flags"] == {"affinity": [CPU], "env": "1"}  # one CPU, one worker
     assert header["tool"]["version"] == harness.__version__
-    assert harness.kernel_switches_per_handoff(results[0]) == 0.0
+    assert analysis.kernel_record(results[0])["voluntary_per_handoff"] == 0.0
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the default placement needs two allowed CPUs")

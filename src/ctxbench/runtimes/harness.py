@@ -440,15 +440,6 @@ def check_result(name: str, rec: dict, where: str, placement: str) -> dict:
     return rec
 
 
-def kernel_switches_per_handoff(result: dict) -> float | None:
-    """Voluntary kernel switches of the whole process per one-way hand-off
-    (the median over samples); None for a spawn or memory record."""
-    if result.get("quantity") != "handoff":
-        return None
-    per = sorted(v / h for v, h in zip(result["verify"]["voluntary"], result["raw"]["handoffs"]))
-    return per[len(per) // 2] if len(per) % 2 else (per[len(per) // 2 - 1] + per[len(per) // 2]) / 2
-
-
 def list_mechanisms(found: Found, timeout_s: float = 60) -> list[dict]:
     """The harness's own --list: [{"mechanism", "doc"}]."""
     name = found.runtime.name

@@ -1,0 +1,130 @@
+"""ctxbench runtimes: what a hand-off costs in the runtimes people write
+(Go, Rust/tokio, Java virtual threads, Python, Node, C++ coroutines), each
+measured by a small harness in its own language (runtimes/<runtime>/,
+protocol: runtimes/PROTOCOL.md), side by side with ctxbench's own asm
+switch and kernel-thread pipe measured by the engine in the same run.
+
+Each harness runs twice: pinned (one CPU, the runtime limited to one
+worker: a same-CPU hand-off) and default (two CPUs, the runtime's own
+choices: possibly a cross-CPU wake-up). A runtime whose toolchain or
+harness is missing costs one line, never the command."""
+from __future__ import annotations
+
+import sys
+
+from ctxbench.core import engine
+from ctxbench.core.errors import UserError
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.core.model import Result
+from ctxbench.lifecycle import Lifecycle
+from ctxbench.runtimes import analysis, figures, harness, references, table
+from ctxbench.ui import options
+from ctxbench.ui.progress import Progress
+
+PRESETS = {"quick": options.Preset(2, 3, 500), "default": options.Preset(8, 6, 2000),
+           "full": options.Preset(20, 10, 5000)}
+PLACEMENTS = ("pinned", "default")
+WARMUP_MS = {"quick": 100, "default": 500, "full": 1000}
+SPAWN = {"quick": 200, "default": 2000, "full": 10000}    # lightweight threads per spawn sample
+PARK = {"quick": 10_000, "default": 100_000, "full": 100_000}  # parked at once for the memory figure
+
+
+def add_parser(sub):
+    p = sub.add_parser("runtimes", help="hand-off cost in Go, Rust, Java, Python, Node, C++ vs kernel threads",
+                       description="Measure a hand-off (two parties passing control back and forth) in each "
+                                   "language runtime present, pinned and default, with the kernel switches "
+                                   "per hand-off, spawn cost and memory per lightweight thread, beside "
+                                   "ctxbench's own asm switch and kernel-thread pipe.")
+    names = [rt.name for rt in harness.runtimes()]
+    p.add_argument("--runtime", type=options.choice_list(tuple(names)), metavar="R,...",
+                   help=f"runtimes to measure (default: every one present; known: {', '.join(names)})")
+    p.add_argument("--placement", type=options.choice_list(PLACEMENTS), metavar="P,...",
+                   help="pinned (one CPU, one worker), default (two CPUs), or both (default)")
+    options.add_presets(p, PRESETS, "per mechanism")
+    options.add_cpu(p, "the measured CPU (pinned rows run there)")
+    p.add_argument("--cross-cpu", type=options.cpu, metavar="M",
+                   help="the second CPU of the default placement (default: another allowed CPU)")
+    options.add_output(p)
+    options.add_plot(p, "the figure (runtimes)")
+    p.set_defaults(func=run)
+
+
+def _cpus(args) -> tuple[int, int | None]:
+    measured = args.cpu if args.cpu is not None else max(engine.ALLOWED)
+    if args.cross_cpu is not None:
+        if args.cross_cpu == measured:
+            raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU: the default placement "
+                            "needs a second CPU")
+        return measured, args.cross_cpu
+    others = sorted(engine.ALLOWED - {measured})
+    return measured, (others[-1] if others else None)
+
+
+def run(args) -> int:
+    life = Lifecycle("runtimes", args.output)
+    preset = options.preset(args)
+    groups, iterations, min_us = PRESETS[preset]
+    cpu, cross = _cpus(args)
+    placements = list(args.placement or PLACEMENTS)
+    if "default" in placements and cross is None:
+        placements.remove("default")
+        print("note: only one CPU is allowed: the default placement (two CPUs) is left out", file=sys.stderr)
+    if not placements:
+        raise UserError("nothing to measure: the default placement needs two CPUs, and only one is allowed")
+    wanted = [rt for rt in harness.runtimes() if not args.runtime or rt.name in args.runtime]
+    found_all = [harness.find(rt) for rt in wanted]
+    present = [f for f in found_all if f.present]
+    absent = [f for f in found_all if not f.present]
+    for f in absent:
+        print(f"note: {f.missing}", file=sys.stderr)
+
+    # the reference rows first: the engine's own hand-offs, the same preset
+    ref_ids = [i for i in references.ENGINE_IDS if "cross-cpu" not in i or cross is not None]
+    opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=groups, iterations=iterations, min_sample_us=min_us,
+                         warmup_ms=WARMUP_MS[preset])
+    prog = Progress(len(ref_ids) * (groups + 1) + len(present) * len(placements), label="runtimes ")
+    header, refs = run_ids(ref_ids, opts, prog, interleave=True)
+    results = [analysis.analyse(raw) for raw in map(references.handoff_record, refs) if raw] + refs
+    versions, skipped, failures = {}, [], []
+    settings = harness.Settings(groups=groups, iterations=iterations, min_sample_us=min_us,
+                                warmup_ms=WARMUP_MS[preset], spawn=SPAWN[preset], park=PARK[preset])
+    for found in present:
+        rt = found.runtime
+        for place in placements:
+            prog.update(f"{rt.name} {place}")
+            cpus = (cpu,) if place == "pinned" else (cpu, cross)
+            try:
+                cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
+                head, got, skip = harness.run(found, cmd, settings.deadline_s(len(rt.mechanisms)))
+            except UserError as e:  # one runtime's failure costs its own rows
+                failures.append({"id": f"runtimes/{rt.name}/{place}", "error": str(e)})
+                prog.step()
+                continue
+            versions[rt.name] = dict(head.get("runtime") or {}, toolchain=found.version)
+            for raw in got:
+                params = dict(Result(raw).params.items(), version=versions[rt.name].get("version") or found.version,
+                              flags=versions[rt.name].get("flags") or {}, cpus=list(cpus))
+                results.append(analysis.analyse(dict(raw, params=params)))
+            skipped += [dict(s, runtime=rt.name, placement=place) for s in skip]
+            prog.step()
+    prog.close()
+
+    env = header.get("environment", {})
+    doc = life.document(header, results, {
+        "preset": preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
+        "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
+        "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()})
+    if failures:
+        doc["failures"] = failures
+    life.write(doc)
+    cpu_model = (env.get("cpu") or {}).get("model", "unknown CPU")
+    print(f"\nHand-offs by runtime on {cpu_model} (measured CPU {cpu}"
+          + (f", second CPU {cross}" if cross is not None else "") + ")")
+    print(table.render(results))
+    for s in skipped:
+        print(f"note: {s['runtime']} {s.get('skipped')} ({s['placement']}): {s.get('why')}")
+    if args.plot:
+        life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])
+    life.finish()
+    life.failed(failures, len(present) * len(placements))
+    return 0

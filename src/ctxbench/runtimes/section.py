@@ -1,0 +1,28 @@
+"""The runtimes' part of the report: the figure and the hand-off table.
+Found by the report (report/kinds.py) as this package's `section` module."""
+from __future__ import annotations
+
+from ctxbench.report.kinds import Kind
+from ctxbench.report.model import Figure, Table
+from ctxbench.runtimes import figures, table
+from ctxbench.runtimes.analysis import is_handoff
+from ctxbench.ui.figures import png_bytes
+
+
+def render_runtimes(rs: list[dict], env: dict) -> list:
+    out: list = []
+    fig = figures.figure(rs, env)
+    if fig is not None:
+        out.append(Figure("Hand-off cost per runtime", png_bytes(fig),
+                          "median and 95% interval, log scale; pinned: one CPU and one worker, default: two "
+                          "CPUs; colour: user-level or kernel-assisted by the kernel switches counted"))
+    out.append(Table(table.HANDOFF_HEADER, table.handoff_rows(rs), "Runtimes: one-way hand-off"))
+    other = table.other_rows(rs)
+    if other:
+        out.append(Table(["runtime", "thread", "placement", "measure", "median [95% CI]"], other,
+                         "Runtimes: spawn and memory per lightweight thread"))
+    return out
+
+
+KIND = Kind("runtimes", "Runtimes: hand-offs in Go, Rust, Java, Python, Node, C++ (ctxbench runtimes)",
+            is_handoff, render_runtimes, order=15)
