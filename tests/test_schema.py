@@ -120,5 +120,9 @@ def test_old_plain_text_warnings_get_codes():
     assert coded("ctxbench: 3 of 40 samples disturbed and dropped (migration: 3)")["code"] == "dropped"
     assert coded("negative indirect cost I (printed as measured)")["code"] == "negative_indirect"
     assert coded("SCHED_FIFO refused; measured under SCHED_OTHER instead") == {
-        "code": "engine", "text": "SCHED_FIFO refused; measured under SCHED_OTHER instead"}
+        "code": "engine", "severity": "warning", "text": "SCHED_FIFO refused; measured under SCHED_OTHER instead",
+        "data": {}}
+    # a file from before severities: {code, text} gets its code's severity and no data
+    assert coded({"code": "outliers", "text": "2 statistical outliers"}) == {
+        "code": "outliers", "severity": "info", "text": "2 statistical outliers", "data": {}}
     assert coded({"code": "no-such-code", "text": "x"})["code"] == "engine"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,6 +43,18 @@ CODES = {
     "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
     "vt_pinned": "a Java virtual thread pinned its carrier while timed (JFR): not a virtual-thread hand-off",
 }
+# How much each code matters to a reader: "warning" when the number it is
+# attached to is not what it claims (not verified, negative, biased, not a
+# result), "info" when the number stands and the warning says how it was
+# made (samples left out, outliers kept, an effect below what the run
+# resolves). The engine's own warnings are refused settings and fallbacks:
+# the measurement differs from what was asked.
+SEVERITY = {
+    "engine": "warning", "dropped": "info", "verification": "warning", "outliers": "info",
+    "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
+    "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
+    "untrusted": "warning", "vt_pinned": "warning",
+}
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative")
 # plain-text warnings of files written before warnings had codes
@@ -60,27 +72,35 @@ _LEGACY = (
 
 @dataclass(frozen=True)
 class Note:
-    """A warning attached to a result."""
+    """A warning attached to a result: its code (CODES), severity
+    (SEVERITY), text, and the numbers the text was made from."""
     code: str
     text: str
+    severity: str = "warning"
+    data: dict = field(default_factory=dict, hash=False, compare=False)
 
 
-def warning(code: str, text: str) -> dict:
-    """The stored form of a warning."""
+def warning(code: str, text: str, **data) -> dict:
+    """The stored form of a warning: {code, severity, text, data}; `data`
+    holds the numbers the text was made from, so that warnings of one code
+    are grouped and read by those, never by their text."""
     assert code in CODES, code
-    return {"code": code, "text": text}
+    return {"code": code, "severity": SEVERITY[code], "text": text, "data": data}
 
 
 def coded(w) -> dict:
-    """A warning as {code, text}, whether stored so or as old plain text."""
+    """A warning in the stored form, whether stored so, as {code, text}
+    (files before severities) or as old plain text: those get their code's
+    severity and no data."""
     if isinstance(w, dict):
         code = w.get("code") if w.get("code") in CODES else "engine"
-        return {"code": code, "text": str(w.get("text", ""))}
+        data = w.get("data") if isinstance(w.get("data"), dict) else {}
+        return {"code": code, "severity": SEVERITY[code], "text": str(w.get("text", "")), "data": data}
     text = str(w)
     for pattern, code in _LEGACY:
         if pattern.match(text):
-            return {"code": code, "text": text.replace("ctxbench: ", "", 1)}
-    return {"code": "engine", "text": text}
+            return {"code": code, "severity": SEVERITY[code], "text": text.replace("ctxbench: ", "", 1), "data": {}}
+    return {"code": "engine", "severity": SEVERITY["engine"], "text": text, "data": {}}
 
 
 def with_coded_warnings(r: dict) -> dict:
@@ -115,19 +135,22 @@ def analyse(result: dict) -> dict:
     s = r["summary"]
     if rec["checked"] and rec["dropped"]:
         why = ", ".join(f"{k}: {v}" for k, v in sorted(rec["reasons"].items()))
-        warnings.append(warning("dropped", f"{rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})"))
+        warnings.append(warning("dropped", f"{rec['dropped']} of {len(samples)} samples disturbed and dropped ({why})",
+                                dropped=rec["dropped"], samples=len(samples), reasons=dict(rec["reasons"])))
     if rec["checked"] and rec.get("verdict") == "failed":
-        warnings.append(warning("verification", "verification failed: the switch counts do not match the method"))
+        warnings.append(warning("verification", "verification failed: the switch counts do not match the method",
+                                verdict="failed"))
     elif rec["checked"] and rec.get("verdict") == "not verified":
         warnings.append(warning("verification", f"not verified: {rec['disturbed']} of {len(samples)} samples met "
-                                "other load on the CPU; the rest may be the lucky part of a busy machine"))
+                                "other load on the CPU; the rest may be the lucky part of a busy machine",
+                                verdict="not verified", disturbed=rec["disturbed"], samples=len(samples)))
     if s.get("outliers"):
         warnings.append(warning("outliers", f"{s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs "
                                 "from the median; kept): an interruption the switch counts cannot see, e.g. the "
-                                "hypervisor"))
+                                "hypervisor", outliers=s["outliers"], samples=s["n"]))
     if s["n"] and math.isfinite(s["median"]) and s["median"] < 0:
         warnings.append(warning("negative", "negative derived cost (printed as measured): the subtracted part "
-                                "varies more than the quantity itself"))
+                                "varies more than the quantity itself", median=s["median"]))
     r["warnings"] = warnings
     return r
 

@@ -156,7 +156,7 @@ def untrust(points: list[dict], verdict: dict) -> None:
     for p in points:
         p["parts"]["I"]["trusted"] = bool(verdict["ok"])
         if verdict["ok"] is False:
-            p["warnings"].insert(0, model.warning("untrusted", "UNTRUSTED: " + verdict["reason"]))
+            p["warnings"].insert(0, model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False))
 
 
 def _why_unresolved(e: dict, g: np.ndarray) -> str:
@@ -198,7 +198,7 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     dropped = int((~kept).sum())  # (none since the runs correct for preemption; kept for old files)
     if dropped:
         warns.append(model.warning("dropped", f"{dropped} of {kept.size} samples disturbed and dropped "
-                                   "(another task ran during a timed run)"))
+                                   "(another task ran during a timed run)", dropped=dropped, samples=int(kept.size)))
     est, se = i_eff["estimate_ns"], i_eff["se_ns"]
     if math.isfinite(se):
         # the interval the table and figure print: simultaneous over all points
@@ -208,16 +208,19 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     k_mean = float(k.mean()) if k.size else math.nan
     if math.isfinite(se) and est + z_family * se < 0:
         warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
-                                   "interrupt cannot make a task faster): " + diagnosis(fit, k_mean, -i_eff["ci95"][1])))
+                                   "interrupt cannot make a task faster): " + diagnosis(fit, k_mean, -i_eff["ci95"][1]),
+                                   estimate_ns=est, bound_ns=est + z_family * se))
     elif i_eff["below_mde"]:
         warns.append(model.warning("below_mde", f"|I| below its minimum detectable effect "
-                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved; " + _why_unresolved(i_eff, g)))
+                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved; " + _why_unresolved(i_eff, g),
+                                   estimate_ns=est, mde_ns=i_eff["mde_ns"]))
     sw = (sel["switches"] + sel["switches_prime"])[kept]
     if np.nansum(sw) > 0:
         waited = (sel["waited_ns"] + sel["waited_prime_ns"])[kept]
         if np.nanmin(waited) < 0:
             warns.append(model.warning("dropped", "other tasks took the CPU during the runs and the run delay "
-                                       "is unreadable here: their time is in R and R'"))
+                                       "is unreadable here: their time is in R and R'",
+                                       switches=float(np.nansum(sw))))
         else:
             parts["preempted"] = {"switches": float(np.nansum(sw)), "waited_ns": float(np.nansum(waited))}
     ov = sel["overruns"][kept]

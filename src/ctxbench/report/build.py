@@ -78,7 +78,8 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         s = Section(kind.title + (f" ({key})" if multi else ""))
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
             s.notes.append((f.level, f.what))
-        s.notes += [("warning", w) for w in group([(Result(r).id, r.get("warnings") or []) for r in rs])]
+        s.notes += [("note" if line.severity == "info" else "warning", line.text) for line in group([(Result(r).id, Result(r).warnings_stored())
+                                                                   for r in rs])]
         for part in _render(kind, rs, machines[key]):
             (s.figures if hasattr(part, "png") else s.tables).append(part)
         rep.sections.append(s)

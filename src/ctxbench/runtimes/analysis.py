@@ -63,7 +63,7 @@ def analyse(raw: dict) -> dict:
     if isinstance(pinned, int) and pinned > 0:
         r["warnings"] = r["warnings"] + [model.warning(
             "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events while timing: the virtual thread held its "
-                         "carrier, so this is not a virtual-thread hand-off")]
+                         "carrier, so this is not a virtual-thread hand-off", pinned_events=pinned)]
     return r
 
 

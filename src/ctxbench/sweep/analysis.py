@@ -109,7 +109,8 @@ def add_indirect(results: list[dict], only: set | None = None) -> None:
                    "the t_avg formula here, not a saving)"
                    if s["resolved"] else "its interval contains 0: noise")
             warn.append(model.warning("negative_indirect", f"negative indirect cost (printed as measured, "
-                                                           f"not clipped): {why}"))
+                                                           f"not clipped): {why}", estimate_ns=est,
+                                      resolved=bool(s["resolved"])))
         r["warnings"] = warn
     if only is None:
         add_stride0_family(results)

@@ -48,10 +48,11 @@ def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
     if n and len(idx) < n:
         if len(idx) >= 2:
             warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (other load on "
-                                       "the CPU); left out"))
+                                       "the CPU); left out", disturbed=n - len(idx), runs=n, used="clean"))
         else:
             warns.append(model.warning("disturbed_runs", f"{n - len(idx)} of {n} runs disturbed (other load on "
-                                       "the CPU); too few clean runs, all used"))
+                                       "the CPU); too few clean runs, all used", disturbed=n - len(idx), runs=n,
+                                       used="all"))
             idx = np.arange(n)
     return idx, warns
 
@@ -69,7 +70,7 @@ def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
     if set(cols["n"][idx]) != set(cols["n"]):  # an n with no clean run left: keep them all, and say so
         idx = np.arange(len(r.samples))
         warns = [model.warning("disturbed_runs", "every run at some n was disturbed (other load on the CPU): "
-                               "all runs used; the result is not verified")]
+                               "all runs used; the result is not verified", used="all")]
     return {k: (v[idx] if v.size else v) for k, v in cols.items()}, warns
 
 
@@ -166,12 +167,12 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         "slope": eff(lambda s: s[1]),
         "R_total_ns": float(est[c1]),
     }
-    warns = [dict(t) for t in dict.fromkeys(tuple(w.items()) for w in wp + we)]
+    warns = list({(w["code"], w["text"]): w for w in wp + we}.values())  # each once
     if per_switch["resolved"] and per_switch["estimate_ns"] < 0:
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "
                                    "excludes 0 (printed as measured): the empty pair's switch (C) costs more "
                                    "than the pair's; a disturbed empty pair or a task that runs faster when "
-                                   "split are the candidates"))
+                                   "split are the candidates", estimate_ns=per_switch["estimate_ns"]))
     points = []
     for n in ns:
         k = at[n]
@@ -195,7 +196,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         pw = list(warns)
         if n > 1 and parts["I"]["mean"] < 0 and not parts["I"]["below_mde"]:
             pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
-                                    "measured)"))
+                                    "measured)", estimate_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
         p = dict(params.items())
         p.update({"pair": pair, "n": n, "rounds": rounds})
         points.append({

@@ -1,0 +1,64 @@
+"""Warnings are typed, {code, severity, text, data}, and grouped by code,
+never by their text (issue 23)."""
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from ctxbench.core import model
+from ctxbench.ui.warnings import group, print_warnings
+
+
+def _dropped(d, n):
+    return model.warning("dropped", f"{d} of {n} samples disturbed and dropped (migration: {d})",
+                         dropped=d, samples=n, reasons={"migration": d})
+
+
+def test_one_line_per_code_with_the_ranges_of_its_numbers():
+    lines = group([("a", [_dropped(3, 30)]), ("b", [_dropped(7, 30)]), ("c", [_dropped(5, 30)])])
+    assert len(lines) == 1
+    (line,) = lines
+    assert line.code == "dropped" and line.severity == "info"
+    assert "dropped 3 to 7" in line.text and "samples 30" in line.text and "[a, b, c]" in line.text
+    assert "3 of 30" not in line.text  # no one result's text stands for the others
+
+
+def test_the_same_text_is_said_once_with_its_places():
+    w = model.warning("negative", "negative derived cost (printed as measured)", median=-1.0)
+    lines = group([(f"r{i}", [w]) for i in range(6)])
+    assert [str(x) for x in lines] == ["negative derived cost (printed as measured) [6 results (r0, ..., r5)]"]
+    assert lines[0].severity == "warning"
+
+
+def test_codes_stay_apart_and_in_order(capsys):
+    items = [("x", [model.warning("outliers", "2 statistical outliers", outliers=2), _dropped(1, 10)]),
+             ("y", [_dropped(1, 10)])]
+    print_warnings(items)
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["  note: 2 statistical outliers [x]",
+                   "  note: 1 of 10 samples disturbed and dropped (migration: 1) [x, y]"]
+
+
+def test_old_forms_read_with_their_code_s_severity():
+    lines = group([("old", ["ctxbench: 2 of 20 samples disturbed and dropped (migration: 2)",
+                            {"code": "verification", "text": "verification failed"}])])
+    assert [(x.code, x.severity) for x in lines] == [("dropped", "info"), ("verification", "warning")]
+
+
+def test_every_code_has_a_severity_and_a_meaning():
+    assert set(model.SEVERITY) == set(model.CODES)
+    assert set(model.SEVERITY.values()) <= {"warning", "info"}
+    with pytest.raises(AssertionError):
+        model.warning("no-such-code", "x")
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.glob("*.json")
+                                            if p.name not in ("ring_corrupt.json", "ring_truncated.json")))
+def test_every_warning_analysed_anew_is_typed(fixture):
+    doc = json.loads((FIXTURES / fixture).read_text())
+    for r in doc.get("results") or []:
+        if not isinstance(r, dict) or "samples" not in r or r.get("parts") is not None:
+            continue
+        for w in model.analyse(r)["warnings"]:
+            assert set(w) == {"code", "severity", "text", "data"}, w
+            assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]]
