@@ -1,5 +1,5 @@
 """A fake runtime harness for tests/test_runtimes_protocol.py: speaks
-RUNTIMES.md's protocol with made-up numbers, or misbehaves as
+runtimes/PROTOCOL.md with made-up numbers, or misbehaves as
 FAKE_RT_MODE says (hang, hang with a child, fail, a malformed record, a
 skipped mechanism). FAKE_RT_PIDS names a file it writes its pid (and its
 child's) to, so a test can see that nothing outlived the run."""

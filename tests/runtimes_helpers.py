@@ -15,7 +15,7 @@ process around each sample):
   preempted it): at least one per hand-off, less the few a sample's edges
   can cut off (0.9 with 16 round trips a sample).
 
-The known answer (RUNTIMES.md: --delay-ns): D = 0 and D = 1000 ns in turn
+The known answer (runtimes/PROTOCOL.md: --delay-ns): D = 0 and D = 1000 ns in turn
 within each group (the engine's interleaving), compared group by group by
 their medians, then the median over groups. On one CPU nothing can overlap
 the spin, so the difference is at least D (less 10%). Above it, two things

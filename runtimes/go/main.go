@@ -1,7 +1,7 @@
 // ctxbench-rt-go: issue 24's Go harness. Two goroutines hand control back
 // and forth (an unbuffered channel, runtime.Gosched, iter.Pull's coroutine
 // switch, and two OS-thread-locked goroutines over a channel), measured the
-// way the engine measures (RUNTIMES.md); JSON lines on stdout.
+// way the engine measures (runtimes/PROTOCOL.md); JSON lines on stdout.
 package main
 
 import (
@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// opts is the protocol's command line (RUNTIMES.md), the same in every language.
+// opts is the protocol's command line (runtimes/PROTOCOL.md), the same in every language.
 type opts struct {
 	mechanisms  []string
 	placement   string

@@ -1,5 +1,5 @@
 'use strict';
-// ctxbench-rt-node: issue 24's Node harness (RUNTIMES.md's protocol): a
+// ctxbench-rt-node: issue 24's Node harness (runtimes/PROTOCOL.md): a
 // Promise microtask hand-off, a MessageChannel, and worker_threads over
 // Atomics.wait/notify; JSON lines on stdout.
 const os = require('os');

@@ -1,5 +1,5 @@
 'use strict';
-// The protocol's measurement, the same in every harness (RUNTIMES.md): a
+// The protocol's measurement, the same in every harness (runtimes/PROTOCOL.md): a
 // sample is a batch of N round trips (2N one-way hand-offs), N doubled
 // until a batch lasts --min-sample-us; G groups of I samples, fresh
 // parties per group; getrusage's switch counts around every sample.

@@ -1,4 +1,4 @@
-"""ctxbench-rt-python: issue 24's Python harness (RUNTIMES.md's protocol):
+"""ctxbench-rt-python: issue 24's Python harness (runtimes/PROTOCOL.md):
 greenlet, asyncio on the default loop and on uvloop, threading with a
 Condition; JSON lines on stdout. Run by the interpreter being measured
 (the project's .venv python unless another is named)."""

@@ -2,8 +2,8 @@
 
 One `Runtime` descriptor per language lives in ctxbench/runtimes/langs/
 (found with pkgutil, as the report finds its sections). A harness is a
-program in that language's own idiom that speaks /work/wt/RUNTIMES.md's
-protocol: arguments in, JSON lines out (a header, one result per
+program in that language's own idiom that speaks the protocol of runtimes/PROTOCOL.md:
+arguments in, JSON lines out (a header, one result per
 mechanism and per spawn/memory measure, `{"skipped": ...}` for a
 mechanism that cannot run here).
 
@@ -45,7 +45,7 @@ STDERR_KEEP = 20              # lines of the harness's stderr kept for the error
 
 @dataclass(frozen=True)
 class Runtime:
-    """What the front end knows of one runtime's harness (RUNTIMES.md)."""
+    """What the front end knows of one runtime's harness (runtimes/PROTOCOL.md)."""
     name: str                                  # the id prefix: runtimes/<name>/...
     mechanisms: tuple[str, ...]                # what the harness can measure
     version_cmd: tuple[str, ...] | None        # presence + version of the toolchain (None: the header's)
@@ -73,7 +73,7 @@ class Found:
 
 @dataclass(frozen=True)
 class Settings:
-    """The counts every harness takes (RUNTIMES.md's command line)."""
+    """The counts every harness takes (runtimes/PROTOCOL.md, command line)."""
     groups: int = 3
     iterations: int = 10
     min_sample_us: int = 2000
@@ -383,7 +383,7 @@ def _numbers(x: object, finite: bool = True) -> bool:
 
 
 def check_result(name: str, rec: dict, where: str, placement: str) -> dict:
-    """One result record as RUNTIMES.md defines it, or a HarnessError."""
+    """One result record as runtimes/PROTOCOL.md defines it, or a HarnessError."""
     def bad(why: str):
         raise HarnessError(name, f"{where}: {escaped(rec_id) if isinstance(rec_id, str) else 'a result'}: {why}")
 
