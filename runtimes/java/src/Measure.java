@@ -1,0 +1,155 @@
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** The protocol's measuring loop (RUNTIMES.md): N doubled until a batch lasts min-sample-us, warm-up
+ *  until the JIT has settled, then G groups of I samples, each group with a fresh pair. */
+final class Measure {
+    record Opts(int groups, int iterations, long minSampleNs, long warmupMs, long delayNs) {}
+
+    interface PairMaker {
+        Pair make() throws Exception;
+    }
+
+    interface SpawnBatch {
+        /** k spawn+joins: the batch's ns. */
+        long run(long k) throws Exception;
+    }
+
+    static final class Samples {
+        long n;
+        final List<Long> total = new ArrayList<>(), count = new ArrayList<>(), vol = new ArrayList<>(), inv = new ArrayList<>();
+        final List<Integer> group = new ArrayList<>();
+        final List<String> warnings = new ArrayList<>();
+        String warmup = "";
+        Long pinned; // jdk.VirtualThreadPinned events over the timed part (virtual threads only)
+    }
+
+    private static final long N_CAP = 1L << 26, BATCH_CAP_NS = 1_000_000_000L;
+    private static final int STABLE_RUN = 3;
+    private static final double STABLE_TOL = 0.05;
+    private static final long JIT_QUIET_NS = 100_000_000L;
+    private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
+
+    private static long jitMs() {
+        return JIT != null && JIT.isCompilationTimeMonitoringSupported() ? JIT.getTotalCompilationTime() : -1;
+    }
+
+    /** The last STABLE_RUN batches within STABLE_TOL of their median, and no JIT compilation over the
+     *  last JIT_QUIET_NS (a compilation queued by those batches takes the compiler threads that long). */
+    private static boolean settled(List<Double> per, List<Long> jit, List<Long> at) {
+        int k = per.size();
+        if (k < STABLE_RUN + 1) return false;
+        double[] last = per.subList(k - STABLE_RUN, k).stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double mid = last[STABLE_RUN / 2];
+        if (!Arrays.stream(last).allMatch(v -> Math.abs(v - mid) <= STABLE_TOL * mid)) return false;
+        long now = at.get(k - 1), ms = jit.get(k - 1);
+        for (int i = k - 2; i >= 0; i--) {
+            if (!jit.get(i).equals(ms)) return false;
+            if (now - at.get(i) >= JIT_QUIET_NS) return true;
+        }
+        return false;
+    }
+
+    /** type: the pair's class, whose loops must be compiled before timing. */
+    static Samples handoff(PairMaker make, Class<? extends Pair> type, Threads threads, Opts o) throws Exception {
+        Samples s = new Samples();
+        long n = 1;
+        // Pins are counted from events stamped inside the timed part; the recording starts
+        // here so that JFR's own start-up (class loading, compilation) is warmed up too.
+        Threads.PinCounter pins = threads.pinCounter();
+        try {
+            // warm-up and calibration in one, shaped like the timed part (a fresh pair every
+            // I batches, the switch counts read around each), so that every path the timed part
+            // takes is compiled: n doubles while a batch is shorter than min-sample-us (the JIT
+            // makes it shorter as it compiles); settled when the last batches are long enough,
+            // stable and free of JIT compilation, after at least warmup-ms and for at most 10x as long
+            List<Double> per = new ArrayList<>();
+            List<Long> jit = new ArrayList<>(), at = new ArrayList<>();
+            long t0 = System.nanoTime(), floor = o.warmupMs() * 1_000_000L, limit = 10 * Math.max(o.warmupMs(), 1) * 1_000_000L;
+            int sized = 0; // batches in a row at the final n
+            jit.add(jitMs());
+            at.add(t0);
+            per.add(Double.NaN);
+            warm:
+            while (true) {
+                try (Pair p = make.make()) {
+                    for (int i = 0; i < o.iterations(); i++) {
+                        if (System.nanoTime() - t0 >= limit || per.size() >= 100_000) break warm;
+                        Kernel.switches();
+                        long t = p.batch(n)[0];
+                        Kernel.switches();
+                        per.add(t / (double) n);
+                        jit.add(jitMs());
+                        at.add(System.nanoTime());
+                        if (t < o.minSampleNs() && n < N_CAP && 2 * t <= BATCH_CAP_NS) {
+                            n *= 2;
+                            sized = 0;
+                        } else if (++sized > STABLE_RUN && System.nanoTime() - t0 >= floor && settled(per, jit, at) && Jit.optimised(type)) break warm;
+                    }
+                }
+            }
+            boolean ok = sized > STABLE_RUN && settled(per, jit, at) && Jit.optimised(type);
+            s.n = n;
+            s.warmup = String.format("%d warm-up batches over %d ms, a fresh pair every %d; %s: both parties' loops in C2 (tier 4) code in use "
+                            + "(Compiler.codelist), per-batch time within %d%% over the last %d (each >= min-sample-us) and no JIT "
+                            + "compilation over the last %d ms (CompilationMXBean total time, %d ms by then)",
+                    per.size() - 1, (System.nanoTime() - t0) / 1_000_000, o.iterations(), ok ? "settled" : "NOT settled",
+                    (int) (STABLE_TOL * 100), STABLE_RUN, JIT_QUIET_NS / 1_000_000, jitMs());
+            if (!ok) s.warnings.add("warm-up did not settle: per-batch time or JIT compilation still changing");
+            long jit0 = jitMs();
+            java.time.Instant timed0 = java.time.Instant.now();
+            for (int g = 0; g < o.groups(); g++) {
+                try (Pair p = make.make()) {
+                    for (int i = 0; i < o.iterations(); i++) {
+                        long[] k0 = Kernel.switches();
+                        long[] r = p.batch(n);
+                        long[] k1 = Kernel.switches();
+                        if (r[1] != 2 * n) throw new IllegalStateException(r[1] + " of " + 2 * n + " hand-offs arrived");
+                        s.total.add(r[0]);
+                        s.count.add(2 * n);
+                        s.group.add(g);
+                        s.vol.add(k1[0] - k0[0]);
+                        s.inv.add(k1[1] - k0[1]);
+                    }
+                }
+            }
+            java.time.Instant timed1 = java.time.Instant.now();
+            long jitTimed = jitMs() - jit0;
+            if (jitTimed > 0) s.warnings.add("the JIT compiled for " + jitTimed + " ms during the timed samples");
+            if (pins != null) s.pinned = pins.count(timed0, timed1);
+        } finally {
+            if (pins != null) pins.close();
+        }
+        return s;
+    }
+
+    static Samples spawn(SpawnBatch batch, long k, Opts o) throws Exception {
+        Samples s = new Samples();
+        s.n = k;
+        long t0 = System.nanoTime();
+        int warm = 0;
+        while (warm < 3 || System.nanoTime() - t0 < o.warmupMs() * 1_000_000L && warm < 1000) {
+            batch.run(k);
+            warm++;
+        }
+        s.warmup = warm + " batches of the same spawns before timing (at least 3, for at least warmup-ms)";
+        for (int g = 0; g < o.groups(); g++) {
+            for (int i = 0; i < o.iterations(); i++) {
+                long[] k0 = Kernel.switches();
+                long t = batch.run(k);
+                long[] k1 = Kernel.switches();
+                s.total.add(t);
+                s.count.add(k);
+                s.group.add(g);
+                s.vol.add(k1[0] - k0[0]);
+                s.inv.add(k1[1] - k0[1]);
+            }
+        }
+        return s;
+    }
+
+    private Measure() {}
+}
