@@ -104,15 +104,15 @@ final class Measure {
             for (int g = 0; g < o.groups(); g++) {
                 try (Pair p = make.make()) {
                     for (int i = 0; i < o.iterations(); i++) {
-                        long[] k0 = Kernel.switches();
+                        var k0 = Kernel.switches();
                         long[] r = p.batch(n);
-                        long[] k1 = Kernel.switches();
+                        long[] k = Kernel.delta(k0, Kernel.switches());
                         if (r[1] != 2 * n) throw new IllegalStateException(r[1] + " of " + 2 * n + " hand-offs arrived");
                         s.total.add(r[0]);
                         s.count.add(2 * n);
                         s.group.add(g);
-                        s.vol.add(k1[0] - k0[0]);
-                        s.inv.add(k1[1] - k0[1]);
+                        s.vol.add(k[0]);
+                        s.inv.add(k[1]);
                     }
                 }
             }
@@ -138,14 +138,14 @@ final class Measure {
         s.warmup = warm + " batches of the same spawns before timing (at least 3, for at least warmup-ms)";
         for (int g = 0; g < o.groups(); g++) {
             for (int i = 0; i < o.iterations(); i++) {
-                long[] k0 = Kernel.switches();
+                var k0 = Kernel.switches();
                 long t = batch.run(k);
-                long[] k1 = Kernel.switches();
+                long[] ks = Kernel.delta(k0, Kernel.switches());
                 s.total.add(t);
                 s.count.add(k);
                 s.group.add(g);
-                s.vol.add(k1[0] - k0[0]);
-                s.inv.add(k1[1] - k0[1]);
+                s.vol.add(ks[0]);
+                s.inv.add(ks[1]);
             }
         }
         return s;
