@@ -7,6 +7,7 @@
 RT_JAVA := $(BUILD)/runtimes/java
 .PHONY: runtimes runtimes-java
 runtimes: runtimes-java
+TEST_PREREQS += runtimes-java
 runtimes-java:
 	@set -- $$(runtimes/java/ctxbench-rt-java --jdk 2>/dev/null); jdk=$$1 v=$${2:-0}; \
 	if [ -z "$$jdk" ] || [ ! -x "$$jdk/bin/javac" ]; then \

@@ -5,6 +5,7 @@
 RT_RUST := $(BUILD)/runtimes/rust/ctxbench-rt-rust
 .PHONY: runtimes runtimes-rust
 runtimes: runtimes-rust
+TEST_PREREQS += runtimes-rust
 runtimes-rust:
 	@if command -v cargo >/dev/null; then \
 	  nice -n 10 cargo build -q --release --locked --manifest-path runtimes/rust/Cargo.toml \

@@ -55,12 +55,19 @@ pub fn handoff(make: &dyn Fn() -> Result<Box<dyn Pair>, String>, o: &Opts) -> Re
     let mut s = Samples::default();
     let mut pair = make()?;
     let mut n = 1u64;
-    loop {
+    // two batches in a row long enough: a first one slowed by the parties' start-up is not
+    let mut long_enough = 0;
+    while long_enough < 2 {
         let (t, _) = pair.batch(n)?;
-        if t >= o.min_sample_ns || n >= N_CAP || t.saturating_mul(2) > BATCH_CAP_NS {
+        if n >= N_CAP || t.saturating_mul(2) > BATCH_CAP_NS {
             break;
         }
-        n *= 2;
+        if t >= o.min_sample_ns {
+            long_enough += 1;
+        } else {
+            long_enough = 0;
+            n *= 2;
+        }
     }
     s.n = n;
     // Warm-up: at least warmup-ms, then on until stable, for at most 3x as long.
