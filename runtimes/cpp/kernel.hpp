@@ -4,7 +4,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -18,14 +20,38 @@ inline uint64_t now_ns()
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+// What one spin costs beyond its target (the start read, the last read's
+// overshoot), subtracted from the target: calibrate_spin measures it.
+inline uint64_t spin_excess_ns = 0;
+
 // The receiver of each one-way hand-off spins delay_ns from now, so the
 // one-way figure grows by the delay.
 inline void spin(uint64_t delay_ns)
 {
     if (delay_ns == 0) return;
-    uint64_t start = now_ns();
-    while (now_ns() - start < delay_ns) {
+    uint64_t target = delay_ns > spin_excess_ns ? delay_ns - spin_excess_ns : 0, start = now_ns();
+    while (now_ns() - start < target) {
     }
+}
+
+// Calibrates the busy wait for delay_ns: after 50 ms of spinning (a CPU that
+// was idle may still be slowed), the median over 5 trials of the time one
+// spin takes beyond its target, in back-to-back runs of ~5 ms. Returns the
+// excess, now subtracted from every spin's target.
+inline uint64_t calibrate_spin(uint64_t delay_ns)
+{
+    spin_excess_ns = 0;
+    if (delay_ns == 0) return 0;
+    uint64_t k = std::clamp<uint64_t>(5000000 / delay_ns, 10, 100000), trials[5];
+    spin(50000000);
+    for (auto &t : trials) {
+        uint64_t t0 = now_ns();
+        for (uint64_t i = 0; i < k; i++) spin(delay_ns);
+        uint64_t per = (now_ns() - t0) / k;
+        t = per > delay_ns ? per - delay_ns : 0;
+    }
+    std::sort(std::begin(trials), std::end(trials));
+    return spin_excess_ns = trials[2];
 }
 
 struct switches {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "coro.hpp"
+#include "kernel.hpp"
 #include "fiber.hpp"
 #include "measure.hpp"
 #include "thread.hpp"
@@ -104,7 +105,22 @@ args parse(int argc, char **argv)
         else if (f == "--iterations") a.o.iterations = int(number(argc, argv, i, 1, 100000));
         else if (f == "--min-sample-us") a.o.min_sample_ns = number(argc, argv, i, 1, 1000000) * 1000;
         else if (f == "--warmup-ms") a.o.warmup_ms = number(argc, argv, i, 0, 60000);
-        else if (f == "--delay-ns") a.o.delay_ns = number(argc, argv, i, 0, 10000000);
+        else if (f == "--delay-ns") { // one delay, or several interleaved group by group (one result each)
+            if (i + 1 >= argc) throw std::invalid_argument("--delay-ns wants a value");
+            a.o.delays.clear();
+            std::string v = argv[i + 1];
+            for (size_t at = 0; at <= v.size();) {
+                size_t comma = std::min(v.find(',', at), v.size());
+                std::string d = v.substr(at, comma - at);
+                char *end = nullptr;
+                unsigned long long x = std::strtoull(d.c_str(), &end, 10);
+                if (d.empty() || *end || d[0] == '-' || x > 10000000)
+                    throw std::invalid_argument("--delay-ns wants integers in [0, 10000000], comma-separated, not \"" + v + "\"");
+                a.o.delays.push_back(x);
+                at = comma + 1;
+            }
+            i++;
+        }
         else if (f == "--spawn") a.spawn = number(argc, argv, i, 1, 1000000);
         else if (f == "--park") a.park = number(argc, argv, i, 1, 1000000);
         else throw std::invalid_argument("unknown argument \"" + f + "\"");
@@ -152,14 +168,21 @@ void run(const args &a)
                           {"boost", BOOST_LIB_VERSION}}}}}}
                      .dump()
               << std::endl;
+    uint64_t excess = 0;
+    for (uint64_t d : a.o.delays)
+        if (d) excess = rt::calibrate_spin(d);
     for (const mechanism *m : a.mechs) {
-        rt::samples s = rt::handoff([&] { return m->make(a.o.delay_ns); }, a.o);
-        json params = {{"runtime", "cpp"}, {"mechanism", m->name}, {"placement", pl},
-                       {"n", s.n}, {"delay_ns", a.o.delay_ns}, {"workers", m->workers}};
-        std::cout << result("runtimes/cpp/" + std::string(m->name) + "/" + pl, "handoff", "ns", m->doc, params, s,
-                            per_unit(s), {{"total_ns", s.total_ns}, {"handoffs", s.count}}, a.o.warmup_ms)
-                         .dump()
-                  << std::endl;
+        std::vector<rt::samples> per_delay = rt::handoff(m->make, a.o);
+        for (size_t k = 0; k < per_delay.size(); k++) {
+            const rt::samples &s = per_delay[k];
+            uint64_t d = a.o.delays[k];
+            json params = {{"runtime", "cpp"}, {"mechanism", m->name}, {"placement", pl}, {"n", s.n},
+                           {"delay_ns", d}, {"delay_excess_ns", d ? excess : 0}, {"workers", m->workers}};
+            std::cout << result("runtimes/cpp/" + std::string(m->name) + "/" + pl, "handoff", "ns", m->doc, params, s,
+                                per_unit(s), {{"total_ns", s.total_ns}, {"handoffs", s.count}}, a.o.warmup_ms)
+                             .dump()
+                      << std::endl;
+        }
         if (a.spawn) {
             rt::samples sp = rt::spawn(m->spawn, a.spawn, a.o);
             json p = {{"runtime", "cpp"}, {"mechanism", m->family}, {"placement", pl}, {"n", a.spawn}};

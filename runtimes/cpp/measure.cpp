@@ -33,7 +33,9 @@ void record(samples &s, int g, uint64_t t, uint64_t count, switches a, switches 
 }
 } // namespace
 
-samples handoff(const std::function<std::unique_ptr<pair>()> &make, const opts &o)
+namespace {
+// n calibrated on one pair, which is then warmed up: a samples with n and the warm-up said
+samples prepare(const std::function<std::unique_ptr<pair>()> &make, const opts &o)
 {
     samples s;
     uint64_t n = 1, seen = 0;
@@ -66,19 +68,30 @@ samples handoff(const std::function<std::unique_ptr<pair>()> &make, const opts &
         if (!ok) s.warnings.push_back("warm-up did not reach a stable per-batch time");
     }
     s.n = n;
-    for (int g = 0; g < o.groups; g++) {
-        auto p = make();
-        for (int i = 0; i < o.iterations; i++) {
-            uint64_t got = 0;
-            switches a = read_switches();
-            uint64_t t = p->batch(n, &got);
-            switches b = read_switches();
-            if (got != 2 * n)
-                throw std::runtime_error(std::to_string(got) + " of " + std::to_string(2 * n) + " hand-offs arrived");
-            record(s, g, t, 2 * n, a, b);
-        }
-    }
     return s;
+}
+} // namespace
+
+std::vector<samples> handoff(const std::function<std::unique_ptr<pair>(uint64_t)> &make, const opts &o)
+{
+    std::vector<samples> out;
+    for (uint64_t d : o.delays) out.push_back(prepare([&] { return make(d); }, o));
+    for (int g = 0; g < o.groups; g++)
+        for (size_t k = 0; k < o.delays.size(); k++) {
+            samples &s = out[k];
+            uint64_t n = s.n;
+            auto p = make(o.delays[k]);
+            for (int i = 0; i < o.iterations; i++) {
+                uint64_t got = 0;
+                switches a = read_switches();
+                uint64_t t = p->batch(n, &got);
+                switches b = read_switches();
+                if (got != 2 * n)
+                    throw std::runtime_error(std::to_string(got) + " of " + std::to_string(2 * n) + " hand-offs arrived");
+                record(s, g, t, 2 * n, a, b);
+            }
+        }
+    return out;
 }
 
 samples spawn(const std::function<uint64_t(uint64_t)> &batch, uint64_t k, const opts &o)

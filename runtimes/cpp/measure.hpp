@@ -12,7 +12,10 @@ namespace rt {
 
 struct opts {
     int groups = 3, iterations = 10;
-    uint64_t min_sample_ns = 1000000, warmup_ms = 200, delay_ns = 0;
+    uint64_t min_sample_ns = 1000000, warmup_ms = 200;
+    // the known-answer delays: one (the protocol's --delay-ns D), or several
+    // interleaved group by group (--delay-ns 0,1000: the known-answer test)
+    std::vector<uint64_t> delays{0};
 };
 
 // Two parties passing control back and forth.
@@ -31,7 +34,9 @@ struct samples {
     std::vector<std::string> warnings;
 };
 
-samples handoff(const std::function<std::unique_ptr<pair>()> &make, const opts &o);
+// per delay: n calibrated, warm-up, then G groups of fresh pairs, the delays
+// taking turns group by group (so a drift of the host hits each alike)
+std::vector<samples> handoff(const std::function<std::unique_ptr<pair>(uint64_t)> &make, const opts &o);
 // k spawn+joins per batch: returns the batch's ns
 samples spawn(const std::function<uint64_t(uint64_t)> &batch, uint64_t k, const opts &o);
 // park(p, measure): p parked, measure() called while all are, then released

@@ -22,14 +22,20 @@ struct thread_pair final : pair {
     explicit thread_pair(uint64_t d) : delay_ns(d)
     {
         b = std::thread([this] {
+            // the delay and the notify outside the lock, so that the woken party
+            // never finds the mutex held (which would add switches of its own)
             std::unique_lock lk(m);
             for (;;) {
                 to_b.wait(lk, [this] { return turn == 1 || stop; });
                 if (stop) return;
                 seen_b++;
+                lk.unlock();
                 spin(delay_ns);
+                lk.lock();
                 turn = 0;
+                lk.unlock();
                 to_a.notify_one();
+                lk.lock();
             }
         });
     }
@@ -45,16 +51,24 @@ struct thread_pair final : pair {
 
     uint64_t batch(uint64_t n, uint64_t *seen) override
     {
-        std::unique_lock lk(m);
-        uint64_t seen_a = 0, b0 = seen_b, t0 = now_ns();
+        uint64_t seen_a = 0, b0, t0 = now_ns();
+        {
+            std::lock_guard lk(m);
+            b0 = seen_b;
+        }
         for (uint64_t i = 0; i < n; i++) {
+            std::unique_lock lk(m);
             turn = 1;
+            lk.unlock();
             to_b.notify_one();
+            lk.lock();
             to_a.wait(lk, [this] { return turn == 0; });
+            lk.unlock();
             seen_a++;
             spin(delay_ns);
         }
         uint64_t t = now_ns() - t0;
+        std::lock_guard lk(m);
         *seen += seen_a + (seen_b - b0);
         return t;
     }

@@ -24,7 +24,8 @@ public final class CtxbenchRt {
         List<Mechanism> mechanisms = MECHANISMS;
         String placement;
         int groups = 3, iterations = 10;
-        long minSampleUs = 1000, warmupMs = 200, delayNs = 0, spawn = 0, park = 0;
+        long minSampleUs = 1000, warmupMs = 200, spawn = 0, park = 0;
+        long[] delays = {0};
         boolean list;
     }
 
@@ -67,7 +68,16 @@ public final class CtxbenchRt {
                 case "--iterations" -> r.iterations = (int) number(a, i++, 1, 100_000);
                 case "--min-sample-us" -> r.minSampleUs = number(a, i++, 1, 1_000_000);
                 case "--warmup-ms" -> r.warmupMs = number(a, i++, 0, 60_000);
-                case "--delay-ns" -> r.delayNs = number(a, i++, 0, 10_000_000);
+                case "--delay-ns" -> { // one delay, or several interleaved group by group (one result each)
+                    if (i + 1 >= a.length) throw new BadArgs("--delay-ns wants a value");
+                    try {
+                        r.delays = java.util.Arrays.stream(a[++i].split(",", -1)).mapToLong(Long::parseLong).toArray();
+                    } catch (NumberFormatException e) {
+                        r.delays = new long[] {-1};
+                    }
+                    if (java.util.Arrays.stream(r.delays).anyMatch(d -> d < 0 || d > 10_000_000))
+                        throw new BadArgs("--delay-ns wants integers in [0, 10000000], comma-separated, not \"" + a[i] + "\"");
+                }
                 case "--spawn" -> r.spawn = number(a, i++, 1, 1_000_000);
                 case "--park" -> r.park = number(a, i++, 1, 1_000_000);
                 default -> throw new BadArgs("unknown argument \"" + a[i] + "\"");
@@ -122,7 +132,9 @@ public final class CtxbenchRt {
         System.out.println(Json.of(header()));
         int feature = Runtime.version().feature();
         boolean pinned = a.placement.equals("pinned");
-        Measure.Opts o = new Measure.Opts(a.groups, a.iterations, a.minSampleUs * 1000, a.warmupMs, a.delayNs);
+        Measure.Opts o = new Measure.Opts(a.groups, a.iterations, a.minSampleUs * 1000, a.warmupMs, a.delays);
+        long excess = 0;
+        for (long d : a.delays) if (d > 0) excess = Pair.calibrateSpin(d);
         List<String> families = new ArrayList<>();
         for (Mechanism m : a.mechanisms) {
             if (m.virtual && feature < 21) {
@@ -130,15 +142,18 @@ public final class CtxbenchRt {
                 continue;
             }
             Threads th = m.virtual ? virtualThreads() : new Threads.Platform();
-            Measure.Samples s = th.drive(() -> Measure.handoff(() -> m.pair.apply(th, a.delayNs), m.type, th, o));
-            if (m.virtual && pinned && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism")))
-                s.warnings.add("pinned placement without -Djdk.virtualThreadScheduler.parallelism=1: more than one carrier");
+            List<Measure.Samples> perDelay = th.drive(() -> Measure.handoff(d -> m.pair.apply(th, d), m.type, th, o));
             int workers = m.virtual ? Integer.parseInt(System.getProperty("jdk.virtualThreadScheduler.parallelism",
                     String.valueOf(Runtime.getRuntime().availableProcessors()))) : 2;
-            Map<String, Object> params = map("runtime", "java", "mechanism", m.name, "placement", a.placement, "n", s.n,
-                    "delay_ns", a.delayNs, "workers", workers);
-            System.out.println(Json.of(result("runtimes/java/" + m.name + "/" + a.placement, "handoff", "ns", m.doc, params, s,
-                    perUnit(s), map("total_ns", s.total, "handoffs", s.count), a.warmupMs)));
+            for (int k = 0; k < perDelay.size(); k++) {
+                Measure.Samples s = perDelay.get(k);
+                if (m.virtual && pinned && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism")))
+                    s.warnings.add("pinned placement without -Djdk.virtualThreadScheduler.parallelism=1: more than one carrier");
+                Map<String, Object> params = map("runtime", "java", "mechanism", m.name, "placement", a.placement, "n", s.n,
+                        "delay_ns", a.delays[k], "delay_excess_ns", a.delays[k] > 0 ? excess : 0, "workers", workers);
+                System.out.println(Json.of(result("runtimes/java/" + m.name + "/" + a.placement, "handoff", "ns", m.doc, params, s,
+                        perUnit(s), map("total_ns", s.total, "handoffs", s.count), a.warmupMs)));
+            }
             if (!families.contains(m.family)) families.add(m.family);
         }
         for (String f : families) {

@@ -6,10 +6,31 @@ interface Pair extends AutoCloseable {
     @Override
     void close() throws InterruptedException;
 
+    /** What one spin costs beyond its target (the start read, the last read's overshoot), subtracted
+     *  from the target: calibrateSpin measures it. Set once before any party starts. */
+    long[] SPIN_EXCESS = {0};
+
     /** The known-answer busy wait: the receiver of each hand-off spins delayNs on the monotonic clock. */
     static void spin(long delayNs) {
         if (delayNs == 0) return;
-        long start = System.nanoTime();
-        while (System.nanoTime() - start < delayNs) Thread.onSpinWait();
+        long target = Math.max(0, delayNs - SPIN_EXCESS[0]), start = System.nanoTime();
+        while (System.nanoTime() - start < target) Thread.onSpinWait();
+    }
+
+    /** Calibrates the busy wait for delayNs: after 50 ms of spinning (a CPU that was idle may still be
+     *  slowed; the JIT compiles spin meanwhile), the median over 5 trials of the time one spin takes beyond
+     *  its target, in back-to-back runs of ~5 ms. Returns the excess, now subtracted from every target. */
+    static long calibrateSpin(long delayNs) {
+        SPIN_EXCESS[0] = 0;
+        long k = Math.min(100_000, Math.max(10, 5_000_000 / delayNs));
+        long[] trials = new long[5];
+        spin(50_000_000);
+        for (int t = 0; t < trials.length; t++) {
+            long t0 = System.nanoTime();
+            for (long i = 0; i < k; i++) spin(delayNs);
+            trials[t] = Math.max(0, (System.nanoTime() - t0) / k - delayNs);
+        }
+        java.util.Arrays.sort(trials);
+        return SPIN_EXCESS[0] = trials[2];
     }
 }

@@ -1,6 +1,11 @@
 //! The monotonic clock, the known-answer busy wait and the kernel's view of
 //! the process (switch counts, resident memory).
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// What one spin costs beyond its target (the start read, the last read's
+/// overshoot), subtracted from the target: calibrate_spin measures it.
+static SPIN_EXCESS_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Busy-wait `delay_ns` from now on the monotonic clock: the receiving party
 /// of each one-way hand-off calls it, so the one-way figure grows by the delay.
@@ -9,10 +14,36 @@ pub fn spin(delay_ns: u64) {
     if delay_ns == 0 {
         return;
     }
+    let target = delay_ns.saturating_sub(SPIN_EXCESS_NS.load(Ordering::Relaxed));
     let start = Instant::now();
-    while (start.elapsed().as_nanos() as u64) < delay_ns {
+    while (start.elapsed().as_nanos() as u64) < target {
         std::hint::spin_loop();
     }
+}
+
+/// Calibrates the busy wait for `delay_ns`: the median over 5 trials of the
+/// time one spin takes beyond its target, in back-to-back runs of ~5 ms,
+/// after 50 ms of spinning.
+/// Returns the excess, now subtracted from every spin's target.
+pub fn calibrate_spin(delay_ns: u64) -> u64 {
+    SPIN_EXCESS_NS.store(0, Ordering::Relaxed);
+    if delay_ns == 0 {
+        return 0;
+    }
+    let k = (5_000_000 / delay_ns).clamp(10, 100_000);
+    spin(50_000_000); // 50 ms busy first: a CPU that was idle may still be slowed
+    let mut trials: Vec<u64> = (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            for _ in 0..k {
+                spin(delay_ns);
+            }
+            (t0.elapsed().as_nanos() as u64 / k).saturating_sub(delay_ns)
+        })
+        .collect();
+    trials.sort_unstable();
+    SPIN_EXCESS_NS.store(trials[2], Ordering::Relaxed);
+    trials[2]
 }
 
 /// Voluntary and involuntary context switches of the whole process (every

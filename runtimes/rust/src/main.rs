@@ -51,7 +51,7 @@ fn parse() -> Result<Args, String> {
     let mut a = Args {
         mechanisms: MECHANISMS.iter().collect(),
         pinned: false,
-        opts: Opts { groups: 3, iterations: 10, min_sample_ns: 1_000_000, warmup_ms: 200, delay_ns: 0 },
+        opts: Opts { groups: 3, iterations: 10, min_sample_ns: 1_000_000, warmup_ms: 200, delays: vec![0] },
         spawn: None,
         park: None,
         list: false,
@@ -80,7 +80,15 @@ fn parse() -> Result<Args, String> {
             Long("iterations") => a.opts.iterations = number(&mut p, "iterations", 1, 100_000)? as usize,
             Long("min-sample-us") => a.opts.min_sample_ns = number(&mut p, "min-sample-us", 1, 1_000_000)? * 1000,
             Long("warmup-ms") => a.opts.warmup_ms = number(&mut p, "warmup-ms", 0, 60_000)?,
-            Long("delay-ns") => a.opts.delay_ns = number(&mut p, "delay-ns", 0, 10_000_000)?,
+            Long("delay-ns") => {
+                // one delay, or several interleaved group by group (one result each)
+                let v = p.value().map_err(|e| e.to_string())?.to_string_lossy().into_owned();
+                a.opts.delays = v
+                    .split(',')
+                    .map(|d| d.parse::<u64>().ok().filter(|d| *d <= 10_000_000))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or(format!("--delay-ns wants integers in [0, 10000000], comma-separated, not {v:?}"))?;
+            }
             Long("spawn") => a.spawn = Some(number(&mut p, "spawn", 1, 1_000_000)?),
             Long("park") => a.park = Some(number(&mut p, "park", 1, 1_000_000)?),
             _ => return Err(arg.unexpected().to_string()),
@@ -138,16 +146,19 @@ fn run(a: &Args) -> Result<(), String> {
                                      "tokio_scheduler": if a.pinned { "current_thread" } else { "multi_thread" },
                                      "tokio_workers": tokio_workers}}})
     );
+    let excess = o.delays.iter().copied().filter(|&d| d > 0).map(clock::calibrate_spin).last().unwrap_or(0);
     let mut families = Vec::new();
     for m in &a.mechanisms {
-        let s = measure::handoff(&|| make_pair(m, a.pinned, o.delay_ns), o)?;
-        let samples = s.total_ns.iter().zip(&s.count).map(|(t, c)| *t as f64 / *c as f64).collect();
-        let params = json!({"runtime": "rust", "mechanism": m.name, "placement": pl, "n": s.n,
-                            "delay_ns": o.delay_ns, "workers": workers(m, a.pinned)?});
-        let raw = json!({"total_ns": s.total_ns, "handoffs": s.count});
-        let mut r = result(format!("runtimes/rust/{}/{pl}", m.name), "handoff", "ns", m.doc, params, &s, samples, raw);
-        r["warmup"]["ms"] = json!(o.warmup_ms);
-        println!("{r}");
+        for (s, d) in measure::handoff(&|d| make_pair(m, a.pinned, d), o)?.iter().zip(&o.delays) {
+            let samples = s.total_ns.iter().zip(&s.count).map(|(t, c)| *t as f64 / *c as f64).collect();
+            let params = json!({"runtime": "rust", "mechanism": m.name, "placement": pl, "n": s.n,
+                                "delay_ns": d, "delay_excess_ns": if *d > 0 { excess } else { 0 },
+                                "workers": workers(m, a.pinned)?});
+            let raw = json!({"total_ns": s.total_ns, "handoffs": s.count});
+            let mut r = result(format!("runtimes/rust/{}/{pl}", m.name), "handoff", "ns", m.doc, params, s, samples, raw);
+            r["warmup"]["ms"] = json!(o.warmup_ms);
+            println!("{r}");
+        }
         if !families.contains(&m.family) {
             families.push(m.family);
         }

@@ -16,7 +16,9 @@ pub struct Opts {
     pub iterations: usize,
     pub min_sample_ns: u64,
     pub warmup_ms: u64,
-    pub delay_ns: u64,
+    /// the known-answer delays: one (the protocol's --delay-ns D), or several
+    /// interleaved group by group (--delay-ns 0,1000: the known-answer test)
+    pub delays: Vec<u64>,
 }
 
 #[derive(Default)]
@@ -50,8 +52,8 @@ fn stable(per: &[f64]) -> bool {
     last.iter().all(|v| (v - mid).abs() <= STABLE_TOL * mid)
 }
 
-/// Calibrates n on one pair, warms up, then measures G groups of fresh pairs.
-pub fn handoff(make: &dyn Fn() -> Result<Box<dyn Pair>, String>, o: &Opts) -> Result<Samples, String> {
+/// Calibrates n on one pair and warms it up: a Samples with n and the warm-up said.
+fn prepare(make: &dyn Fn() -> Result<Box<dyn Pair>, String>, o: &Opts) -> Result<Samples, String> {
     let mut s = Samples::default();
     let mut pair = make()?;
     let mut n = 1u64;
@@ -93,24 +95,33 @@ pub fn handoff(make: &dyn Fn() -> Result<Box<dyn Pair>, String>, o: &Opts) -> Re
     if !ok {
         s.warnings.push("warm-up did not reach a stable per-batch time".into());
     }
-    drop(pair);
+    Ok(s)
+}
+
+/// Per delay: calibrates n, warms up, then G groups of fresh pairs, the delays
+/// taking turns group by group (so a drift of the host hits each alike).
+pub fn handoff(make: &dyn Fn(u64) -> Result<Box<dyn Pair>, String>, o: &Opts) -> Result<Vec<Samples>, String> {
+    let mut out = o.delays.iter().map(|&d| prepare(&|| make(d), o)).collect::<Result<Vec<_>, _>>()?;
     for g in 0..o.groups {
-        let mut pair = make()?;
-        for _ in 0..o.iterations {
-            let (v0, i0) = clock::switches();
-            let (t, seen) = pair.batch(n)?;
-            let (v1, i1) = clock::switches();
-            if seen != 2 * n {
-                return Err(format!("{} of {} hand-offs arrived", seen, 2 * n));
+        for (s, &d) in out.iter_mut().zip(&o.delays) {
+            let n = s.n;
+            let mut pair = make(d)?;
+            for _ in 0..o.iterations {
+                let (v0, i0) = clock::switches();
+                let (t, seen) = pair.batch(n)?;
+                let (v1, i1) = clock::switches();
+                if seen != 2 * n {
+                    return Err(format!("{} of {} hand-offs arrived", seen, 2 * n));
+                }
+                s.total_ns.push(t);
+                s.count.push(2 * n);
+                s.group.push(g);
+                s.voluntary.push(v1 - v0);
+                s.involuntary.push(i1 - i0);
             }
-            s.total_ns.push(t);
-            s.count.push(2 * n);
-            s.group.push(g);
-            s.voluntary.push(v1 - v0);
-            s.involuntary.push(i1 - i0);
         }
     }
-    Ok(s)
+    Ok(out)
 }
 
 /// Spawn + join of one lightweight thread, `k` per batch: returns the batch's ns.
