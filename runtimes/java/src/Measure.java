@@ -33,6 +33,14 @@ final class Measure {
     private static final int STABLE_RUN = 3;
     private static final double STABLE_TOL = 0.05;
     private static final long JIT_QUIET_NS = 100_000_000L;
+    /** A fresh pair's partner loop starts in the interpreter and reaches its C2 code by on-stack
+     *  replacement, which the interpreter looks for every 1024 back-edges: each group starts with an
+     *  untimed batch of at least this many round trips (interpreted frames also make a virtual thread's
+     *  park take the slow path, copying them: 1 to 5 us a hand-off, measured here). */
+    private static final long GROUP_WARM_ROUND_TRIPS = 4096;
+    /** batch() is entered afresh for every sample: called this often first (one round trip each), C2
+     *  compiles it as a method, not only its loop, so a sample does not start in the interpreter. */
+    private static final int BATCH_CALLS = 2000;
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
 
     private static long jitMs() {
@@ -72,6 +80,7 @@ final class Measure {
                     Samples s = out.get(k);
                     long n = s.n;
                     try (Pair p = make.make(o.delays()[k])) {
+                        p.batch(Math.max(n, GROUP_WARM_ROUND_TRIPS)); // untimed: see GROUP_WARM_ROUND_TRIPS
                         for (int i = 0; i < o.iterations(); i++) {
                             var k0 = Kernel.switches();
                             long[] r = p.batch(n);
@@ -116,6 +125,9 @@ final class Measure {
         List<Long> jit = new ArrayList<>(), at = new ArrayList<>();
         long t0 = System.nanoTime(), floor = o.warmupMs() * 1_000_000L, limit = 10 * Math.max(o.warmupMs(), 1) * 1_000_000L;
         int sized = 0; // batches in a row at the final n
+        try (Pair p = make.make()) {
+            for (int i = 0; i < BATCH_CALLS; i++) p.batch(1);
+        }
         jit.add(jitMs());
         at.add(t0);
         per.add(Double.NaN);
@@ -139,10 +151,12 @@ final class Measure {
         }
         boolean ok = sized > STABLE_RUN && settled(per, jit, at) && Jit.optimised(type);
         s.n = n;
-        s.warmup = String.format("%d warm-up batches over %d ms, a fresh pair every %d; %s: both parties' loops in C2 (tier 4) code in use "
+        s.warmup = String.format("%d calls of batch(1), then %d warm-up batches over %d ms, a fresh pair every %d, each group starting with an untimed "
+                        + "batch of >= %d round trips; %s: both parties' loops in C2 (tier 4) code in use "
                         + "(Compiler.codelist), per-batch time within %d%% over the last %d (each >= min-sample-us) and no JIT "
                         + "compilation over the last %d ms (CompilationMXBean total time, %d ms by then)",
-                per.size() - 1, (System.nanoTime() - t0) / 1_000_000, o.iterations(), ok ? "settled" : "NOT settled",
+                BATCH_CALLS, per.size() - 1, (System.nanoTime() - t0) / 1_000_000, o.iterations(), GROUP_WARM_ROUND_TRIPS,
+                ok ? "settled" : "NOT settled",
                 (int) (STABLE_TOL * 100), STABLE_RUN, JIT_QUIET_NS / 1_000_000, jitMs());
         if (!ok) s.warnings.add("warm-up did not settle: per-batch time or JIT compilation still changing");
         return s;

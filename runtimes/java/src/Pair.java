@@ -18,19 +18,19 @@ interface Pair extends AutoCloseable {
     }
 
     /** Calibrates the busy wait for delayNs: after 50 ms of spinning (a CPU that was idle may still be
-     *  slowed; the JIT compiles spin meanwhile), the median over 5 trials of the time one spin takes beyond
-     *  its target, in back-to-back runs of ~5 ms. Returns the excess, now subtracted from every target. */
+     *  slowed; the JIT compiles spin meanwhile), the least over 9 trials of the time one spin takes beyond
+     *  its target, in back-to-back runs of ~1 ms (an interruption only adds, so the least is the spin's
+     *  own). Returns the excess, now subtracted from every target. */
     static long calibrateSpin(long delayNs) {
         SPIN_EXCESS[0] = 0;
-        long k = Math.min(100_000, Math.max(10, 5_000_000 / delayNs));
-        long[] trials = new long[5];
+        long k = Math.min(100_000, Math.max(10, 1_000_000 / delayNs));
+        long[] trials = new long[9];
         spin(50_000_000);
         for (int t = 0; t < trials.length; t++) {
             long t0 = System.nanoTime();
             for (long i = 0; i < k; i++) spin(delayNs);
             trials[t] = Math.max(0, (System.nanoTime() - t0) / k - delayNs);
         }
-        java.util.Arrays.sort(trials);
-        return SPIN_EXCESS[0] = trials[2];
+        return SPIN_EXCESS[0] = java.util.Arrays.stream(trials).min().orElse(0);
     }
 }
