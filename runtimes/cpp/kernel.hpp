@@ -35,14 +35,15 @@ inline void spin(uint64_t delay_ns)
 }
 
 // Calibrates the busy wait for delay_ns: after 50 ms of spinning (a CPU that
-// was idle may still be slowed), the median over 5 trials of the time one
-// spin takes beyond its target, in back-to-back runs of ~5 ms. Returns the
-// excess, now subtracted from every spin's target.
+// was idle may still be slowed), the least over 9 trials of the time one spin
+// takes beyond its target, in back-to-back runs of ~1 ms (an interruption only
+// adds, so the least is the spin's own). Returns the excess, now subtracted
+// from every spin's target.
 inline uint64_t calibrate_spin(uint64_t delay_ns)
 {
     spin_excess_ns = 0;
     if (delay_ns == 0) return 0;
-    uint64_t k = std::clamp<uint64_t>(5000000 / delay_ns, 10, 100000), trials[5];
+    uint64_t k = std::clamp<uint64_t>(1000000 / delay_ns, 10, 100000), trials[9];
     spin(50000000);
     for (auto &t : trials) {
         uint64_t t0 = now_ns();
@@ -50,8 +51,7 @@ inline uint64_t calibrate_spin(uint64_t delay_ns)
         uint64_t per = (now_ns() - t0) / k;
         t = per > delay_ns ? per - delay_ns : 0;
     }
-    std::sort(std::begin(trials), std::end(trials));
-    return spin_excess_ns = trials[2];
+    return spin_excess_ns = *std::min_element(std::begin(trials), std::end(trials));
 }
 
 struct switches {

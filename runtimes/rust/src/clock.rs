@@ -21,18 +21,18 @@ pub fn spin(delay_ns: u64) {
     }
 }
 
-/// Calibrates the busy wait for `delay_ns`: the median over 5 trials of the
-/// time one spin takes beyond its target, in back-to-back runs of ~5 ms,
-/// after 50 ms of spinning.
+/// Calibrates the busy wait for `delay_ns`: the least, over 9 trials, of the
+/// time one spin takes beyond its target in back-to-back runs of ~1 ms, after
+/// 50 ms of spinning (an interruption only adds, so the least is the spin's own).
 /// Returns the excess, now subtracted from every spin's target.
 pub fn calibrate_spin(delay_ns: u64) -> u64 {
     SPIN_EXCESS_NS.store(0, Ordering::Relaxed);
     if delay_ns == 0 {
         return 0;
     }
-    let k = (5_000_000 / delay_ns).clamp(10, 100_000);
+    let k = (1_000_000 / delay_ns).clamp(10, 100_000);
     spin(50_000_000); // 50 ms busy first: a CPU that was idle may still be slowed
-    let mut trials: Vec<u64> = (0..5)
+    let excess = (0..9)
         .map(|_| {
             let t0 = Instant::now();
             for _ in 0..k {
@@ -40,10 +40,10 @@ pub fn calibrate_spin(delay_ns: u64) -> u64 {
             }
             (t0.elapsed().as_nanos() as u64 / k).saturating_sub(delay_ns)
         })
-        .collect();
-    trials.sort_unstable();
-    SPIN_EXCESS_NS.store(trials[2], Ordering::Relaxed);
-    trials[2]
+        .min()
+        .unwrap_or(0);
+    SPIN_EXCESS_NS.store(excess, Ordering::Relaxed);
+    excess
 }
 
 /// Voluntary and involuntary context switches of the whole process (every
