@@ -181,7 +181,11 @@ fn run(a: &Args) -> Result<(), String> {
         }
         if let Some(p) = a.park {
             let rt = tokio_mech::runtime(a.pinned)?;
-            let p = if f == "thread" { p.min(THREAD_PARK_CAP) } else { p };
+            let p = match f {
+                "thread" => p.min(THREAD_PARK_CAP),
+                "corosensei" => p.min(coro_mech::park_cap()),
+                _ => p,
+            };
             let (doc, mut run): (&str, Box<measure::ParkRun>) = match f {
                 "tokio-task" => ("resident bytes per tokio task parked on a Notify", Box::new(|p, m: &mut dyn FnMut() -> Result<(), String>| tokio_mech::park(&rt, p, m))),
                 "corosensei" => ("resident bytes per suspended corosensei coroutine (default stack)", Box::new(coro_mech::park)),
@@ -189,7 +193,8 @@ fn run(a: &Args) -> Result<(), String> {
             };
             let mut s = measure::park(&mut run, p, o)?;
             if Some(p) != a.park {
-                s.warnings.push(format!("{p} kernel threads parked, not the {} asked", a.park.unwrap_or(0)));
+                let why = if f == "thread" { "the host's thread limits" } else { "vm.max_map_count: a stack is two memory maps" };
+                s.warnings.push(format!("{p} parked, not the {} asked ({why})", a.park.unwrap_or(0)));
             }
             let samples = s.rss_before.iter().zip(&s.rss_after).map(|(b, a)| (a - b) as f64 / p as f64).collect();
             let params = json!({"runtime": "rust", "mechanism": f, "placement": pl, "parked": p});
