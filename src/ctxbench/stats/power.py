@@ -20,8 +20,8 @@ Every interval over rounds is one method (`effect`, named in each record's
 project's fixed seed (stats.resample, so re-analysing a file gives the same
 numbers), and Student's t with rounds - 1 degrees of freedom. Chosen by
 bench/interval_coverage.py (issue 23): at the 3-8 rounds a budget allows,
-a percentile bootstrap covers 74-90% and scipy's BCa 70-90%, the
-bootstrap-t is infinite at 3 rounds; this one covers 93-98%, normal or
+a percentile bootstrap covers 76-89% and scipy's BCa 72-87%, the
+bootstrap-t is infinite at 3 rounds; this one covers 94-97%, normal or
 with disturbed rounds, and applies to any statistic of the rounds
 (slopes, sums of parts, ratios), which the trimmed-mean t does not.
 """
@@ -127,7 +127,7 @@ def effect(estimate: float, boot: np.ndarray, rounds: int, level: float = resamp
     draws times sqrt(rounds / (rounds - 1)) (a bootstrap's plug-in variance
     is (n - 1) / n of the sample's). Hand-written, not scipy.stats.bootstrap:
     scipy's percentile, basic and BCa intervals undercover at 3-8 rounds
-    (bench/interval_coverage.py: 70-90% for 95%) and it has no t interval
+    (bench/interval_coverage.py: 72-89% for 95%) and it has no t interval
     on a bootstrap standard error."""
     name = method(int(np.size(boot)), seed)
     boot = boot[np.isfinite(boot)]
