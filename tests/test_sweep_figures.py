@@ -10,6 +10,7 @@ from conftest import FIXTURES
 from ctxbench.ui.figures import save
 from ctxbench.sweep import figures as figures_sweep
 from ctxbench.core import reader
+from ctxbench.core.model import Result
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
 
@@ -80,7 +81,7 @@ def test_summary_text_from_fixture(doc):
         assert name in text
     # every point has a cell: its estimate, '<MDE' or '~estimate'
     for r in doc["results"]:
-        cell = sweep_analysis.cell(r["indirect"])
+        cell = sweep_analysis.cell(Result(r).indirect)
         assert cell != "n/a" and (cell[0] in "<~" or r["indirect"]["resolved"])
 
 

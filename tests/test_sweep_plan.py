@@ -9,6 +9,7 @@ from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
 from ctxbench.stats import power
+from ctxbench.core import model
 from ctxbench.core.errors import UserError
 
 ENV = {"topology": {"caches": [
@@ -99,7 +100,7 @@ def test_indirect_known_answer_on_synthetic_samples():
     res3 = [pt(4096, 0, 1000), pt(4096, 8, 1000)]
     sweep_analysis.add_indirect(res3)
     assert res3[1]["indirect"]["below_mde"]
-    assert sweep_analysis.cell(res3[1]["indirect"]).startswith("<")
+    assert sweep_analysis.cell(model.Result(res3[1]).indirect).startswith("<")
 
 
 def test_stride0_check_is_one_statement_over_all_sizes():

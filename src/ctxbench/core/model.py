@@ -275,6 +275,26 @@ class Summary:
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
 
+class Effect(Summary):
+    """A power.effect record (an effect over rounds, such as a sweep point's
+    `indirect`) read as one: a Summary (median = the estimate) plus its
+    verdicts, standard error, simultaneous interval and the method that
+    made the interval ("" in files from before issue 23, which named none)."""
+    __slots__ = ()
+
+    estimate = property(lambda s: _num(s.d.get("estimate_ns")))
+    se = property(lambda s: _num(s.d.get("se_ns")))
+    resolved = property(lambda s: bool(s.d.get("resolved")))
+    below_mde = property(lambda s: bool(s.d.get("below_mde")))
+    method = property(lambda s: str(s.d.get("method") or ""))
+    rounds = property(lambda s: int(s.d.get("rounds") or s.d.get("n") or 0))
+
+    @property
+    def ci_simultaneous(self) -> tuple[float, float]:
+        ci = self.d.get("ci_simultaneous")
+        return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
+
+
 class _Parts(dict):
     """A derived result's parts by name; one the file lacks reads as an empty
     summary (every number nan: printed n/a), not a KeyError."""
@@ -424,9 +444,19 @@ class Result:
         return _Effects(_obj(self.d.get("parts")))
 
     @property
-    def indirect(self) -> Summary | None:
+    def indirect(self) -> Effect | None:
         ind = self.d.get("indirect")
-        return Summary(ind) if isinstance(ind, dict) else None
+        return Effect(ind) if isinstance(ind, dict) else None
+
+    def per_message(self, name: str) -> np.ndarray:
+        """A raw per-sample time divided by that sample's n (the sweep's
+        `sample_n`, else params.n): nanoseconds per message; samples without
+        a positive n are left out."""
+        t = self.raw(name)
+        ns = self.d.get("sample_n")
+        ns = ns if isinstance(ns, list) and len(ns) == t.size else [self.params.n] * t.size
+        return np.array([x / n for x, n in zip(t, ns)
+                         if isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0 and math.isfinite(x)])
 
     @property
     def warnings(self) -> list[Note]:

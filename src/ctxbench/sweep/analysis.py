@@ -101,7 +101,7 @@ def add_indirect(results: list[dict], only: set | None = None) -> None:
         diffs, rounds, ref = _diffs(bid, size, stride, rm)
         s = indirect_record(diffs, rounds, ref, stride)
         r["indirect"] = s
-        warn = model.without(r.get("warnings"), "negative_indirect")
+        warn = model.Result(r).warnings_stored("negative_indirect")
         est = s["estimate_ns"]
         if stride and math.isfinite(est) and est < 0:
             why = ("its interval excludes 0: no switch cost explains that; after the traversal the single "
@@ -147,11 +147,8 @@ def work_per_switch(r: dict | None) -> float:
     """Nanoseconds of work one party does between two switches at this
     point: the single run's time per message (one traversal plus the
     message calls), median over samples; nan if the engine did not say."""
-    r = r or {}
-    t = (r.get("raw") or {}).get("t_single_ns") or []
-    ns = r.get("sample_n") or [(r.get("params") or {}).get("n")] * len(t)
-    per = [x / n for x, n in zip(t, ns) if isinstance(x, (int, float)) and isinstance(n, (int, float)) and n > 0]
-    return float(np.median(per)) if per else math.nan
+    per = model.Result(r or {}).per_message("t_single_ns")
+    return float(np.median(per)) if per.size else math.nan
 
 
 # ---- counters ---------------------------------------------------------------
@@ -161,8 +158,8 @@ MISS_EVENTS = ("l1d_load_misses", "l1i_load_misses", "dtlb_load_misses")
 
 def add_counter_rates(r: dict) -> None:
     """counters.per_kilo_instructions[phase][party][event] = 1000 * misses / instructions."""
-    c = r.get("counters")
-    if not isinstance(c, dict) or not c.get("available"):
+    c = model.Result(r).counters  # the record itself: the rates are added to it
+    if not c.get("available"):
         return
     pki: dict = {}
     for phase in ("single", "switch"):
@@ -184,7 +181,7 @@ def add_counter_rates(r: dict) -> None:
 
 def counters_status(results: list[dict]) -> str | None:
     """One line about counters, or None if no result asked for them."""
-    asked = [r.get("counters") for r in results if isinstance(r.get("counters"), dict)]
+    asked = [c for c in (model.Result(r).counters for r in results) if c]
     if not asked:
         return None
     ok = [c for c in asked if c.get("available")]
@@ -197,7 +194,8 @@ def counters_status(results: list[dict]) -> str | None:
 # ---- summary ----------------------------------------------------------------
 
 def series(results: list[dict], bid: str, stride: int, what: str = "indirect") -> list[tuple[int, model.Summary]]:
-    """[(size, summary)] of one mechanism and stride, by size."""
+    """[(size, summary)] of one mechanism and stride, by size (the indirect
+    cost as a model.Effect)."""
     out = []
     for r in results:
         k = key(r)
@@ -226,22 +224,27 @@ def _f(x) -> float:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else math.nan
 
 
-def cell(raw: dict | None) -> str:
+def _indirect(r: dict) -> model.Effect:
+    """A point's indirect cost as a view (an empty one if it has none)."""
+    return model.Result(r).indirect or model.Effect({})
+
+
+def cell(e: model.Effect | None) -> str:
     """One point in the text grid: the estimate if resolved, 'below X' (its
     MDE) if |estimate| < MDE, else '~estimate' (neither)."""
-    if not raw or not math.isfinite(_f(raw.get("estimate_ns"))) or not math.isfinite(_f(raw.get("mde_ns"))):
+    if not e or not math.isfinite(e.estimate) or not math.isfinite(e.mde):
         return "n/a"  # fewer than 2 rounds with kept samples: no interval, no MDE
-    if raw.get("resolved"):
-        return fmt_time(raw["estimate_ns"])
-    if raw.get("below_mde"):
-        return "<" + fmt_time(raw["mde_ns"])
-    return "~" + fmt_time(raw["estimate_ns"])
+    if e.resolved:
+        return fmt_time(e.estimate)
+    if e.below_mde:
+        return "<" + fmt_time(e.mde)
+    return "~" + fmt_time(e.estimate)
 
 
 def grid(results: list[dict], bid: str, planned: set | None = None) -> list[str]:
     """Sizes down, strides across: every point's indirect cost in one cell;
     '-' where the plan has no point (`planned`: its (size, stride) pairs)."""
-    pts = {key(r): r.get("indirect") for r in results if key(r) and key(r)[0] == bid}
+    pts = {key(r): model.Result(r).indirect for r in results if key(r) and key(r)[0] == bid}
     cells = set(planned or ()) | {k[1:] for k in pts}
     sizes = sorted({s for s, _ in cells})
     strides = sorted({d for _, d in cells})
@@ -259,28 +262,28 @@ def counts(results: list[dict], bid: str) -> dict:
     c = {"resolved": 0, "below_mde": 0, "neither": 0, "points": 0, "zero_ok": 0, "zero": 0, "no_mde": 0,
          "zero_family_ok": 0, "zero_mde": 0.0}
     for r in results:
-        k, e = key(r), r.get("indirect")
+        k, e = key(r), _indirect(r)
         if not k or k[0] != bid or not e:
             continue
-        if not math.isfinite(_f(e.get("mde_ns"))):
+        if not math.isfinite(e.mde):
             c["no_mde"] += 1
             continue
         if k[2] == 0:
-            lo, hi = e.get("ci95") or [math.nan, math.nan]
+            lo, hi = e.ci95
             c["zero"] += 1
             c["zero_ok"] += bool(lo <= 0 <= hi)
-            slo, shi = e.get("ci_simultaneous") or [math.nan, math.nan]
+            slo, shi = e.ci_simultaneous
             c["zero_family_ok"] += bool(slo <= 0 <= shi)
-            c["zero_mde"] = max(c["zero_mde"], _f(e.get("mde_ns")))
+            c["zero_mde"] = max(c["zero_mde"], e.mde)
             continue
         c["points"] += 1
-        c["resolved" if e.get("resolved") else "below_mde" if e.get("below_mde") else "neither"] += 1
+        c["resolved" if e.resolved else "below_mde" if e.below_mde else "neither"] += 1
     return c
 
 
 def l2_size(env: dict) -> int | None:
     """The L2 data cache of one CPU (bytes), if the environment says."""
-    caches = ((env.get("topology") or {}).get("caches")) or []
+    caches = model.Environment(env).get("topology.caches") or []
     l2 = [c["size"] for c in caches if c.get("level") == 2 and c.get("size") and c.get("type") != "instruction"]
     return min(l2) if l2 else None
 
@@ -297,8 +300,8 @@ def past_l2(results: list[dict], bid: str, env: dict, min_stride: int = 64) -> d
     pts = [r for r in results if key(r) and key(r)[0] == bid and key(r)[1] >= l2 and key(r)[2] >= min_stride]
     if not pts:
         return None
-    open_ = sorted((r for r in pts if not (r.get("indirect") or {}).get("resolved")), key=key)
-    share = {f"{fmt_size(key(r)[1])}:{key(r)[2]}": _f((r.get("indirect") or {}).get("mde_ns")) / work_per_switch(r)
+    open_ = sorted((r for r in pts if not _indirect(r).resolved), key=key)
+    share = {f"{fmt_size(key(r)[1])}:{key(r)[2]}": _indirect(r).mde / work_per_switch(r)
              for r in open_}
     return {"l2": l2, "points": len(pts), "resolved": len(pts) - len(open_),
             "open": {k: (v if math.isfinite(v) else None) for k, v in share.items()}}
@@ -340,12 +343,12 @@ def text_summary(results: list[dict], env: dict, mechs: list[tuple[str, str]], w
             if unbounded:
                 line += f"; n/a (no MDE: fewer than 2 rounds with kept samples): {', '.join(unbounded)}"
             lines.append(line)
-        peak = [(r.get("indirect"), key(r)) for r in results
-                if key(r) and key(r)[0] == bid and key(r)[2] and (r.get("indirect") or {}).get("resolved")]
+        peak = [(_indirect(r), key(r)) for r in results
+                if key(r) and key(r)[0] == bid and key(r)[2] and _indirect(r).resolved]
         if peak:
-            e, k = max(peak, key=lambda t: t[0]["estimate_ns"])
-            lo, hi = e["ci95"]
-            lines.append(f"  largest resolved: {fmt_time(e['estimate_ns'])} [{fmt_time(lo)}, {fmt_time(hi)}] at "
+            e, k = max(peak, key=lambda t: t[0].estimate)
+            lo, hi = e.ci95
+            lines.append(f"  largest resolved: {fmt_time(e.estimate)} [{fmt_time(lo)}, {fmt_time(hi)}] at "
                          f"{fmt_size(k[1])} per party, stride {k[2]} B ({where(k[1], env)})")
     if wall_s is not None:
         lines.append(f"wall time: {wall_s:.0f} s" + (f" of a {budget_s:.0f} s budget" if budget_s else ""))

@@ -15,7 +15,9 @@ milliseconds and can be negative (it is never clipped).
 from __future__ import annotations
 
 
-from ctxbench.core.model import Result
+import math
+
+from ctxbench.core.model import Document, Effect, Result
 from ctxbench.sweep.analysis import MISS_EVENTS, series
 from ctxbench.sweep.plan import boundaries, fmt_size, key
 from ctxbench.ui.figures import machine_label, plt
@@ -55,11 +57,11 @@ def _line(ax, ser, label, **kw):
     hi = [x.ci95[1] for _, x in ser]
     (ln,) = ax.plot(xs, ys, marker="o", ms=3, lw=1.2, label=label, **kw)
     ax.fill_between(xs, lo, hi, color=ln.get_color(), alpha=0.2, lw=0)
-    below = [(s, x) for s, x in ser if x.d.get("below_mde")]
+    below = [(s, x) for s, x in ser if isinstance(x, Effect) and x.below_mde]
     if below:
         ax.plot([s for s, _ in below], [x.median for _, x in below], ls="none", marker="o", ms=6,
                 mfc="white", mec=ln.get_color(), zorder=3)
-        ax.errorbar([s for s, _ in below], [0.0] * len(below), yerr=[x.d.get("mde_ns") or 0 for _, x in below],
+        ax.errorbar([s for s, _ in below], [0.0] * len(below), yerr=[x.mde if math.isfinite(x.mde) else 0.0 for _, x in below],
                     ls="none", color="grey", alpha=0.6, capsize=2, lw=0.8)
 
 
@@ -70,12 +72,19 @@ def _yaxis(ax, what):
     ax.grid(True, which="major", alpha=0.3)
 
 
+def _read(doc: dict) -> tuple[list[dict], dict]:
+    """The document's results and environment, read through its view (the
+    plan's key and boundaries take the records themselves)."""
+    view = Document(doc)
+    return [r.d for r in view.results], view.environment.d
+
+
 def _mechanisms(doc: dict) -> list[tuple[str, str]]:
     m = (doc.get("sweep") or {}).get("mechanisms")
     if m:
         return [(x["name"], x["id"]) for x in m]
     ids = []
-    for r in doc.get("results", []):
+    for r in _read(doc)[0]:
         k = key(r)
         if k and k[0] not in ids:
             ids.append(k[0])
@@ -83,8 +92,7 @@ def _mechanisms(doc: dict) -> list[tuple[str, str]]:
 
 
 def mechanism_figure(doc: dict, name: str, bid: str):
-    env = doc.get("environment") or {}
-    res = doc.get("results") or []
+    res, env = _read(doc)
     strides = sorted({key(r)[2] for r in res if key(r) and key(r)[0] == bid})
     fig, (top, bot) = plt.subplots(2, 1, figsize=(8, 8), sharex=True)
     sizes = []
@@ -112,8 +120,7 @@ def mechanism_figure(doc: dict, name: str, bid: str):
 
 
 def compare_figure(doc: dict, stride: int):
-    env = doc.get("environment") or {}
-    res = doc.get("results") or []
+    res, env = _read(doc)
     fig, ax = plt.subplots(figsize=(8, 5))
     sizes = []
     for name, bid in _mechanisms(doc):
@@ -131,8 +138,8 @@ def compare_figure(doc: dict, stride: int):
 
 
 def counter_figure(doc: dict, name: str, bid: str, strides=(8, 64)):
-    env = doc.get("environment") or {}
-    res = [r for r in doc.get("results") or [] if key(r) and key(r)[0] == bid
+    res, env = _read(doc)
+    res = [r for r in res if key(r) and key(r)[0] == bid
            and Result(r).counters.get("per_kilo_instructions")]
     if not res:
         return None
@@ -167,7 +174,7 @@ def all_figures(doc: dict, compare_stride: int = 64) -> list[tuple[str, object]]
     """Every sweep figure as (file name, figure). The comparison is drawn
     at `compare_stride`; the command refuses a stride the sweep lacks."""
     out = [mechanism_figure(doc, name, bid) for name, bid in _mechanisms(doc)]
-    strides = sorted({key(r)[2] for r in doc.get("results") or [] if key(r) and key(r)[2]})
+    strides = sorted({key(r)[2] for r in _read(doc)[0] if key(r) and key(r)[2]})
     if strides:
         d = compare_stride if compare_stride in strides else strides[len(strides) // 2]
         out.append(compare_figure(doc, d))
