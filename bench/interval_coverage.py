@@ -5,7 +5,9 @@ A fixed-seed simulation: `reps` runs of n rounds, each round one paired
 difference with true mean 0, and how often each method's 95% interval
 contains 0 (nominal 0.95; the binomial error of a coverage near 0.95 over
 `reps` runs is sqrt(0.95 * 0.05 / reps), 0.011 at 400). Noise: normal, and
-contaminated (10% of rounds with 5x the spread: a disturbed round).
+contaminated (10% of rounds with 5x the spread: a disturbed round), and
+one-sided (10% of rounds slowed on one side by |5 sd| on average 4 sd: the
+differences are skewed; coverage of their true mean).
 
 Methods:
 - percentile: percentile bootstrap of the mean over rounds (the project's
@@ -35,10 +37,18 @@ RESAMPLES = 2000
 ROUNDS = (3, 5, 8, 16, 32)
 
 
+# 10% of rounds disturbed by other load, slowing one side of the pair only
+# (the difference moves one way): mean of that added term, subtracted so
+# that the true effect stays 0
+ONE_SIDED_MEAN = 0.10 * 5.0 * math.sqrt(2 / math.pi)
+
+
 def noise(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     x = rng.standard_normal(n)
     if kind == "contaminated":
         x = np.where(rng.random(n) < 0.10, 5.0 * x, x)
+    elif kind == "one-sided":
+        x = x + np.where(rng.random(n) < 0.10, 5.0 * np.abs(rng.standard_normal(n)), 0.0) - ONE_SIDED_MEAN
     return x
 
 
@@ -72,7 +82,7 @@ def main(reps: int = 400) -> None:
     print(f"95% coverage (median width / sd), {reps} runs per cell, {RESAMPLES} resamples, seed {SEED}; "
           f"binomial error of a coverage of 0.95: {math.sqrt(0.95 * 0.05 / reps):.3f}")
     print(f"{'noise':<13}{'n':>3}  " + "".join(f"{k:>20}" for k in names))
-    for kind in ("normal", "contaminated"):
+    for kind in ("normal", "contaminated", "one-sided"):
         for n in ROUNDS:
             hit = {k: 0 for k in names}
             width = {k: [] for k in names}

@@ -24,10 +24,12 @@ Every interval over rounds is one method (`effect`, named in each record's
 project's fixed seed (stats.resample, so re-analysing a file gives the same
 numbers), and Student's t with rounds - 1 degrees of freedom. Chosen by
 bench/interval_coverage.py (issue 23): at the 3-8 rounds a budget allows,
-a percentile bootstrap covers 76-89% and scipy's BCa 72-87%, the
+a percentile bootstrap covers 72-89% and scipy's BCa 68-87%, the
 bootstrap-t is infinite at 3 rounds; this one covers 94-97%, normal or
-with disturbed rounds, and applies to any statistic of the rounds
-(slopes, sums of parts, ratios), which the trimmed-mean t does not.
+with disturbed rounds, and 90-95% at 3-32 rounds when a disturbance slows
+one side only (skewed differences, where the trimmed-mean t falls to 80%
+at 32 rounds: it estimates another quantity than the mean); and it
+applies to any statistic of the rounds (slopes, sums of parts, ratios).
 """
 from __future__ import annotations
 
