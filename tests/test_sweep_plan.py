@@ -126,7 +126,7 @@ def test_stride0_check_is_one_statement_over_all_sizes():
     off = sweep(off=150.0)
     assert off["zero_family_ok"] < off["zero"]
     # with one test the family's interval is the point's own 95% t interval (same df)
-    e = power.trimmed_mean(list(rng.normal(0, 40, 10)))
+    e = power.paired_mean(list(rng.normal(0, 40, 10)))
     assert abs(power.family_t(1, e["df"]) * e["se_ns"] - (e["ci95"][1] - e["ci95"][0]) / 2) < 1e-6 * e["se_ns"]
 
 

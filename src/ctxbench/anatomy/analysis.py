@@ -216,7 +216,8 @@ def compare_parts(base: dict, new: dict) -> list[dict]:
         m = power.mde(se)
         out.append({"name": p["name"], "base_ns": b["estimate_ns"], "new_ns": p["estimate_ns"],
                     "estimate_ns": d, "ci95": [d - half, d + half], "se_ns": se, "mde_ns": m,
-                    "resolved": bool(math.isfinite(half) and abs(d) > half), "below_mde": bool(abs(d) < m)})
+                    "resolved": bool(math.isfinite(half) and abs(d) > half), "below_mde": bool(abs(d) < m),
+                    "method": "normal, the two runs' standard errors in quadrature"})
     return out
 
 

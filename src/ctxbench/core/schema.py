@@ -214,7 +214,9 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
 PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
                "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
 # A derived result's `parts` are stats records (summary or power.effect):
-# objects whose numbers are numbers and whose interval is two of them.
+# objects whose numbers are numbers, whose interval is two of them, and
+# whose `method` (how the interval was made; files before issue 23 have
+# none) is a string.
 PART_NUMBERS = ("median", "mean", "estimate_ns", "se_ns", "mde_ns", "min", "max", "cv", "stdev")
 
 
@@ -225,6 +227,8 @@ def part_problem(name: str, part) -> str | None:
     for key in PART_NUMBERS:
         if key in part and part[key] is not None and not fits(part[key], NUM):
             return f"parts.{name}.{key} is {type_of(part[key])}, not a number"
+    if "method" in part and not isinstance(part["method"], str):
+        return f"parts.{name}.method is {type_of(part['method'])}, not a string"
     for key in ("ci95", "ci95_simultaneous"):
         ci = part.get(key)
         if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(x is None or fits(x, NUM) for x in ci)):

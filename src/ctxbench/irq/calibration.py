@@ -53,22 +53,23 @@ class Offset:
             self.boot = _slopes(k, adj, draws.rows(g))
 
     def effect(self) -> dict:
-        return power.effect(self.estimate, self.boot)
+        return power.effect(self.estimate, self.boot, self.draws.labels.size)
 
     def mean(self, k, adj, g) -> dict:
         """mean(adj - k * delta) over the rounds, as an effect."""
         if not k.size:
-            return power.effect(math.nan, np.array([]))
+            return power.effect(math.nan, np.array([]), 0)
         est = float(adj.mean() - k.mean() * self.estimate)
         boot = np.array([adj[i].mean() - k[i].mean() * b if i.size else math.nan
                          for i, b in zip(self.draws.rows(g), self.boot)])
-        return power.effect(est, boot)
+        return power.effect(est, boot, np.unique(g).size)
 
     def slope(self, k, adj, g) -> dict:
         """d(adj)/dk - delta, as an effect."""
         if k.size < 3:
-            return power.effect(math.nan, np.array([]))
-        return power.effect(power.ols_slope(k, adj) - self.estimate, _slopes(k, adj, self.draws.rows(g)) - self.boot)
+            return power.effect(math.nan, np.array([]), 0)
+        return power.effect(power.ols_slope(k, adj) - self.estimate, _slopes(k, adj, self.draws.rows(g)) - self.boot,
+                            np.unique(g).size)
 
     def shifted(self, d: np.ndarray, g: np.ndarray) -> dict:
         """The mean of the gap loop's D plus delta: D as the runs pay it."""
@@ -76,4 +77,4 @@ class Offset:
         d, g = d[ok], g[ok]
         est = float(d.mean() + self.estimate) if d.size else math.nan
         boot = np.array([d[i].mean() + b if i.size else math.nan for i, b in zip(self.draws.rows(g), self.boot)])
-        return power.effect(est, boot)
+        return power.effect(est, boot, np.unique(g).size)

@@ -16,10 +16,10 @@ where direct is the stride-0 cost of the same mechanism.
   (the direct cost measured seconds before, in the same process). What the
   machine's drift adds to both cancels; what is left varies from round to
   round and is in the interval.
-- Estimate and interval: `stats.power.trimmed_mean` of the d_r (20%
-  trimmed mean, Tukey-McLaughlin t interval: calibrated for the 6-10 rounds
-  a budget allows, and one disturbed round does not move it; standard
-  error and MDE). A point whose
+- Estimate and interval: `stats.power.paired_mean` of the d_r, the one
+  interval over rounds of the project (bootstrap standard error over
+  rounds, Student's t on rounds - 1: it covers at the 3-8 rounds a budget
+  allows, bench/interval_coverage.py; standard error and MDE). A point whose
   |estimate| is below its MDE is "below MDE": the sweep could not tell it
   from noise, and the text says "below X".
 - Stride 0 checks the instrument: the stride-0 points at different sizes
@@ -48,7 +48,7 @@ from ctxbench.ui.format import fmt_time
 
 NEIGHBOURS = 2  # stride-0 check: sizes on each side compared with
 PAIRED = ("mean of per-round paired differences: the point's median in a round minus the stride-0 median at "
-          "the same size in the same round; 20% trimmed mean with its t interval over rounds (stats.power.trimmed_mean)")
+          "the same size in the same round; interval over rounds (stats.power.paired_mean, its method in `method`)")
 PLACEBO = ("stride 0 against the stride-0 points of up to two sizes each side in the same round (one "
            "configuration: should be 0)")
 
@@ -77,7 +77,7 @@ def _diffs(bid: str, size: int, stride: int, rm: dict) -> tuple[list[float], lis
 def indirect_record(diffs: list[float], rounds: list[int], ref: dict, stride: int) -> dict:
     """A power.effect dict, plus what Summary readers (figures, report)
     use: median (= the estimate), n (rounds), and what the numbers are."""
-    e = power.trimmed_mean(diffs)
+    e = power.paired_mean(diffs, clusters=rounds)
     d = np.asarray(diffs, dtype=float)
     e.update(median=e["estimate_ns"], n=len(diffs), rounds=len(rounds),
              sd_ns=float(np.std(d, ddof=1)) if d.size >= 2 else math.nan,
@@ -121,7 +121,7 @@ def add_stride0_family(results: list[dict]) -> None:
     point is the same configuration, so all of them are zero at once, and
     that is tested with intervals that hold together (`power.family_t`:
     Bonferroni over the mechanism's stride-0 points, Student's t with the
-    trimmed mean's degrees of freedom). At 95% each, 18 points of a correct
+    effect's degrees of freedom). At 95% each, 18 points of a correct
     instrument leave at least one interval without 0 in 60% of the sweeps;
     their 95% intervals are kept and counted beside this one."""
     by: dict[str, list[dict]] = {}
@@ -131,7 +131,7 @@ def add_stride0_family(results: list[dict]) -> None:
             by.setdefault(k[0], []).append(e)
     for es in by.values():
         for e in es:
-            df = e.get("df")  # the trimmed mean's (a file from before it: the normal's)
+            df = e.get("df")  # rounds - 1 (a file from before it: the normal's)
             t = power.family_t(len(es), int(df) if isinstance(df, (int, float)) else None)
             est, se = e["estimate_ns"], e["se_ns"]
             e.update(ci_simultaneous=[est - t * se, est + t * se], simultaneous_t=t, family=len(es))

@@ -90,14 +90,14 @@ def _stats(P: dict, E: dict, ns: list[int], ip: np.ndarray, ie: np.ndarray) -> n
 def _summary(est: float, boot: np.ndarray, rounds: int) -> dict:
     """A derived part as the summary-shaped dict the tables and figures read
     (mean, median, ci95, stdev of the estimate), with its MDE."""
-    e = power.effect(est, boot)
+    e = power.effect(est, boot, rounds)
     se = e["se_ns"]
     return {"n": rounds, "mean": est, "median": est, "stdev": se, "cv": se / abs(est) if est else math.nan,
             "ci95": e["ci95"], "ci95_of": "mean", "mde": e["mde_ns"], "below_mde": e["below_mde"],
-            "method": "bootstrap of whole rounds (pair and empty pair together)"}
+            "method": e["method"] + " (pair and empty pair drawn together)"}
 
 
-def _linear(est: np.ndarray, boot: np.ndarray, ns: list[int], at: dict) -> dict:
+def _linear(est: np.ndarray, boot: np.ndarray, ns: list[int], at: dict, rounds: int) -> dict:
     """Is I linear in n? The cost of one more switch over the first
     interval of n against over the last (both minus C, which cancels):
     their difference as an effect; resolved means the per-switch cost
@@ -109,7 +109,7 @@ def _linear(est: np.ndarray, boot: np.ndarray, ns: list[int], at: dict) -> dict:
 
     def f(s):
         return (s[at[b]] - s[at[a]]) / (b - a) - (s[at[d]] - s[at[c]]) / (d - c)
-    e = power.effect(float(f(est)), np.array([f(x) for x in boot]))
+    e = power.effect(float(f(est)), np.array([f(x) for x in boot]), rounds)
     return dict(e, checked=True, first=[a, b], last=[c, d], linear=not e["resolved"])
 
 
@@ -141,7 +141,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
     rounds = int(labels.size)
 
     def eff(fn):
-        return power.effect(float(fn(est)), np.array([fn(b) for b in boot]))
+        return power.effect(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
 
     def part(fn):
         return _summary(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
@@ -160,7 +160,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         "pair": pair, "rounds": rounds, "n_values": ns,
         "per_switch": per_switch,
         "marginal": marginal,
-        "linear": _linear(est, boot, ns, at),
+        "linear": _linear(est, boot, ns, at, rounds),
         "per_task": {ta: eff(lambda s: s[2]), tb: eff(lambda s: s[3])},
         "switch_inflation": eff(lambda s: s[1] - s[0] - s[2] - s[3]),
         "C": eff(lambda s: s[0]),
