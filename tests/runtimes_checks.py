@@ -1,6 +1,6 @@
 """Checks shared by the tests of the Rust, Java and C++ runtime harnesses
 (tests/test_runtimes_{rust,java,cpp}.py): each harness is run directly, the
-way the front end runs it (RUNTIMES.md), with small counts."""
+way the front end runs it (runtimes/PROTOCOL.md), with small counts."""
 import ast
 import json
 import os
@@ -66,7 +66,7 @@ def run(d: dict, placement: str, *extra, groups=GROUPS, min_sample_us=MIN_SAMPLE
 
 
 def check_record(r: dict, runtime: str, placement: str) -> None:
-    """One result as RUNTIMES.md defines it, its samples re-derived from its raw parts."""
+    """One result as runtimes/PROTOCOL.md defines it, its samples re-derived from its raw parts."""
     q = r["quantity"]
     parts = r["id"].split("/")
     assert parts[0] == "runtimes" and parts[1] == runtime and parts[-1] == placement, r["id"]

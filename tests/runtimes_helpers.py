@@ -116,14 +116,20 @@ def check_switches(results: list[dict], user: set[str], kernel: set[str]) -> Non
     assert not bad, bad
 
 
-def group_medians(r: dict) -> dict[int, float]:
+def group_medians(r: dict, clean: bool) -> dict[int, float]:
+    """Per group, the median sample; with `clean`, of the samples the
+    kernel did not switch the process out of (a user-level hand-off makes
+    no switch, so one there is another task or the runtime's helper thread
+    taking the CPU, and its time lands in the spin and the hand-offs)."""
     by: dict[int, list[float]] = {}
-    for g, s in zip(r["group"], r["samples"]):
-        by.setdefault(g, []).append(s)
-    return {g: statistics.median(v) for g, v in by.items()}
+    v = r["verify"]
+    for g, s, a, b in zip(r["group"], r["samples"], v["voluntary"], v["involuntary"]):
+        if not clean or a + b == 0:
+            by.setdefault(g, []).append(s)
+    return {g: statistics.median(x) for g, x in by.items()}
 
 
-def known_answer(results: list[dict]) -> dict[str, dict]:
+def known_answer(results: list[dict], kernel: set[str] = frozenset()) -> dict[str, dict]:
     """Per mechanism: the added ns per hand-off (median over groups of the
     groups' median differences), the plain hand-off, the spin's largest
     measured overhead and the switches per hand-off at both delays."""
@@ -134,8 +140,9 @@ def known_answer(results: list[dict]) -> dict[str, dict]:
             by.setdefault(r["params"]["mechanism"], {})[r["params"]["delay_ns"]] = r
     for m, pair in by.items():
         plain, delayed = pair[0], pair[DELAY_NS]
-        a, b = group_medians(plain), group_medians(delayed)
-        out[m] = {"added": statistics.median(b[g] - a[g] for g in a if g in b),
+        a, b = group_medians(plain, m not in kernel), group_medians(delayed, m not in kernel)
+        diffs = [b[g] - a[g] for g in a if g in b]
+        out[m] = {"added": statistics.median(diffs) if diffs else float("nan"),
                   "groups": [round(b[g] - a[g]) for g in sorted(a) if g in b],
                   "plain": statistics.median(plain["samples"]),
                   "overhead": max(delayed["params"]["delay_overhead_ns"]),
@@ -145,7 +152,15 @@ def known_answer(results: list[dict]) -> dict[str, dict]:
 
 def check_known_answer(results: list[dict], user: set[str], kernel: set[str]) -> None:
     bad = []
-    for m, k in known_answer(results).items():
+    answers = known_answer(results, kernel)
+    busy = [m for m, k in answers.items() if len(k["groups"]) < 3]  # switched out of nearly every sample
+    if len(busy) == len(answers):
+        pytest.skip(f"{', '.join(busy)}: fewer than 3 groups with a sample the kernel left alone: the host is "
+                    "too busy to recover a 1000 ns delay")
+    for m, k in answers.items():
+        if m in busy:
+            print(f"{m}: not checked, fewer than 3 groups with a sample the kernel left alone")
+            continue
         low = 0.9 * DELAY_NS
         high = 1.1 * DELAY_NS + k["overhead"] + (k["plain"] if m in kernel else 0)
         line = (f"{m}: +{k['added']:.0f} ns per hand-off for a {DELAY_NS} ns delay (plain {k['plain']:.0f} ns, "

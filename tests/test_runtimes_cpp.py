@@ -1,4 +1,4 @@
-"""The C++ harness (runtimes/cpp): records as RUNTIMES.md defines them, the
+"""The C++ harness (runtimes/cpp): records as runtimes/PROTOCOL.md defines them, the
 kernel's switches per hand-off where physics fixes them, and a known +1 us
 recovered per hand-off. Skipped where the harness is not built (g++ with
 Boost.Context and nlohmann/json: `make runtimes`)."""

@@ -1,4 +1,4 @@
-"""The Java harness (runtimes/java): records as RUNTIMES.md defines them, no
+"""The Java harness (runtimes/java): records as runtimes/PROTOCOL.md defines them, no
 pinned virtual thread (JFR), the kernel's switches per hand-off where physics
 fixes them, a known +1 us recovered per hand-off, and a JDK older than 21
 refused for virtual threads in one line each. Skipped where no JDK built it."""

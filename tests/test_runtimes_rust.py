@@ -1,4 +1,4 @@
-"""The Rust harness (runtimes/rust): records as RUNTIMES.md defines them, the
+"""The Rust harness (runtimes/rust): records as runtimes/PROTOCOL.md defines them, the
 kernel's switches per hand-off where physics fixes them, and a known +1 us
 recovered per hand-off. Skipped where cargo has not built the harness."""
 import json

@@ -1,5 +1,5 @@
 // ctxbench-rt-cpp: the C++ harness of `ctxbench runtimes` (issue 24). Speaks
-// the protocol of RUNTIMES.md: arguments in, JSON lines out.
+// the protocol of runtimes/PROTOCOL.md: arguments in, JSON lines out.
 #include <boost/version.hpp>
 #include <nlohmann/json.hpp>
 

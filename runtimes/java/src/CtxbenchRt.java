@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 
-/** ctxbench-rt-java: the Java harness of `ctxbench runtimes` (issue 24), protocol of RUNTIMES.md. */
+/** ctxbench-rt-java: the Java harness of `ctxbench runtimes` (issue 24), protocol of runtimes/PROTOCOL.md. */
 public final class CtxbenchRt {
     static final String NAME = "ctxbench-rt-java";
     /** At most this many platform threads are parked for --park (10^5 would hit the host's thread limits). */

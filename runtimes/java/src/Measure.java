@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** The protocol's measuring loop (RUNTIMES.md): N doubled until a batch lasts min-sample-us, warm-up
+/** The protocol's measuring loop (runtimes/PROTOCOL.md): N doubled until a batch lasts min-sample-us, warm-up
  *  until the JIT has settled, then G groups of I samples, each group with a fresh pair. */
 final class Measure {
     /** delays: the known-answer delays, one (the protocol's --delay-ns D) or several interleaved group by

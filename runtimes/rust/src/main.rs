@@ -1,5 +1,5 @@
 //! ctxbench-rt-rust: the Rust harness of `ctxbench runtimes` (issue 24).
-//! Speaks the protocol of RUNTIMES.md: arguments in, JSON lines out.
+//! Speaks the protocol of runtimes/PROTOCOL.md: arguments in, JSON lines out.
 mod clock;
 mod coro_mech;
 mod measure;

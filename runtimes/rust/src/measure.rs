@@ -1,4 +1,4 @@
-//! The protocol's measuring loop (RUNTIMES.md), shared by every mechanism:
+//! The protocol's measuring loop (runtimes/PROTOCOL.md), shared by every mechanism:
 //! N doubled until a batch lasts min-sample-us, warm-up until the per-batch
 //! time is stable, then G groups of I samples, each group with fresh parties.
 use crate::clock;

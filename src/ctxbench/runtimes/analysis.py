@@ -80,4 +80,5 @@ class Handoff(Result):
     placement = property(lambda s: str(s.params.get("placement") or "?"))
     kernel = property(lambda s: s.d.get("kernel") if isinstance(s.d.get("kernel"), dict) else {})
     mde = property(lambda s: float((s.d.get("resolution") or {}).get("mde_ns", math.nan)))
-    version = property(lambda s: str(s.params.get("version") or ""))
+    # the toolchain line without its build detail ("rustc 1.95.0 (59807616e 2026-04-14)")
+    version = property(lambda s: str(s.params.get("version") or "").split(" (")[0])

@@ -66,9 +66,9 @@ FINISH_S = 35
 # (236 points and six figures took 8 s here unloaded).
 FINISH_BASE_S, FINISH_PER_POINT_S = 6.0, 0.12
 # A point closes (resolved, or MDE at the goal) only after this many rounds:
-# the percentile bootstrap of a mean of n normal differences covers about
-# P(|t_{n-1}| < 1.96 sqrt((n-1)/n)): 84% at n = 5, 89% at 8; fewer rounds
-# would make "resolved" (and the stride-0 check) a weak statement.
+# the interval over rounds (stats.power.effect) is calibrated at any n, but
+# with fewer rounds its t(n-1) interval is wide (t = 4.3 at 3 rounds) and
+# "resolved" (and the stride-0 check) a weak statement.
 CLOSE_ROUNDS = 8
 # The MDE that is small enough: a tenth of the mechanism's direct cost.
 MDE_GOAL_FRAC = 0.1
@@ -536,7 +536,7 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
                 continue
             mde = e.mde
             # The spread the allocation plans with is the one the point's MDE comes from (the
-            # trimmed mean's standard error, x sqrt(rounds)), so that a point reaches its goal
+            # effect's standard error, x sqrt(rounds)), so that a point reaches its goal
             # after the rounds it was given.
             sd = mde / power.MDE_FACTOR * math.sqrt(n) if math.isfinite(mde) else e.sd
             # Precision alone closes a point, never its estimate: closing a point at the
