@@ -30,6 +30,16 @@ def test_the_same_text_is_said_once_with_its_places():
     assert lines[0].severity == "warning"
 
 
+def test_text_only_warnings_of_one_code_keep_what_they_say():
+    """The engine's warnings carry no numbers: its one line names each refusal."""
+    lines = group([("a", ["nice -20 refused: the tasks may be preempted more often"]),
+                   ("b", ["SCHED_FIFO refused; measured under SCHED_OTHER instead"]),
+                   ("c", ["nice -20 refused: the tasks may be preempted more often"])])
+    assert len(lines) == 1 and lines[0].code == "engine" and lines[0].severity == "warning"
+    assert "nice -20 refused" in lines[0].text and "SCHED_FIFO refused" in lines[0].text
+    assert lines[0].text.endswith("[a, b, c]")
+
+
 def test_codes_stay_apart_and_in_order(capsys):
     items = [("x", [model.warning("outliers", "2 statistical outliers", outliers=2), _dropped(1, 10)]),
              ("y", [_dropped(1, 10)])]
