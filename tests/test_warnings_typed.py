@@ -72,3 +72,33 @@ def test_every_warning_analysed_anew_is_typed(fixture):
         for w in model.analyse(r)["warnings"]:
             assert set(w) == {"code", "severity", "text", "data"}, w
             assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]]
+
+
+@pytest.mark.machine
+def test_every_warning_of_a_measured_run_is_typed(tmp_path):
+    """What a real run writes (engine warnings coded on reading, the
+    analysis' own): every one {code, severity, text, data}, its severity
+    its code's. A spinning process on the measured CPU makes the samples
+    meet other load, so that the analysis has warnings to write."""
+    import os
+    import subprocess
+    import sys
+    from conftest import run_cli
+    cpu = max(os.sched_getaffinity(0))
+    spin = subprocess.Popen([sys.executable, "-c", f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\n"
+                             "t = time.monotonic()\nwhile time.monotonic() - t < 120: pass"])
+    try:
+        out = tmp_path / "r.json"
+        p = run_cli("run", "--cpu", str(cpu), "--ids", "kernel/thread/pipe/same-cpu,timer/clock_monotonic",
+                    "--groups", "4", "--iterations", "5", "-o", str(out), timeout=120)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert p.returncode in (0, 1), p.stderr  # 1: a result not verified under the load, still written
+    warns = [w for r in json.loads(out.read_text())["results"] for w in r["warnings"]]
+    if not warns:
+        pytest.skip("the run wrote no warning to check, even with a spinning process on its CPU")
+    for w in warns:
+        assert isinstance(w, dict) and set(w) == {"code", "severity", "text", "data"}, w
+        assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]], w
+        assert isinstance(w["data"], dict) and w["text"]
