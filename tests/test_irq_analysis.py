@@ -182,3 +182,18 @@ def test_the_pilot_gives_more_rounds_to_a_point_it_could_resolve():
     # the MDE (2.8 SE) falls as 1/sqrt(rounds): 3 * (2.8 * 500 / 1000)^2 = 5.9 -> 6 rounds
     assert total == 6
     assert "1 of 2 points resolvable" in line and "the other 1 would need" in line
+
+
+def test_a_failed_self_check_says_its_diagnosis_from_the_warning_s_data():
+    # a task that an interrupt makes faster (-3 us per signal): the self-check fails at the
+    # high rates, and the list of failures carries the diagnosis the warning was made with
+    rng = np.random.default_rng(5)
+    an = analysis.analyse({"aes": table(rng, 20, -3000.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
+    failed = an["self_check_failed"]
+    assert failed and all(f["task"] == "aes" for f in failed)
+    for f in failed:
+        (p,) = [p for p in an["points"]["aes"] if p["params"]["rate_hz"] == f["rate_hz"]]
+        (w,) = [w for w in p["warnings"] if w["code"] == "self_check"]
+        assert f["diagnosis"] and w["data"]["diagnosis"] == f["diagnosis"] and w["text"].endswith(f["diagnosis"])
+    out = render(an)
+    assert all(f["diagnosis"] in out for f in failed)

@@ -30,6 +30,16 @@ def test_the_same_text_is_said_once_with_its_places():
     assert lines[0].severity == "warning"
 
 
+def test_text_only_warnings_of_one_code_keep_what_they_say():
+    """The engine's warnings carry no numbers: its one line names each refusal."""
+    lines = group([("a", ["nice -20 refused: the tasks may be preempted more often"]),
+                   ("b", ["SCHED_FIFO refused; measured under SCHED_OTHER instead"]),
+                   ("c", ["nice -20 refused: the tasks may be preempted more often"])])
+    assert len(lines) == 1 and lines[0].code == "engine" and lines[0].severity == "warning"
+    assert "nice -20 refused" in lines[0].text and "SCHED_FIFO refused" in lines[0].text
+    assert lines[0].text.endswith("[a, b, c]")
+
+
 def test_codes_stay_apart_and_in_order(capsys):
     items = [("x", [model.warning("outliers", "2 statistical outliers", outliers=2), _dropped(1, 10)]),
              ("y", [_dropped(1, 10)])]
@@ -62,3 +72,33 @@ def test_every_warning_analysed_anew_is_typed(fixture):
         for w in model.analyse(r)["warnings"]:
             assert set(w) == {"code", "severity", "text", "data"}, w
             assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]]
+
+
+@pytest.mark.machine
+def test_every_warning_of_a_measured_run_is_typed(tmp_path):
+    """What a real run writes (engine warnings coded on reading, the
+    analysis' own): every one {code, severity, text, data}, its severity
+    its code's. A spinning process on the measured CPU makes the samples
+    meet other load, so that the analysis has warnings to write."""
+    import os
+    import subprocess
+    import sys
+    from conftest import run_cli
+    cpu = max(os.sched_getaffinity(0))
+    spin = subprocess.Popen([sys.executable, "-c", f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\n"
+                             "t = time.monotonic()\nwhile time.monotonic() - t < 120: pass"])
+    try:
+        out = tmp_path / "r.json"
+        p = run_cli("run", "--cpu", str(cpu), "--ids", "kernel/thread/pipe/same-cpu,timer/clock_monotonic",
+                    "--groups", "4", "--iterations", "5", "-o", str(out), timeout=120)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert p.returncode in (0, 1), p.stderr  # 1: a result not verified under the load, still written
+    warns = [w for r in json.loads(out.read_text())["results"] for w in r["warnings"]]
+    if not warns:
+        pytest.skip("the run wrote no warning to check, even with a spinning process on its CPU")
+    for w in warns:
+        assert isinstance(w, dict) and set(w) == {"code", "severity", "text", "data"}, w
+        assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]], w
+        assert isinstance(w["data"], dict) and w["text"]

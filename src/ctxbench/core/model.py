@@ -381,6 +381,14 @@ class Result:
         return g if isinstance(g, list) and len(g) == len(self.samples) else None
 
     @property
+    def rounds(self) -> list:
+        """The round (group) of each run as written, [] if none: unlike
+        `groups`, also where a derived result keeps more runs than samples
+        (irq's points keep every run's raw parts, samples only of the kept)."""
+        g = self.d.get("group")
+        return g if isinstance(g, list) else []
+
+    @property
     def keep(self) -> list[bool]:
         """Per sample: kept by the verification (judged once, by analyse)."""
         v = self.verification

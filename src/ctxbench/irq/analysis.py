@@ -45,12 +45,18 @@ def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
     round0 (a second engine process continues the first one's rounds);
     `keep` is False for samples another task disturbed (the front end's
     verification, core.model)."""
-    raw = result.get("raw") or {}
-    n = len(result.get("samples") or [])
-    out = {f: np.asarray(raw.get(f) or [math.nan] * n, dtype=float)[:n] for f in FIELDS}
-    out["round"] = np.asarray(result.get("group") or [0] * n, dtype=int)[:n] + round0
-    out["keep"] = np.asarray(model.Result(result).keep, dtype=bool) if n else np.zeros(0, bool)
+    v = model.Result(result)
+    n = len(v.samples)
+    out = {f: _field(v, f, n)[:n] for f in FIELDS}
+    out["round"] = np.asarray(v.rounds or [0] * n, dtype=int)[:n] + round0
+    out["keep"] = np.asarray(v.keep, dtype=bool) if n else np.zeros(0, bool)
     return out
+
+
+def _field(v: model.Result, name: str, n: int) -> np.ndarray:
+    """A raw per-run field, nan for each of the n runs when the file lacks it."""
+    a = v.raw(name)
+    return a if a.size else np.full(n, math.nan)
 
 
 def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -129,12 +135,12 @@ def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
     if check is None:
         return {"ok": None, "failures": [], "reason": "no control measured (irq/spin): no I can be checked"}
     bad, per_run, per_sig = [], [], []
-    for p in spin_points:
-        i, k = p["parts"]["I"], p["parts"]["interrupts"]["mean"]
+    for p in map(model.Result, spin_points):
+        i, k = p.effects["I"], p.effects["interrupts"]["mean"]
         lo, hi = _ci(i)
         if math.isfinite(lo) and (lo > 0 or hi < 0):
             bad.append(f"I = {i['estimate_ns'] / 1e3:.1f} us [{lo / 1e3:.1f}, {hi / 1e3:.1f}] at "
-                       f"{p['params']['rate_hz']} Hz ({i['estimate_ns'] / k:.0f} ns per signal)")
+                       f"{p.params.rate_hz} Hz ({i['estimate_ns'] / k:.0f} ns per signal)")
             per_run.append(i["estimate_ns"])
             per_sig.append(i["estimate_ns"] / k)
     if not bad:
@@ -154,9 +160,11 @@ def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
 def untrust(points: list[dict], verdict: dict) -> None:
     """Mark every derived I of a run whose control failed (in place)."""
     for p in points:
-        p["parts"]["I"]["trusted"] = bool(verdict["ok"])
+        v = model.Result(p)
+        v.effects["I"]["trusted"] = bool(verdict["ok"])
         if verdict["ok"] is False:
-            p["warnings"].insert(0, model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False))
+            p["warnings"] = [model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False)] + \
+                v.warnings_stored()
 
 
 def _why_unresolved(e: dict, g: np.ndarray) -> str:
@@ -207,9 +215,10 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
         i_eff["simultaneous_z"] = z_family
     k_mean = float(k.mean()) if k.size else math.nan
     if math.isfinite(se) and est + z_family * se < 0:
+        why = diagnosis(fit, k_mean, -i_eff["ci95"][1])
         warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
-                                   "interrupt cannot make a task faster): " + diagnosis(fit, k_mean, -i_eff["ci95"][1]),
-                                   estimate_ns=est, bound_ns=est + z_family * se))
+                                   "interrupt cannot make a task faster): " + why,
+                                   estimate_ns=est, bound_ns=est + z_family * se, diagnosis=why))
     elif i_eff["below_mde"]:
         warns.append(model.warning("below_mde", f"|I| below its minimum detectable effect "
                                    f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved; " + _why_unresolved(i_eff, g),
@@ -270,11 +279,11 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
         pts = [irq_point(t, dg, task, r, fit, params, off, z) for r in rates]
         untrust(pts, verdict)
         points[task] = pts
-        for p in pts:
-            w = next((w for w in p["warnings"] if w["code"] == "self_check"), None)
+        for p in map(model.Result, pts):
+            w = next((w for w in p.warnings if w.code == "self_check"), None)
             if w:
-                failed.append({"task": task, "rate_hz": p["params"]["rate_hz"], "I": p["parts"]["I"],
-                               "diagnosis": w["text"].split(": ", 1)[1]})
+                failed.append({"task": task, "rate_hz": p.params.rate_hz, "I": p.effects["I"],
+                               "diagnosis": w.data.get("diagnosis", "")})
     return {"D": d_eff, "D_gap": d_gap, "D_check": check, "control": verdict, "rounds": len(dg), "per_task": fits,
             "points": points, "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
 
@@ -299,10 +308,10 @@ def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:
     samples and rounds), per task ("spin" included): `analyse` on them
     re-derives every number (D from the gap loops after the pairs)."""
     by: dict[str, list] = {}
-    for p in points:
-        raw, n = p.get("raw") or {}, len(p.get("group") or [])
-        t = {f: np.asarray(raw.get(f) or [math.nan] * n, dtype=float) for f in FIELDS}
-        t["round"] = np.asarray(p.get("group") or [], dtype=int)
+    for p in map(model.Result, points):
+        n = len(p.rounds)
+        t = {f: _field(p, f, n) for f in FIELDS}
+        t["round"] = np.asarray(p.rounds, dtype=int)
         t["keep"] = np.ones(n, bool)
-        by.setdefault(p["params"]["task"], []).append(t)
+        by.setdefault(p.params.task, []).append(t)
     return {task: merge(ts) for task, ts in by.items()}

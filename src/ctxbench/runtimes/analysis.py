@@ -59,9 +59,9 @@ def analyse(raw: dict) -> dict:
     r["kernel"] = kernel_record(r)
     r["resolution"] = resolution(r)
     pinned = (r.get("jfr") or {}).get("virtual_thread_pinned")
-    r["warnings"] = model.without(r["warnings"], "vt_pinned")  # re-analysed: said once
+    r["warnings"] = model.Result(r).warnings_stored("vt_pinned")  # re-analysed: said once
     if isinstance(pinned, int) and pinned > 0:
-        r["warnings"] = r["warnings"] + [model.warning(
+        r["warnings"] = model.Result(r).warnings_stored() + [model.warning(
             "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events while timing: the virtual thread held its "
                          "carrier, so this is not a virtual-thread hand-off", pinned_events=pinned)]
     return r

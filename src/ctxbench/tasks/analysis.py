@@ -224,8 +224,9 @@ def runs_in(results: list[dict]) -> dict[str, tuple[dict, dict]]:
     empty = {str(r.get("id"))[len(EMPTY_WITH):]: r for r in results if str(r.get("id", "")).startswith(EMPTY_WITH)}
     out = {}
     for r in results:
-        pair = str(model.Result(r).params.get("pair") or "")
-        if pair in empty and r is not empty[pair] and "parts" not in r and r.get("raw"):
+        v = model.Result(r)
+        pair = str(v.params.pair or "")
+        if pair in empty and r is not empty[pair] and not v.derived and v.raw("t_total_ns").size:
             out[pair] = (r, empty[pair])
     return out
 

@@ -5,13 +5,17 @@ the report.
 Grouped by code (core/model.py: CODES), never by text: where every
 warning of a code says the same, that text; where they differ (3 of 30
 samples dropped here, 7 of 30 there), the code's meaning with the range of
-each number they were made from (`data`)."""
+each number they were made from (`data`); where they carry no numbers
+(the engine's text-only warnings), the code's meaning and its texts."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 from ctxbench.core.model import CODES, coded
+
+
+MAX_TEXTS = 4  # texts of one code said in full when they carry no numbers
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,13 @@ def group(items: list[tuple[str, list]]) -> list[Line]:
         texts = list(dict.fromkeys(c["text"] for c in ws))
         if len(texts) == 1:
             text = texts[0]
+        elif ranges := _ranges(ws):
+            text = f"{CODES[code]} ({len(ws)} warnings; {ranges})"
         else:
-            ranges = _ranges(ws)
-            text = f"{CODES[code]} ({len(ws)} warnings" + (f"; {ranges}" if ranges else "") + ")"
+            # no numbers to range over (the engine's own warnings are text only: which setting it
+            # refused): the code's meaning alone would hide what was refused, so its texts follow
+            shown = texts[:MAX_TEXTS] + ([f"{len(texts) - MAX_TEXTS} more"] if len(texts) > MAX_TEXTS else [])
+            text = f"{CODES[code]}: " + "; ".join(shown)
         out.append(Line(code, ws[0]["severity"], f"{text} [{_where(places)}]"))
     return out
 
