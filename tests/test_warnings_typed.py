@@ -127,3 +127,15 @@ def test_every_warning_a_real_run_writes_is_typed(tmp_path):
     for r in results:
         assert isinstance(r["warnings"], list), r["id"]
         _assert_typed(r["warnings"], r["id"])
+
+
+def test_the_report_says_each_code_once_at_its_points_with_its_severity():
+    from ctxbench.core import reader
+    from ctxbench.report.build import build
+    path = str(FIXTURES / "sweep-small.json")
+    notes = [n for s in build([(path, reader.load(path))]).sections for n in s.notes]  # as `ctxbench report` reads
+    outliers = [(level, text) for level, text in notes if text.startswith(model.CODES["outliers"])]
+    assert len(outliers) == 1, notes
+    level, text = outliers[0]
+    # info is a note; the places are the sweep's points (one id has many sizes), not the id said again
+    assert level == "note" and "[size=" in text and "outliers 1 to 2" in text, text

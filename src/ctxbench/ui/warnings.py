@@ -23,6 +23,12 @@ class Line:
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def level(self) -> str:
+        """What the line is called before its text: "warning" or "note"
+        (the report's levels)."""
+        return "warning" if self.severity == "warning" else "note"
+
 
 def _where(places: list[str]) -> str:
     return ", ".join(places) if len(places) <= 4 else f"{len(places)} results ({places[0]}, ..., {places[-1]})"
@@ -70,4 +76,4 @@ def group(items: list[tuple[str, list]]) -> list[Line]:
 
 def print_warnings(items: list[tuple[str, list]]) -> None:
     for line in group(items):
-        print(f"  {'warning' if line.severity == 'warning' else 'note'}: {line.text}")
+        print(f"  {line.level}: {line.text}")
