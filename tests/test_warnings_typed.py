@@ -139,3 +139,9 @@ def test_the_report_says_each_code_once_at_its_points_with_its_severity():
     level, text = outliers[0]
     # info is a note; the places are the sweep's points (one id has many sizes), not the id said again
     assert level == "note" and "[size=" in text and "outliers 1 to 2" in text, text
+
+
+def test_times_in_data_read_in_their_unit():
+    lines = group([(w, [model.warning("below_mde", f"|I| below its MDE ({m} ns)", estimate_ns=e, mde_ns=m)])
+                   for w, e, m in (("a", -250.0, 1200.0), ("b", 40.0, 3400.0))])
+    assert "estimate -250 ns to 40.0 ns, mde 1.20 µs to 3.40 µs" in str(lines[0]), str(lines[0])
