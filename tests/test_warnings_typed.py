@@ -102,3 +102,86 @@ def test_every_warning_of_a_measured_run_is_typed(tmp_path):
         assert isinstance(w, dict) and set(w) == {"code", "severity", "text", "data"}, w
         assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]], w
         assert isinstance(w["data"], dict) and w["text"]
+
+
+def test_differing_texts_of_a_file_are_one_line_per_code():
+    # warnings as a results file stores them (not made by model.warning):
+    # the old grouping keyed on the text and gave one line per result
+    stored = [(f"r{i}", [{"code": "dropped", "severity": "info", "data": {"dropped": d, "samples": 30},
+                          "text": f"{d} of 30 samples disturbed and dropped (migration: {d})"}])
+              for i, d in enumerate((3, 7, 5))]
+    lines = group(stored)
+    assert len(lines) == 1, [str(x) for x in lines]
+    assert "dropped 3 to 7" in str(lines[0]) and "samples 30" in str(lines[0]) and "[r0, r1, r2]" in str(lines[0])
+
+
+# codes whose text is made from numbers: their data must hold them
+_NUMERIC = {"dropped", "outliers", "disturbed_runs", "negative_indirect", "self_check", "below_mde", "vt_pinned"}
+
+
+def _assert_typed(warnings, where):
+    for w in warnings:
+        assert isinstance(w, dict) and set(w) == {"code", "severity", "text", "data"}, (where, w)
+        assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]], (where, w)
+        assert isinstance(w["data"], dict) and (w["data"] or w["code"] not in _NUMERIC), (where, w)
+
+
+def test_tasks_and_irq_analyses_write_typed_warnings_with_their_numbers():
+    import numpy as np
+    from test_irq_analysis import RATES, table
+    from test_tasks_analysis import _job
+
+    from ctxbench.irq import analysis as irq_analysis
+    from ctxbench.tasks import analysis as tasks_analysis
+
+    ns = (1, 1000, 2000)
+    empty = _job("empty+empty", 10, ns, lambda n, a, b: 1e4 + n * 5000, lambda n: 0.0, lambda n: 0.0, 5)
+    pair = _job("sort+aes", 10, ns, lambda n, a, b: a + b + n * 3000, lambda n: 5e8, lambda n: 5e8, 6)
+    moved = pair["verify"]["migrations"]
+    moved[::7] = [1] * len(moved[::7])  # runs that migrated: disturbed, left out
+    points = tasks_analysis.analyse_pair(pair, empty, resamples=300).points
+    codes = set()
+    for p in points:
+        _assert_typed(p["warnings"], p["id"])
+        codes |= {w["code"] for w in p["warnings"]}
+    assert {"negative_indirect", "disturbed_runs"} <= codes
+
+    rng = np.random.default_rng(3)
+    t = table(rng, 10, 0.0)
+    t["keep"][::4] = False
+    an = irq_analysis.analyse({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
+    pts = [p for ps in an["points"].values() for p in ps] + an["spin_points"]
+    for p in pts:
+        _assert_typed(p["warnings"], p["params"])
+    assert any(w["code"] == "dropped" and w["data"]["dropped"] > 0 for p in pts for w in p["warnings"])
+
+
+@pytest.mark.machine
+def test_every_warning_a_real_run_writes_is_typed(tmp_path):
+    from conftest import run_cli
+    out = tmp_path / "run.json"
+    p = run_cli("run", "--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu", "-o", str(out), timeout=300)
+    assert p.returncode == 0, p.stderr
+    results = json.loads(out.read_text())["results"]
+    assert [r["id"] for r in results] == ["baseline/nop", "kernel/thread/pipe/same-cpu"]
+    for r in results:
+        assert isinstance(r["warnings"], list), r["id"]
+        _assert_typed(r["warnings"], r["id"])
+
+
+def test_the_report_says_each_code_once_at_its_points_with_its_severity():
+    from ctxbench.core import reader
+    from ctxbench.report.build import build
+    path = str(FIXTURES / "sweep-small.json")
+    notes = [n for s in build([(path, reader.load(path))]).sections for n in s.notes]  # as `ctxbench report` reads
+    outliers = [(level, text) for level, text in notes if text.startswith(model.CODES["outliers"])]
+    assert len(outliers) == 1, notes
+    level, text = outliers[0]
+    # info is a note; the places are the sweep's points (one id has many sizes), not the id said again
+    assert level == "note" and "[size=" in text and "outliers 1 to 2" in text, text
+
+
+def test_times_in_data_read_in_their_unit():
+    lines = group([(w, [model.warning("below_mde", f"|I| below its MDE ({m} ns)", estimate_ns=e, mde_ns=m)])
+                   for w, e, m in (("a", -250.0, 1200.0), ("b", 40.0, 3400.0))])
+    assert "estimate -250 ns to 40.0 ns, mde 1.20 µs to 3.40 µs" in str(lines[0]), str(lines[0])

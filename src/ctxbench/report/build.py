@@ -78,8 +78,12 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         s = Section(kind.title + (f" ({key})" if multi else ""))
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
             s.notes.append((f.level, f.what))
-        s.notes += [("note" if line.severity == "info" else "warning", line.text) for line in group([(Result(r).id, Result(r).warnings_stored())
-                                                                   for r in rs])]
+        # a place is the result's id, or its point where one id has several (a sweep's sizes)
+        places = [Result(r).id for r in rs]
+        if len(set(places)) < len(places):
+            places = [Result(r).point_key for r in rs]
+        lines = group([(at, Result(r).warnings_stored()) for at, r in zip(places, rs)])
+        s.notes += [(line.level, line.text) for line in lines]
         for part in _render(kind, rs, machines[key]):
             (s.figures if hasattr(part, "png") else s.tables).append(part)
         rep.sections.append(s)

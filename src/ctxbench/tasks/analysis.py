@@ -172,7 +172,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "
                                    "excludes 0 (printed as measured): the empty pair's switch (C) costs more "
                                    "than the pair's; a disturbed empty pair or a task that runs faster when "
-                                   "split are the candidates", estimate_ns=per_switch["estimate_ns"]))
+                                   "split are the candidates", per_switch_ns=per_switch["estimate_ns"]))
     points = []
     for n in ns:
         k = at[n]
@@ -196,7 +196,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         pw = list(warns)
         if n > 1 and parts["I"]["mean"] < 0 and not parts["I"]["below_mde"]:
             pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
-                                    "measured)", estimate_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
+                                    "measured)", I_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
         p = dict(params.items())
         p.update({"pair": pair, "n": n, "rounds": rounds})
         points.append({

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from ctxbench.core.model import CODES, coded
+from ctxbench.ui.format import fmt_time
 
 
 MAX_TEXTS = 4  # texts of one code said in full when they carry no numbers
@@ -27,17 +28,26 @@ class Line:
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def level(self) -> str:
+        """What the line is called before its text: "warning" or "note"
+        (the report's levels)."""
+        return "warning" if self.severity == "warning" else "note"
+
 
 def _where(places: list[str]) -> str:
     return ", ".join(places) if len(places) <= 4 else f"{len(places)} results ({places[0]}, ..., {places[-1]})"
 
 
-def _fmt(x: float) -> str:
+def _fmt(key: str, x: float) -> str:
+    if key.endswith("_ns"):  # a time: in the unit that keeps it short
+        return fmt_time(x)
     return f"{x:.0f}" if float(x).is_integer() else f"{x:.3g}"
 
 
 def _ranges(ws: list[dict]) -> str:
-    """'dropped 3-7, samples 30': each numeric data member's range."""
+    """'dropped 3 to 7, samples 30, mde 1.2 to 3.4 µs': each numeric data
+    member's range (times without their _ns)."""
     keys = dict.fromkeys(k for w in ws for k, v in w["data"].items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool))
     out = []
@@ -46,7 +56,7 @@ def _ranges(ws: list[dict]) -> str:
                 and not isinstance(w["data"].get(k), bool) and math.isfinite(w["data"][k])]
         if vals:
             lo, hi = min(vals), max(vals)
-            out.append(f"{k} {_fmt(lo)}" + (f" to {_fmt(hi)}" if hi != lo else ""))
+            out.append(f"{k.removesuffix('_ns')} {_fmt(k, lo)}" + (f" to {_fmt(k, hi)}" if hi != lo else ""))
     return ", ".join(out)
 
 
@@ -78,4 +88,4 @@ def group(items: list[tuple[str, list]]) -> list[Line]:
 
 def print_warnings(items: list[tuple[str, list]]) -> None:
     for line in group(items):
-        print(f"  {'warning' if line.severity == 'warning' else 'note'}: {line.text}")
+        print(f"  {line.level}: {line.text}")
