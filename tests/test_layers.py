@@ -192,3 +192,14 @@ def test_sections_take_only_the_report_s_interface():
     assert not bad, bad
     assert {m for m in GRAPH if _is_section(m)} >= {f"ctxbench.{c}.section" for c in
                                                     ("run", "ring", "anatomy", "sweep", "tasks", "irq", "noise")}
+
+
+def test_the_command_line_starts_without_matplotlib_or_scipy():
+    """Every test and every user pays the CLI's start-up: figures and
+    scipy are imported when asked for (a command module importing its
+    figures at the top made every `ctxbench` call 1 s slower)."""
+    import subprocess
+    import sys
+    code = "import sys, ctxbench.cli; print(sorted(m for m in ('matplotlib', 'scipy') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out

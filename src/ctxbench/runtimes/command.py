@@ -17,7 +17,7 @@ from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.runtimes import analysis, figures, harness, references, table
+from ctxbench.runtimes import analysis, harness, references, table
 from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
@@ -123,7 +123,8 @@ def run(args) -> int:
     print(table.render(results))
     for s in skipped:
         print(f"note: {s['runtime']} {s.get('skipped')} ({s['placement']}): {s.get('why')}")
-    if args.plot:
+    if args.plot:  # matplotlib only when figures are asked for (start-up time)
+        from ctxbench.runtimes import figures
         life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])
     life.finish()
     life.failed(failures, len(present) * len(placements))
