@@ -177,7 +177,7 @@ void run(const args &a)
             const rt::samples &s = per_delay[k];
             uint64_t d = a.o.delays[k];
             json params = {{"runtime", "cpp"}, {"mechanism", m->name}, {"placement", pl}, {"n", s.n},
-                           {"delay_ns", d}, {"delay_excess_ns", d ? excess : 0}, {"workers", m->workers}};
+                           {"delay_ns", d}, {"delay_overhead_ns", d ? excess : 0}, {"workers", m->workers}};
             std::cout << result("runtimes/cpp/" + std::string(m->name) + "/" + pl, "handoff", "ns", m->doc, params, s,
                                 per_unit(s), {{"total_ns", s.total_ns}, {"handoffs", s.count}}, a.o.warmup_ms)
                              .dump()

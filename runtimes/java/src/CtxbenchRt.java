@@ -150,7 +150,7 @@ public final class CtxbenchRt {
                 if (m.virtual && pinned && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism")))
                     s.warnings.add("pinned placement without -Djdk.virtualThreadScheduler.parallelism=1: more than one carrier");
                 Map<String, Object> params = map("runtime", "java", "mechanism", m.name, "placement", a.placement, "n", s.n,
-                        "delay_ns", a.delays[k], "delay_excess_ns", a.delays[k] > 0 ? excess : 0, "workers", workers);
+                        "delay_ns", a.delays[k], "delay_overhead_ns", a.delays[k] > 0 ? excess : 0, "workers", workers);
                 System.out.println(Json.of(result("runtimes/java/" + m.name + "/" + a.placement, "handoff", "ns", m.doc, params, s,
                         perUnit(s), map("total_ns", s.total, "handoffs", s.count), a.warmupMs)));
             }

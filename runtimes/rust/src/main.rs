@@ -152,7 +152,7 @@ fn run(a: &Args) -> Result<(), String> {
         for (s, d) in measure::handoff(&|d| make_pair(m, a.pinned, d), o)?.iter().zip(&o.delays) {
             let samples = s.total_ns.iter().zip(&s.count).map(|(t, c)| *t as f64 / *c as f64).collect();
             let params = json!({"runtime": "rust", "mechanism": m.name, "placement": pl, "n": s.n,
-                                "delay_ns": d, "delay_excess_ns": if *d > 0 { excess } else { 0 },
+                                "delay_ns": d, "delay_overhead_ns": if *d > 0 { excess } else { 0 },
                                 "workers": workers(m, a.pinned)?});
             let raw = json!({"total_ns": s.total_ns, "handoffs": s.count});
             let mut r = result(format!("runtimes/rust/{}/{pl}", m.name), "handoff", "ns", m.doc, params, s, samples, raw);
