@@ -13,7 +13,7 @@ import math
 
 from ctxbench.core import reader
 from ctxbench.core.model import Document, Environment
-from ctxbench.ui.format import fmt_effect, fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time, fmt_value
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError, escaped
 
@@ -112,6 +112,7 @@ def run(args) -> int:
     new = [reader.load(p) for p in new_files]
     (pb, cb), (pn, cn) = pooled(base), pooled(new)
     common = [k for k in pb if k in pn]
+    units = {r.point_key: r.unit for d in base + new for r in Document(d).results}
     if not common:
         raise UserError("compare: no id is present on both sides")
 
@@ -151,7 +152,7 @@ def run(args) -> int:
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
-        print(f"{k:<{w}}  {fmt_time(ma):>12}  {fmt_time(mb):>12}  "
+        print(f"{k:<{w}}  {fmt_value(ma, units.get(k, 'ns')):>12}  {fmt_value(mb, units.get(k, 'ns')):>12}  "
               f"{(f'{rel:+.1%}' if math.isfinite(rel) and abs(rel) < 1e4 else 'n/a'):>8}  "
               f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))

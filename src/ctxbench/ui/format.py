@@ -23,6 +23,22 @@ def fmt_time(ns: float, width: int = 0) -> str:
     return s.rjust(width) if width else s
 
 
+def fmt_bytes(b: float) -> str:
+    if b is None or not math.isfinite(b):
+        return "n/a"
+    return f"{b / 1024:.1f} KiB" if abs(b) >= 1024 else f"{b:.0f} B"
+
+
+def fmt_value(x: float, unit: str) -> str:
+    """A result's number in its own unit: a time (ns), a size (bytes), or
+    the number with its unit."""
+    if unit in ("ns", ""):
+        return fmt_time(x)
+    if unit == "bytes":
+        return fmt_bytes(x)
+    return f"{x:.4g} {unit}" if x is not None and math.isfinite(x) else "n/a"
+
+
 def fmt_effect(e: dict) -> str:
     """One phrase for a table: the estimate with its interval, or what the run
     could not resolve."""
