@@ -42,6 +42,8 @@ CODES = {
     "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
     "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
     "vt_pinned": "a Java virtual thread pinned its carrier while timed (JFR): not a virtual-thread hand-off",
+    "launch_spread": "the launches of one row (a runtime's processes, the engine's runs) differ beyond their "
+                     "groups' spread: the interval does not cover another run",
 }
 # How much each code matters to a reader: "warning" when the number it is
 # attached to is not what it claims (not verified, negative, biased, not a
@@ -53,7 +55,7 @@ SEVERITY = {
     "engine": "warning", "dropped": "info", "verification": "warning", "outliers": "info",
     "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
     "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
-    "untrusted": "warning", "vt_pinned": "warning",
+    "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning",
 }
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative")

@@ -14,7 +14,9 @@ import numpy as np
 
 from ctxbench.core import model
 from ctxbench.core.model import Result
+from ctxbench.runtimes import rounds
 from ctxbench.stats import power
+from ctxbench.ui.format import fmt_value
 
 # At most one kernel switch per this many hand-offs and a row is user-level:
 # a timer tick or a page fault every 100 hand-offs is the kernel passing by,
@@ -51,6 +53,36 @@ def resolution(r: dict) -> dict:
     return {"se_ns": se, "mde_ns": power.mde(se)}
 
 
+LAUNCH_ALPHA = 0.01  # a launch effect is claimed at this level (a one-way ANOVA over launches)
+
+
+def launch_spread(r: dict) -> dict | None:
+    """The median of each of a row's launches (rounds.py), and a warning
+    when they differ beyond what the groups within each launch vary by (a
+    one-way F test on the group medians). The row's interval is over
+    groups, and the groups of one launch share what a launch decides (a
+    JIT's choices, where a runtime put its threads, the host's speed that
+    minute), so it cannot cover a difference between launches: another run
+    can land anywhere among them."""
+    parts = rounds.launches(r)
+    if len(parts) < 2 or sum(len(x) for x in parts) <= len(parts):
+        return None
+    from scipy import stats as sps  # here, not at import: the CLI starts without scipy
+    medians = [float(np.median(x)) for x in parts]
+    spread = max(medians) - min(medians)
+    with np.errstate(all="ignore"):
+        p = float(sps.f_oneway(*parts).pvalue) if all(parts) else math.nan
+    out = {"medians": medians, "spread": spread, "p_launch": p}
+    med = Result(r).summary.median
+    if math.isfinite(p) and p < LAUNCH_ALPHA and med:
+        shown = ", ".join(fmt_value(m, Result(r).unit) for m in medians)
+        out["warning"] = model.warning(
+            "launch_spread", f"its {len(medians)} launches gave {shown} ({spread / med:.0%} apart; F test "
+                             f"p = {p:.2g}): another run can land anywhere among them",
+            medians=medians, spread=spread, p=p)
+    return out
+
+
 def analyse(raw: dict) -> dict:
     """A harness record as an analysed result (model.analyse plus `kernel`
     and `resolution`); a virtual thread that pinned its carrier is
@@ -59,11 +91,16 @@ def analyse(raw: dict) -> dict:
     r["kernel"] = kernel_record(r)
     r["resolution"] = resolution(r)
     pinned = (r.get("jfr") or {}).get("virtual_thread_pinned")
-    r["warnings"] = model.Result(r).warnings_stored("vt_pinned")  # re-analysed: said once
+    warnings = model.Result(r).warnings_stored("vt_pinned", "launch_spread")  # re-analysed: said once
+    spread = launch_spread(r)
+    if spread:
+        r["launches"] = {k: v for k, v in spread.items() if k != "warning"}
+        warnings += [spread["warning"]] if "warning" in spread else []
     if isinstance(pinned, int) and pinned > 0:
-        r["warnings"] = model.Result(r).warnings_stored() + [model.warning(
+        warnings.append(model.warning(
             "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events while timing: the virtual thread held its "
-                         "carrier, so this is not a virtual-thread hand-off", pinned_events=pinned)]
+                         "carrier, so this is not a virtual-thread hand-off", pinned_events=pinned))
+    r["warnings"] = warnings
     return r
 
 

@@ -11,19 +11,22 @@ harness is missing costs one line, never the command."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from ctxbench.core import engine
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.runtimes import analysis, harness, references, table
+from ctxbench.runtimes import analysis, harness, references, rounds, table
 from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
 PRESETS = {"quick": options.Preset(2, 3, 500), "default": options.Preset(8, 6, 2000),
            "full": options.Preset(20, 10, 5000)}
 PLACEMENTS = ("pinned", "default")
+ROUNDS = {"quick": 1, "default": 3, "full": 5}   # each row's groups spread over this many rounds
 WARMUP_MS = {"quick": 100, "default": 500, "full": 1000}
 SPAWN = {"quick": 200, "default": 2000, "full": 10000}    # lightweight threads per spawn sample
 PARK = {"quick": 10_000, "default": 100_000, "full": 100_000}  # parked at once for the memory figure
@@ -78,41 +81,67 @@ def run(args) -> int:
     for f in absent:
         print(f"note: {f.missing}", file=sys.stderr)
 
-    # the reference rows first: the engine's own hand-offs, the same preset
+    # round after round, the engine's reference rows and then every
+    # harness, a few groups each (runtimes/rounds.py says why)
     ref_ids = [i for i in references.ENGINE_IDS if "cross-cpu" not in i or cross is not None]
+    per_round = rounds.split(groups, ROUNDS[preset])
     opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=groups, iterations=iterations, min_sample_us=min_us,
                          warmup_ms=WARMUP_MS[preset])
-    prog = Progress(len(ref_ids) * (groups + 1) + len(present) * len(placements), label="runtimes ")
-    header, refs = run_ids(ref_ids, opts, prog, interleave=True)
-    results = [analysis.analyse(raw) for raw in map(references.handoff_record, refs) if raw] + refs
+    prog = Progress(len(per_round) * (1 + len(present) * len(placements)), label="runtimes ")
+    header: dict = {}
+    engine_rounds, handoff_rounds = [], []
+    measured: dict[tuple[str, str], list[list[dict]]] = {}
     versions, skipped, failures = {}, [], []
-    settings = harness.Settings(groups=groups, iterations=iterations, min_sample_us=min_us,
-                                warmup_ms=WARMUP_MS[preset], spawn=SPAWN[preset], park=PARK[preset])
-    for found in present:
-        rt = found.runtime
-        for place in placements:
-            prog.update(f"{rt.name} {place}")
-            cpus = (cpu,) if place == "pinned" else (cpu, cross)
-            try:
-                cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
-                head, got, skip = harness.run(found, cmd, settings.deadline_s(len(rt.mechanisms)))
-            except UserError as e:  # one runtime's failure costs its own rows
-                failures.append({"id": f"runtimes/{rt.name}/{place}", "error": str(e)})
+    for r, width in enumerate(per_round):
+        prog.update(f"round {r + 1}/{len(per_round)}: engine references")
+        header, refs = run_ids(ref_ids, replace(opts, groups=width), interleave=True)
+        engine_rounds.append(refs)
+        handoff_rounds.append([x for x in map(references.handoff_record, refs) if x])
+        prog.step()
+        # spawn in the first round; memory too, and in one placement only
+        # (what a parked thread holds is the runtime's, not where it runs;
+        # parking 10^5 of them is most of a harness's time)
+        first = harness.Settings(groups=width, iterations=iterations, min_sample_us=min_us,
+                                 warmup_ms=WARMUP_MS[preset], spawn=SPAWN[preset] if r == 0 else 0)
+        for found in present:
+            rt = found.runtime
+            for place in placements:
+                prog.update(f"round {r + 1}/{len(per_round)}: {rt.name} {place}")
+                key = (rt.name, place)
+                if key in {(f["runtime"], f["placement"]) for f in failures}:
+                    prog.step()
+                    continue
+                cpus = (cpu,) if place == "pinned" else (cpu, cross)
+                settings = replace(first, park=PARK[preset]) if r == 0 and place == placements[0] else first
+                try:
+                    cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
+                    head, got, skip = harness.run(found, cmd, settings.deadline_s(len(rt.mechanisms)))
+                except UserError as e:  # one runtime's failure costs its own rows
+                    failures.append({"id": f"runtimes/{rt.name}/{place}", "runtime": rt.name, "placement": place,
+                                     "error": str(e)})
+                    measured.pop(key, None)
+                    prog.step()
+                    continue
+                versions[rt.name] = dict(head.get("runtime") or {}, toolchain=found.version)
+                got = [dict(raw, params=dict(Result(raw).params.items(),
+                                             version=versions[rt.name].get("version") or found.version,
+                                             flags=versions[rt.name].get("flags") or {}, cpus=list(cpus)))
+                       for raw in got]
+                measured.setdefault(key, [[] for _ in per_round])[r] = got
+                if r == 0:
+                    skipped += [dict(s, runtime=rt.name, placement=place) for s in skip]
                 prog.step()
-                continue
-            versions[rt.name] = dict(head.get("runtime") or {}, toolchain=found.version)
-            for raw in got:
-                params = dict(Result(raw).params.items(), version=versions[rt.name].get("version") or found.version,
-                              flags=versions[rt.name].get("flags") or {}, cpus=list(cpus))
-                results.append(analysis.analyse(dict(raw, params=params)))
-            skipped += [dict(s, runtime=rt.name, placement=place) for s in skip]
-            prog.step()
     prog.close()
+    results = [analysis.analyse(x) for x in rounds.merge(handoff_rounds, per_round)]
+    for by_round in measured.values():
+        results += [analysis.analyse(x) for x in rounds.merge(by_round, per_round)]
+    results += [model.analyse(x) for x in rounds.merge(engine_rounds, per_round)]
 
     env = header.get("environment", {})
     doc = life.document(header, results, {
         "preset": preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
         "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
+        "rounds": len(per_round), "groups_per_round": per_round,
         "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()})
     if failures:
         doc["failures"] = failures

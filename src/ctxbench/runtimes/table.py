@@ -6,7 +6,7 @@ import math
 
 from ctxbench.core.model import Result
 from ctxbench.runtimes.analysis import Handoff, is_handoff
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_bytes, fmt_time
 
 PLACEMENT = {"pinned": "pinned, 1 CPU", "default": "default, 2 CPUs"}
 
@@ -26,13 +26,39 @@ def _kernel(h: Handoff) -> str:
     return f"{k['per_handoff']:.2f} ({k['switch']})"
 
 
+LAUNCHES_DIFFER = "‡"
+
+
+def _spread(h: Handoff) -> dict | None:
+    return next((w for w in h.warnings_stored() if w.get("code") == "launch_spread"), None)
+
+
+def _sorted(results: list[dict]) -> list[Handoff]:
+    return sorted((Handoff(r) for r in results if is_handoff(r)),
+                  key=lambda h: (h.runtime == "c", h.runtime, h.placement != "pinned", h.summary.median))
+
+
 def handoff_rows(results: list[dict]) -> list[list[str]]:
     rows = []
-    for h in sorted((Handoff(r) for r in results if is_handoff(r)),
-                    key=lambda h: (h.runtime == "c", h.runtime, h.placement != "pinned", h.summary.median)):
-        rows.append([h.runtime, h.mechanism, PLACEMENT.get(h.placement, h.placement), _ci(h), fmt_time(h.mde),
-                     _kernel(h), h.version])
+    for h in _sorted(results):
+        rows.append([h.runtime, h.mechanism, PLACEMENT.get(h.placement, h.placement),
+                     _ci(h) + (f" {LAUNCHES_DIFFER}" if _spread(h) else ""), fmt_time(h.mde), _kernel(h), h.version])
     return rows
+
+
+def launch_lines(results: list[dict]) -> list[str]:
+    """The rows whose launches differ, each with its launches' medians."""
+    rows = [(h, _spread(h)) for h in _sorted(results)]
+    rows = [(h, w) for h, w in rows if w]
+    if not rows:
+        return []
+    out = [f"{LAUNCHES_DIFFER} its launches differ beyond what their groups vary by (a one-way F test, p < 0.01; "
+           "the interval is over groups, so it does not cover this): another run can land anywhere among them"]
+    for h, w in rows:
+        medians = (w.get("data") or {}).get("medians") or []
+        out.append(f"  {h.runtime} {h.mechanism} ({h.placement}): "
+                   + ", ".join(fmt_time(m) for m in medians) + f" (p = {(w.get('data') or {}).get('p', math.nan):.2g})")
+    return out
 
 
 HANDOFF_HEADER = ["runtime", "mechanism", "placement", "ns per hand-off [95% CI]", "MDE",
@@ -45,16 +71,10 @@ def other_rows(results: list[dict]) -> list[list[str]]:
         if r.quantity not in ("spawn", "memory"):
             continue
         what = "spawn + join" if r.quantity == "spawn" else f"memory per parked one ({r.params.get('parked')} parked)"
-        value = _ci(r) if r.quantity == "spawn" else _bytes(r.summary.median)
+        value = _ci(r) if r.quantity == "spawn" else fmt_bytes(r.summary.median)
         rows.append([str(r.params.get("runtime")), str(r.params.get("mechanism")),
                      PLACEMENT.get(str(r.params.get("placement")), "?"), what, value])
     return rows
-
-
-def _bytes(b: float) -> str:
-    if not math.isfinite(b):
-        return "n/a"
-    return f"{b / 1024:.1f} KiB" if abs(b) >= 1024 else f"{b:.0f} B"
 
 
 def _text(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -73,4 +93,5 @@ def render(results: list[dict]) -> str:
                   "chooses (a cross-CPU wake-up where it hands to another CPU). Kernel switches: the process's "
                   "voluntary + involuntary switches per hand-off (user-level below 0.01). MDE: the smallest change "
                   "of the median another run could tell (2.8 standard errors)."]
-    return "\n".join(lines)
+    launches = launch_lines(results)
+    return "\n".join(lines + ([""] + launches if launches else []))
