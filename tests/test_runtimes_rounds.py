@@ -77,3 +77,12 @@ def test_the_table_marks_rows_whose_launches_differ():
     text = table.render(rows)
     assert f"{table.LAUNCHES_DIFFER} its launches differ" in text
     assert "  go channel (pinned): 101 ns, 202 ns, 101 ns" in text and "go gosched (pinned):" not in text
+
+
+def test_the_figure_draws_each_launchs_median():
+    from ctxbench.runtimes import figures
+    differ = [[_rec([v * (1 + 0.01 * g)] * 4, [g] * 4) for g in range(3)] for v in (100.0, 200.0, 100.0)]
+    rows = [analysis.analyse(r) for r in rounds.merge([[_join(x)] for x in differ], [3] * 3)]
+    fig = figures.figure(rows, {})
+    ticks = [line for line in fig.axes[0].lines if line.get_marker() == "|" and len(line.get_xdata()) == 3]
+    assert len(ticks) == 1 and sorted(ticks[0].get_xdata()) == pytest.approx([101, 101, 202])

@@ -1,5 +1,6 @@
 """The runtimes figure: the hand-off cost of every runtime and mechanism on
-a log scale, with its 95% interval, pinned and default side by side, and
+a log scale, with its 95% interval and each launch's median (what another
+run can land on), pinned and default side by side, and
 ctxbench's asm switch and kernel-thread pipe drawn as reference lines."""
 from __future__ import annotations
 
@@ -32,8 +33,13 @@ def figure(results: list[dict], env: dict):
         med = h.summary.median
         err = [[max(med - lo, 0) if math.isfinite(lo) else 0], [max(hi - med, 0) if math.isfinite(hi) else 0]]
         off = -0.15 if h.placement == "pinned" else 0.15
+        colour = COLOUR.get(h.kernel.get("switch"), "0.4")
         ax.errorbar([med], [y[(h.runtime, h.mechanism)] + off], xerr=err, fmt=MARKER.get(h.placement, "^"),
-                    ms=4, capsize=2, color=COLOUR.get(h.kernel.get("switch"), "0.4"))
+                    ms=4, capsize=2, color=colour)
+        launches = (h.d.get("launches") or {}).get("medians") or []
+        if len(launches) > 1:  # each launch's median: what another run can land on
+            ax.plot(launches, [y[(h.runtime, h.mechanism)] + off] * len(launches), "|", ms=7, mew=0.9,
+                    color=colour, alpha=0.55)
     for h in rows:
         ref = REFERENCES.get(str(h.params.get("engine_id")))
         if h.runtime == "c" and ref and h.placement == "pinned":
@@ -43,6 +49,8 @@ def figure(results: list[dict], env: dict):
         ax.plot([], [], "o", color=c, label=kind)
     for place, m in MARKER.items():
         ax.plot([], [], m, color="0.4", mfc="none", label=f"{place}")
+    if any(len((h.d.get("launches") or {}).get("medians") or []) > 1 for h in rows):
+        ax.plot([], [], "|", color="0.4", ms=7, label="one launch's median")
     ax.set_yticks(list(y.values()), [f"{rt}: {mech}" for rt, mech in y])
     ax.set_xscale("log")
     ax.set_xlabel("one-way hand-off, ns (median, 95% interval; log scale)")
