@@ -18,6 +18,7 @@ import pytest
 from ctxbench.core.errors import UserError
 from ctxbench.runtimes import analysis, harness
 from ctxbench.runtimes.harness import Found, HarnessError, Runtime, Settings
+from test_no_orphans import alive
 
 FAKE = Path(__file__).resolve().parent / "fake_runtime_harness.py"
 FAKE_RT = Runtime(name="fake", mechanisms=("a", "b"), version_cmd=None, harness=(sys.executable, str(FAKE)),
@@ -35,14 +36,6 @@ def found() -> Found:
 def cmd(placement="pinned", mechanisms=("a", "b"), settings=SMALL):
     cpus = harness.placement_cpus(placement, CPU, sorted(os.sched_getaffinity(0)))
     return harness.command(found(), placement, cpus, mechanisms, settings)
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def pids_from(path: Path, timeout_s: float = 20) -> list[int]:

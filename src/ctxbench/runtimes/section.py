@@ -14,9 +14,12 @@ def render_runtimes(rs: list[dict], env: dict) -> list:
     fig = figures.figure(rs, env)
     if fig is not None:
         out.append(Figure("Hand-off cost per runtime", png_bytes(fig),
-                          "median and 95% interval, log scale; pinned: one CPU and one worker, default: two "
-                          "CPUs; colour: user-level or kernel-assisted by the kernel switches counted"))
-    out.append(Table(table.HANDOFF_HEADER, table.handoff_rows(rs), "Runtimes: one-way hand-off"))
+                          "median and 95% interval, log scale, ticks at each launch's median; pinned: one CPU "
+                          "and one worker, default: two CPUs; colour: user-level or kernel-assisted by the "
+                          "kernel switches counted"))
+    launches = table.launch_lines(rs)
+    out.append(Table(table.HANDOFF_HEADER, table.handoff_rows(rs), "Runtimes: one-way hand-off"
+                     + (f" ({launches[0]})" if launches else "")))
     other = table.other_rows(rs)
     if other:
         out.append(Table(["runtime", "thread", "placement", "measure", "median [95% CI]"], other,
