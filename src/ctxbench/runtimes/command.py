@@ -23,11 +23,16 @@ from ctxbench.runtimes import analysis, harness, references, rounds, table
 from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
-PRESETS = {"quick": options.Preset(2, 3, 500), "default": options.Preset(8, 6, 2000),
+PRESETS = {"quick": options.Preset(2, 3, 500), "default": options.Preset(12, 6, 2000),
            "full": options.Preset(20, 10, 5000)}
 PLACEMENTS = ("pinned", "default")
-ROUNDS = {"quick": 1, "default": 3, "full": 5}   # each row's groups spread over this many rounds
+ROUNDS = {"quick": 1, "default": 6, "full": 10}  # launches per row: 2 groups each (the F test needs 2)
 WARMUP_MS = {"quick": 100, "default": 500, "full": 1000}
+# A runtime without a JIT (Go, Rust, C++, CPython) needs its warm-up only
+# for caches, page faults and the clock's speed: its harnesses report the
+# last warm-up batches stable within a few percent after 100 ms, and every
+# launch pays it per mechanism (runtimes/rounds.py wants many launches)
+WARMUP_MS_NO_JIT = {"quick": 50, "default": 100, "full": 200}
 SPAWN = {"quick": 200, "default": 2000, "full": 10000}    # lightweight threads per spawn sample
 PARK = {"quick": 10_000, "default": 100_000, "full": 100_000}  # parked at once for the memory figure
 
@@ -86,7 +91,7 @@ def run(args) -> int:
     ref_ids = [i for i in references.ENGINE_IDS if "cross-cpu" not in i or cross is not None]
     per_round = rounds.split(groups, ROUNDS[preset])
     opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=groups, iterations=iterations, min_sample_us=min_us,
-                         warmup_ms=WARMUP_MS[preset])
+                         warmup_ms=WARMUP_MS_NO_JIT[preset])  # C: no JIT
     prog = Progress(len(per_round) * (1 + len(present) * len(placements)), label="runtimes ")
     header: dict = {}
     engine_rounds, handoff_rounds = [], []
@@ -112,7 +117,9 @@ def run(args) -> int:
                     prog.step()
                     continue
                 cpus = (cpu,) if place == "pinned" else (cpu, cross)
-                settings = replace(first, park=PARK[preset]) if r == 0 and place == placements[0] else first
+                settings = replace(first, warmup_ms=(WARMUP_MS if rt.jit else WARMUP_MS_NO_JIT)[preset])
+                if r == 0 and place == placements[0]:
+                    settings = replace(settings, park=PARK[preset])
                 try:
                     cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
                     head, got, skip = harness.run(found, cmd, settings.deadline_s(len(rt.mechanisms)))

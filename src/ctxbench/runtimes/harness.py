@@ -55,6 +55,7 @@ class Runtime:
     missing: str = ""                          # the one line when the toolchain is absent
     interpreter_env: str | None = None         # an environment variable naming another interpreter
                                                # (replaces harness[0]: CTXBENCH_PYTHON=python3.13)
+    jit: bool = False                          # tiers code up while it runs: the longer warm-up
 
 
 @dataclass(frozen=True)

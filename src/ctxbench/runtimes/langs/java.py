@@ -15,5 +15,6 @@ RUNTIME = Runtime(
     pinned_env={},
     # one carrier thread for the virtual threads (JVM options: the launcher passes leading -D/-X on)
     pinned_args=("-Djdk.virtualThreadScheduler.parallelism=1", "-Djdk.virtualThreadScheduler.maxPoolSize=1"),
+    jit=True,
     missing="java: no JDK >= 21 found (JAVA_HOME or /usr/lib/jvm); install one, then `make runtimes` builds the harness",
 )

@@ -10,5 +10,6 @@ RUNTIME = Runtime(
     version_cmd=("node", "--version"),
     harness=("node", "--expose-gc", "runtimes/node/main.js"),
     interpreter_env="CTXBENCH_NODE",
+    jit=True,
     missing="node: not found; `make runtimes` installs it",
 )
