@@ -6,8 +6,13 @@ threads, and a receiver that spins before it blocks (std's channel,
 SynchronousQueue) burns the CPU its sender needs for a time that depends on
 when the token comes; measured under load 2.5-4: +500 to +1300 ns per
 group. Java's SynchronousQueue between virtual threads takes another path
-when the partner is late: +1090 to +1170 ns in every group of some runs. So
-they live here; the other mechanisms' known answer is in
+when the partner is late: +1090 to +1170 ns in every group of some runs.
+Python's threading is not additive at all: a 1 us spin in the receiver
+added +5.6 to +7.5 us in every group of one run (2026-11-25, AMD guest),
+the spin running Python code that holds the GIL the woken sender then
+waits for (a hypothesis, not measured apart). Node's worker+Atomics and
+Java's platform threads read +1.3 to +2.6 us with groups from -3.7 to
++8.4 us in the same run. So they live here; the other mechanisms' known answer is in
 tests/test_runtimes_harnesses.py."""
 import sys
 from pathlib import Path
