@@ -29,7 +29,7 @@ SMALL = {
     "anatomy": ["--quick", "--rungs", "fifo"],
     "runtimes": ["--quick", "--runtime", "go", "--placement", "pinned"],
 }
-NOT_MEASURING = {"system", "report", "compare"}  # they read files or the machine, measure nothing
+NOT_MEASURING = {"system", "report", "compare", "store"}  # they read files or the machine, measure nothing
 WITH_PLOT = [c for c in SMALL if c not in ("run", "userbench")]
 NO_ENGINE = "/nonexistent/ctxbench-engine"  # a command that reaches the engine fails differently
 
@@ -42,6 +42,14 @@ def _cli(args, cwd: Path, data: Path, engine=str(ENGINE), timeout=240):
     env = dict(os.environ, CTXBENCH_ENGINE=engine, XDG_DATA_HOME=str(data))
     return subprocess.run(ctxbench_cmd() + list(args), cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def _measured(cmd: str, p) -> bool:
+    """Exit 0, or irq's own exit 1 for a run its known-zero control or a
+    self-check refused (a verdict on this machine's noise, printed with
+    the table, the file written all the same)."""
+    return p.returncode == 0 or (cmd == "irq" and p.returncode == 1
+                                 and ("CONTROL FAILED" in p.stdout or "SELF-CHECK FAILED" in p.stdout))
 
 
 @pytest.fixture
@@ -114,7 +122,7 @@ def test_without_o_nothing_is_written_and_the_run_is_kept(cmd, dirs):
     directory, written atomically (no temporary file left)."""
     work, data = dirs
     p = _cli([cmd, *SMALL[cmd]], work, data)
-    assert p.returncode == 0, p.stderr[-2000:]
+    assert _measured(cmd, p), (p.stdout[-1500:], p.stderr[-1500:])
     assert not list(work.iterdir()), "written without -o"
     kept = _kept(data)
     assert len(kept) == 1 and kept[0].name.startswith("ctxbench-") and kept[0].suffix == ".json", kept
@@ -135,7 +143,7 @@ def test_with_o_only_that_file_is_written_atomically(cmd, dirs):
         out.chmod(0o640)
     before = out.stat().st_ino if out.exists() else None
     p = _cli([cmd, *SMALL[cmd], "-o", "out.json"], work, data)
-    assert p.returncode == 0, p.stderr[-2000:]
+    assert _measured(cmd, p), (p.stdout[-1500:], p.stderr[-1500:])
     assert sorted(x.name for x in work.iterdir()) == ["out.json"] and not _kept(data)
     assert "results written to out.json" in p.stdout
     if before is not None:
