@@ -200,6 +200,7 @@ def test_the_command_line_starts_without_matplotlib_or_scipy():
     figures at the top made every `ctxbench` call 1 s slower)."""
     import subprocess
     import sys
-    code = "import sys, ctxbench.cli; print(sorted(m for m in ('matplotlib', 'scipy') if m in sys.modules))"
+    code = ("import sys, ctxbench.cli; "
+            "print(sorted(m for m in ('matplotlib', 'scipy', 'sqlalchemy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out

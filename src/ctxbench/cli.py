@@ -25,6 +25,7 @@ from ctxbench.report import command as report  # noqa: E402
 from ctxbench.ring import command as ring  # noqa: E402
 from ctxbench.run import command as run  # noqa: E402
 from ctxbench.runtimes import command as runtimes  # noqa: E402
+from ctxbench.store import command as store  # noqa: E402
 from ctxbench.sweep import command as sweep  # noqa: E402
 from ctxbench.system import command as system  # noqa: E402
 from ctxbench.tasks import command as tasks  # noqa: E402
@@ -32,7 +33,7 @@ from ctxbench.userbench import command as userbench  # noqa: E402
 
 # Subcommands, in the order `--help` lists them (imported above, not by
 # name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare]
+_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store]
 COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 
 

@@ -1,0 +1,88 @@
+"""A results document as store rows: one run (its environment's indexed
+facts and the whole document, compressed) and one row per result (its id,
+point, median, interval, MDE and verdict). The document's digest makes
+adding the same file twice add it once."""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import zlib
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+
+from ctxbench.core.model import Document, Result
+from ctxbench.core.store.tables import results, runs
+
+
+def digest(doc: dict) -> str:
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _num(x) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def _started(doc: Document) -> datetime.datetime | None:
+    section = doc.d.get(doc.command) if doc.command else None
+    when = section.get("started") if isinstance(section, dict) else None
+    try:
+        return datetime.datetime.fromisoformat(when) if isinstance(when, str) else None
+    except ValueError:
+        return None
+
+
+def run_row(doc: dict, git_commit: str | None = None) -> dict:
+    d = Document(doc)
+    env = d.environment
+    mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
+    return {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
+            "microcode": None,  # the environment record has no microcode yet
+            "kernel": env.kernel_release, "mitigations": mitigations or None,
+            "ctxbench_version": str(d.tool.get("version")) if d.tool.get("version") is not None else None,
+            "git_commit": git_commit, "started": _started(d), "added": datetime.datetime.now(),
+            "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
+
+
+def _mde(r: Result) -> float | None:
+    res = r.d.get("resolution")  # runtimes rows
+    return _num(res.get("mde_ns")) if isinstance(res, dict) else None
+
+
+def result_rows(doc: dict, run_id: int) -> list[dict]:
+    out = []
+    for r in Document(doc).results:
+        s = r.summary
+        lo, hi = s.ci95
+        ok = r.verification.get("ok")
+        version = r.params.get("version")
+        out.append({"run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
+                    "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi), "mde": _mde(r),
+                    "ok": ok if isinstance(ok, bool) else None,
+                    "runtime_version": str(version)[:128] if version is not None else None})
+    return out
+
+
+def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
+    """(run id, whether it was new) for one document, in the caller's
+    transaction."""
+    row = run_row(doc, git_commit)
+    have = conn.execute(select(runs.c.id).where(runs.c.digest == row["digest"])).scalar()
+    if have is not None:
+        return int(have), False
+    try:
+        with conn.begin_nested():  # another writer may add the same document at this moment
+            run_id = int(conn.execute(insert(runs).values(**row)).inserted_primary_key[0])
+    except IntegrityError:
+        return int(conn.execute(select(runs.c.id).where(runs.c.digest == row["digest"])).scalar_one()), False
+    rows = result_rows(doc, run_id)
+    if rows:
+        conn.execute(insert(results), rows)
+    return run_id, True
+
+
+def document(conn, run_id: int) -> dict:
+    blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
+    return json.loads(zlib.decompress(blob))

@@ -1,0 +1,45 @@
+"""The store's tables as the code queries them (SQLAlchemy Core). The
+schema itself is made and changed only by the Alembic migrations in
+core/store/migrations/versions/: a change here needs a new migration there
+(tests/test_store.py checks that the two agree)."""
+from __future__ import annotations
+
+from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
+                        Table, Text)
+
+metadata = MetaData()
+
+runs = Table(
+    "runs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("digest", String(64), nullable=False, unique=True),  # sha256 of the document: adding twice is once
+    Column("command", String(32)),
+    Column("host", String(255)),
+    Column("cpu_model", String(255)),
+    Column("microcode", String(64)),
+    Column("kernel", String(255)),
+    Column("mitigations", Text),
+    Column("ctxbench_version", String(64)),
+    Column("git_commit", String(64)),
+    Column("started", DateTime),
+    Column("added", DateTime, nullable=False),
+    Column("document", LargeBinary, nullable=False),  # the whole JSON, zlib-compressed: re-analysis stays possible
+    Index("ix_runs_host_started", "host", "started"),
+)
+
+results = Table(
+    "results", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("result_id", String(255), nullable=False),
+    Column("point_key", String(512), nullable=False),
+    Column("unit", String(16)),
+    Column("median", Float),
+    Column("ci_lo", Float),
+    Column("ci_hi", Float),
+    Column("mde", Float),
+    Column("ok", Boolean),
+    Column("runtime_version", String(128)),
+    Index("ix_results_point_run", "point_key", "run_id"),
+    Index("ix_results_run", "run_id"),
+)

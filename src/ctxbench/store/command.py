@@ -1,0 +1,83 @@
+"""ctxbench store: the results store (issue 25). `store add FILE...` keeps
+existing results files in it (each once, however often it is added);
+`store info` says what it holds. The store is SQLite in the data
+directory unless --store (or CTXBENCH_STORE) names a file or a
+postgresql:// URL. SQLAlchemy is imported here, when the command runs, not
+at the CLI's start."""
+from __future__ import annotations
+
+import os
+import sys
+
+from ctxbench.core import reader
+from ctxbench.core.errors import escaped, shown
+
+STORE_ENV = "CTXBENCH_STORE"
+
+
+def add_store_option(p) -> None:
+    p.add_argument("--store", metavar="URL",
+                   help=f"a SQLite file or a postgresql:// URL (default: ${STORE_ENV}, else "
+                        "store.sqlite in the data directory, ~/.local/share/ctxbench/)")
+
+
+def add_parser(sub):
+    p = sub.add_parser("store", help="the results store: add files, say what it holds",
+                       description="Keep results files in the store (SQLite in the data directory, or a shared "
+                                   "PostgreSQL) for history and comparisons across runs.")
+    s = p.add_subparsers(dest="store_command", metavar="ACTION", parser_class=type(p))
+    a = s.add_parser("add", help="add results files (each kept once)")
+    a.add_argument("files", nargs="+", metavar="FILE")
+    a.add_argument("--commit", metavar="SHA", help="the git commit the runs measured (kept with each)")
+    add_store_option(a)
+    i = s.add_parser("info", help="what the store holds")
+    add_store_option(i)
+    p.set_defaults(func=run)
+
+
+def open_store(args):
+    from ctxbench.core.store.db import Store
+    return Store(args.store or os.environ.get(STORE_ENV) or None)
+
+
+def run(args) -> int:
+    if args.store_command == "add":
+        return _add(args)
+    if args.store_command == "info":
+        return _info(args)
+    print("ctxbench store: say add or info (ctxbench store --help)", file=sys.stderr)
+    return 2
+
+
+def _add(args) -> int:
+    from ctxbench.core.store import record
+    docs = [(path, reader.load(path)) for path in args.files]  # every file checked before the store is touched
+    store = open_store(args)
+    new = 0
+    with store.begin() as conn:
+        for path, doc in docs:
+            run_id, added = record.add(conn, doc, args.commit)
+            new += added
+            print(f"{'added' if added else 'already kept'}: {shown(path)} (run {run_id})")
+    print(f"{new} of {len(docs)} file(s) added to {store.name}")
+    return 0
+
+
+def _info(args) -> int:
+    from sqlalchemy import func, select
+
+    from ctxbench.core.store.tables import results, runs
+    store = open_store(args)
+    with store.begin() as conn:
+        n_runs = conn.execute(select(func.count()).select_from(runs)).scalar_one()
+        n_results = conn.execute(select(func.count()).select_from(results)).scalar_one()
+        n_points = conn.execute(select(func.count(func.distinct(results.c.point_key)))).scalar_one()
+        hosts = conn.execute(select(runs.c.host, func.count()).group_by(runs.c.host).order_by(runs.c.host)).all()
+        first, last = conn.execute(select(func.min(runs.c.started), func.max(runs.c.started))).one()
+    print(f"store: {store.name} (schema {store.revision()})")
+    print(f"{n_runs} run(s), {n_results} result(s) of {n_points} id(s)")
+    if n_runs:
+        print(f"runs from {first or '?'} to {last or '?'}")
+        for host, n in hosts:
+            print(f"  {escaped(str(host))}: {n} run(s)")
+    return 0

@@ -1,0 +1,188 @@
+"""The results store (issue 25) on SQLite and on a real PostgreSQL server
+started for these tests: the same runs in give the same rows out, a file
+added twice is kept once, two processes adding at once lose nothing, the
+code's tables are the migrations' schema, and a damaged, foreign or newer
+database is one line and exit 2, never a traceback."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_cli
+from postgres_server import Server
+
+pytest.importorskip("sqlalchemy")
+from sqlalchemy import select, text  # noqa: E402
+
+from ctxbench.core.store import record  # noqa: E402
+from ctxbench.core.store.db import Store  # noqa: E402
+from ctxbench.core.store.tables import results, runs  # noqa: E402
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def store_url(request, tmp_path):
+    """A fresh, empty store of each backend."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    srv = request.getfixturevalue("server")
+    return srv.database(f"t{os.getpid()}_{abs(hash(str(tmp_path))) % 10**8}")
+
+
+def synthetic(k: int) -> dict:
+    """Run k of a made-up series: 4 hosts, 3 kernels, an hour apart, two
+    ids whose medians drift with k (known numbers, not measured ones)."""
+    res = []
+    for j, rid in enumerate(("kernel/thread/pipe/same-cpu", "user/asm/same-thread")):
+        med = (1000.0 if j == 0 else 5.0) * (1 + 0.001 * k)
+        res.append({"id": rid, "quantity": "switch", "unit": "ns", "params": {"cpu": 1},
+                    "samples": [med] * 3, "summary": {"median": med, "ci95": [med * 0.98, med * 1.02], "n": 3},
+                    "verification": {"checked": True, "ok": k % 7 != 0}})
+    return {"schema": "ctxbench/1", "tool": {"name": "ctxbench-engine", "version": "0.1.0"},
+            "environment": {"hostname": f"host{k % 4}", "cpu": {"model": "Test CPU"},
+                            "kernel": {"release": f"6.{k % 3}.0"}, "mitigations": {"spectre_v2": "Mitigation: x"}},
+            "results": res, "run": {"started": f"2026-{1 + k // 700:02d}-{1 + k % 28:02d}T{k % 24:02d}:00:00"}}
+
+
+def rows_out(url: str) -> list[tuple]:
+    s = Store(url)
+    with s.begin() as conn:
+        q = (select(runs.c.host, runs.c.kernel, runs.c.started, results.c.point_key, results.c.median,
+                    results.c.ci_lo, results.c.ci_hi, results.c.ok)
+             .join(results, results.c.run_id == runs.c.id)
+             .order_by(runs.c.started, runs.c.host, results.c.point_key, results.c.median))
+        return [tuple(r) for r in conn.execute(q).all()]
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
+    s = Store(store_url)
+    docs = [synthetic(k) for k in range(1000)]
+    with s.begin() as conn:
+        added = [record.add(conn, d)[1] for d in docs]
+    with s.begin() as conn:
+        again = record.add(conn, docs[17])
+        back = record.document(conn, again[0])
+    assert all(added) and again[1] is False and back == docs[17]
+    out = rows_out(store_url)
+    assert len(out) == 2000
+    kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")
+    assert kernel[0] == pytest.approx((1000.0, 980.0, 1020.0)) and kernel[-1][0] == pytest.approx(1000 * 1.999)
+    assert sum(1 for r in out if r[7] is False) == 2 * len(range(0, 1000, 7))
+    assert s.revision() == "0001"
+
+
+def test_sqlite_and_postgresql_give_the_same_rows(tmp_path, server):
+    urls = [str(tmp_path / "s.sqlite"), server.database("same_rows")]
+    for url in urls:
+        s = Store(url)
+        with s.begin() as conn:
+            for k in range(1000):
+                record.add(conn, synthetic(k))
+    a, b = (rows_out(u) for u in urls)
+    assert len(a) == 2000 and a == b
+
+
+def _adder(url: str, first: int, count: int) -> subprocess.Popen:
+    code = "import sys, store_adder as a; a.main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.Popen([sys.executable, "-c", code, url, str(first), str(count)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_two_processes_adding_at_once_lose_nothing(store_url):
+    procs = [_adder(store_url, 0, 150), _adder(store_url, 150, 150)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+    s = Store(store_url)
+    with s.begin() as conn:
+        n = conn.execute(text("SELECT count(*) FROM runs")).scalar_one()
+        m = conn.execute(text("SELECT count(*) FROM results")).scalar_one()
+    assert (n, m) == (300, 600)
+
+
+def test_the_code_s_tables_are_the_migrations_schema(tmp_path):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from ctxbench.core.store.tables import metadata
+    s = Store(str(tmp_path / "s.sqlite"))
+    with s.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert diff == [], diff
+
+
+def _one_line(p, *words):
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr and all(w in lines[0] for w in words), p.stderr
+
+
+def test_a_damaged_or_foreign_sqlite_file_is_one_line(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not a database at all" * 100)
+    _one_line(run_cli("store", "info", "--store", str(bad)), "not a SQLite database")
+    import sqlite3
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as c:
+        c.execute("CREATE TABLE accounts (x)")
+    _one_line(run_cli("store", "info", "--store", str(foreign)), "not a ctxbench store", "accounts")
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_a_schema_from_a_newer_ctxbench_is_one_line(store_url):
+    s = Store(store_url)
+    with s.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    _one_line(run_cli("store", "info", "--store", store_url), "newer ctxbench")
+
+
+def test_a_server_that_is_not_there_is_one_line():
+    _one_line(run_cli("store", "info", "--store", "postgresql://someone:secret@127.0.0.1:1/none"),
+              "connection", "***")
+    p = run_cli("store", "info", "--store", "postgresql://someone:secret@127.0.0.1:1/none")
+    assert "secret" not in p.stderr
+
+
+def test_store_add_keeps_files_once_and_checks_them_first(tmp_path):
+    url = str(tmp_path / "s.sqlite")
+    files = []
+    for k in range(3):
+        f = tmp_path / f"r{k}.json"
+        f.write_text(json.dumps(synthetic(k)))
+        files.append(str(f))
+    p = run_cli("store", "add", *files, "--store", url, "--commit", "abc123")
+    assert p.returncode == 0 and "3 of 3 file(s) added" in p.stdout, p.stderr
+    p = run_cli("store", "add", files[0], "--store", url)
+    assert p.returncode == 0 and "already kept" in p.stdout and "0 of 1" in p.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    _one_line(run_cli("store", "add", files[1], str(broken), "--store", url), "broken.json")
+    info = run_cli("store", "info", "--store", url)
+    assert info.returncode == 0 and "3 run(s), 6 result(s) of 2 id(s)" in info.stdout, info.stdout
+    s = Store(url)
+    with s.begin() as conn:
+        assert set(conn.execute(select(runs.c.git_commit)).scalars()) == {"abc123"}
+
+
+def test_the_default_store_is_in_the_data_directory(tmp_path, private_data_dir):
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(copy.deepcopy(synthetic(1))))
+    p = run_cli("store", "add", str(f))
+    assert p.returncode == 0, p.stderr
+    assert (private_data_dir / "ctxbench" / "store.sqlite").is_file()
