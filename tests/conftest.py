@@ -19,13 +19,16 @@ def private_data_dir():
     """Runs kept without -o go to the data directory (core/datadir): the
     tests' own, never the user's ~/.local/share."""
     d = tempfile.mkdtemp(prefix="ctxbench-test-data-")
-    old = os.environ.get("XDG_DATA_HOME")
-    os.environ["XDG_DATA_HOME"] = d
+    # and no run is recorded in a results store unless a test asks
+    # (tests/test_store_recording.py): opening one costs each command 0.4 s
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "CTXBENCH_STORE")}
+    os.environ.update(XDG_DATA_HOME=d, CTXBENCH_STORE="off")
     yield Path(d)
-    if old is None:
-        os.environ.pop("XDG_DATA_HOME", None)
-    else:
-        os.environ["XDG_DATA_HOME"] = old
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
     shutil.rmtree(d, ignore_errors=True)
 
 

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import run_cli
+from conftest import ctxbench_cmd, run_cli
 from postgres_server import Server
 
 pytest.importorskip("sqlalchemy")
@@ -183,6 +183,8 @@ def test_store_add_keeps_files_once_and_checks_them_first(tmp_path):
 def test_the_default_store_is_in_the_data_directory(tmp_path, private_data_dir):
     f = tmp_path / "r.json"
     f.write_text(json.dumps(copy.deepcopy(synthetic(1))))
-    p = run_cli("store", "add", str(f))
+    env = {k: v for k, v in os.environ.items() if k != "CTXBENCH_STORE"}
+    p = subprocess.run(ctxbench_cmd() + ["store", "add", str(f)], capture_output=True, text=True, env=env,
+                       timeout=120)
     assert p.returncode == 0, p.stderr
     assert (private_data_dir / "ctxbench" / "store.sqlite").is_file()

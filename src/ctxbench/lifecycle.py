@@ -7,7 +7,8 @@
     build document    ->  life.document(header, results, section)
     write             ->  life.write(doc)      atomic; kept on failure
     figures           ->  life.figures(dir, [(name, fig), ...])
-    print             ->  life.finish()        where everything went
+    print, record     ->  life.finish()        where everything went; the run into the
+                                               results store (core/store; --store, --no-store)
     failed ids        ->  life.failed(...)     exit 1 naming them (kept in the file)
 
 Each step exists once, so a command cannot record `started` after
@@ -28,12 +29,13 @@ import datetime
 import sys
 
 from ctxbench.core import datadir, engine, model, writer
+from ctxbench.core.store import choice
 from ctxbench.core.errors import UserError, escaped, shown
 
 
 class Lifecycle:
     def __init__(self, kind: str, output: str | None, inputs: tuple[str, ...] = (),
-                 resumable: bool = False):
+                 resumable: bool = False, store: str | None = None):
         """Where the results go is decided here, before measuring (writer's
         rule): -o's name, else a new file in the data directory. The figure
         directory was checked before, when --plot was parsed
@@ -50,6 +52,8 @@ class Lifecycle:
             raise UserError(f"-o {shown(self.output)}: a {kind} saves as it goes and continues from its "
                             f"file: name a file")
         self.started = datetime.datetime.now().isoformat(timespec="seconds")
+        self.store = choice.chosen(store)  # recorded in finish(): once, the last document written
+        self._last: dict | None = None
         self.written: list[str] = []
         self._said_shared = False
 
@@ -69,6 +73,7 @@ class Lifecycle:
 
     def write(self, doc: dict) -> None:
         writer.write_results(self.out, doc)
+        self._last = doc
 
     def figures(self, directory: str | None, figs: list[tuple[str, object]]) -> list[str]:
         """Save named figures into `directory` (nothing if None); never
@@ -96,6 +101,24 @@ class Lifecycle:
             print(f"\nresults kept in {escaped(self.output)} (no -o given)")
         for p in self.written:
             print(f"figure: {escaped(p)}")
+        self._record()
+
+    def _record(self) -> None:
+        """The run into the results store (core/store), unless --no-store.
+        The results are safe in their file by now: a store that cannot
+        take them costs a warning, not the run."""
+        if self._last is None or self.store == choice.OFF:
+            return
+        where = sys.stderr if self.out.fd == 1 else sys.stdout
+        try:
+            from ctxbench.core.store import db, record
+            store = db.Store(self.store)
+            with store.begin() as conn:
+                run_id, new = record.add(conn, self._last)
+        except UserError as e:
+            print(f"  warning: not recorded in the results store: {escaped(str(e))}", file=sys.stderr)
+            return
+        print(f"{'recorded in' if new else 'already in'} the results store {store.name} (run {run_id})", file=where)
 
     def failed(self, failures: list[dict], total: int) -> None:
         """After finish(): the ids the engine could not measure (their

@@ -79,7 +79,7 @@ def _probe(rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
 
 
 def run(args) -> int:
-    life = Lifecycle("anatomy", args.output)
+    life = Lifecycle("anatomy", args.output, store=args.store)
     preset = options.preset(args)
     groups, iterations, min_us = PRESETS[preset]
     m = args.mechanism

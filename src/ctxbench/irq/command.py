@@ -129,7 +129,7 @@ def run(args) -> int:
         raise UserError(f"--rates: at most {MAX_RATES} rates, got {len(rates)}")
     if args.burn_us and 1e6 / max(rates) < 2 * args.burn_us:
         raise UserError(f"--rates: {max(rates)} Hz leaves less than twice the {args.burn_us} us burn per period")
-    life = Lifecycle("irq", args.output)
+    life = Lifecycle("irq", args.output, store=args.store)
     ids = ["irq/direct", "irq/spin"] + [f"irq/{t}" for t in tasks]
 
     t0 = time.monotonic()

@@ -29,7 +29,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    life = Lifecycle("noise", args.output)
+    life = Lifecycle("noise", args.output, store=args.store)
     prog = Progress(1, label="noise ")
     prog.update(f"{args.seconds + 1} s on the pinned CPU (the first window warms up)")
     header, res = run_ids(["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,

@@ -80,7 +80,7 @@ def _footprints(text: str) -> list[int]:
 
 def run(args) -> int:
     parties, foots, kinds, mechs = args.parties, args.footprint, args.kind, args.mechanism
-    life = Lifecycle("ring", args.output)
+    life = Lifecycle("ring", args.output, store=args.store)
     preset = options.preset(args)
     groups, iterations, min_us = PRESETS[preset]
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]

@@ -39,7 +39,7 @@ def run(args) -> int:
         raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU"
                         + ("" if args.cpu is not None else " (the highest allowed, as no --cpu was given)")
                         + ": a cross-CPU wake-up needs another CPU")
-    life = Lifecycle("run", args.output)
+    life = Lifecycle("run", args.output, store=args.store)
 
     preset = options.preset(args)
     counts = engine.presets()[preset]

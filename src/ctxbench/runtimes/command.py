@@ -69,7 +69,7 @@ def _cpus(args) -> tuple[int, int | None]:
 
 
 def run(args) -> int:
-    life = Lifecycle("runtimes", args.output)
+    life = Lifecycle("runtimes", args.output, store=args.store)
     preset = options.preset(args)
     groups, iterations, min_us = PRESETS[preset]
     cpu, cross = _cpus(args)

@@ -6,13 +6,11 @@ postgresql:// URL. SQLAlchemy is imported here, when the command runs, not
 at the CLI's start."""
 from __future__ import annotations
 
-import os
 import sys
 
 from ctxbench.core import reader
 from ctxbench.core.errors import escaped, shown
-
-STORE_ENV = "CTXBENCH_STORE"
+from ctxbench.core.store.choice import OFF, STORE_ENV, chosen
 
 
 def add_store_option(p) -> None:
@@ -37,7 +35,10 @@ def add_parser(sub):
 
 def open_store(args):
     from ctxbench.core.store.db import Store
-    return Store(args.store or os.environ.get(STORE_ENV) or None)
+    where = chosen(args.store)
+    # CTXBENCH_STORE=off stops commands recording runs; this command was
+    # asked for a store, so it uses the default one
+    return Store(None if where == OFF else where)
 
 
 def run(args) -> int:

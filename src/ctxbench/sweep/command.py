@@ -246,7 +246,7 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
 
 def run(args) -> int:
     t_start = time.monotonic()
-    life = Lifecycle("sweep", args.output, resumable=True)
+    life = Lifecycle("sweep", args.output, resumable=True, store=args.store)
     out = life.output
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)

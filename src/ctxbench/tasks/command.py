@@ -96,7 +96,7 @@ def run(args) -> int:
         raise UserError("--switches: at most 15 values besides 1")
     if len(ns) < 2:
         raise UserError("--switches: at least one value besides 1 (the slope needs two)")
-    life = Lifecycle("tasks", args.output)
+    life = Lifecycle("tasks", args.output, store=args.store)
     suffix = "" if args.cold else "/warm"
     t0 = time.monotonic()
     pilot = args.rounds or PILOT_ROUNDS

@@ -159,6 +159,12 @@ def add_output(p, what: str = "results file") -> None:
     p.add_argument("-o", "--output", metavar="FILE",
                    help=f"{what} (default: none here; the run is kept in the data directory, "
                         f"~/.local/share/ctxbench/runs/ or $XDG_DATA_HOME's)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--store", metavar="URL",
+                   help="also record the run in this store, a SQLite file or a postgresql:// URL (default: "
+                        "$CTXBENCH_STORE, else store.sqlite in the data directory)")
+    g.add_argument("--no-store", dest="store", action="store_const", const="off",
+                   help="record the run in no store")
 
 
 @dataclass(frozen=True)

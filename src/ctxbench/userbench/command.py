@@ -103,7 +103,7 @@ def render(res: list[dict], hz: float | None) -> str:
 
 
 def run(args) -> int:
-    life = Lifecycle("userbench", args.output)
+    life = Lifecycle("userbench", args.output, store=args.store)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
     preset = options.preset(args)

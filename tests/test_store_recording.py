@@ -1,0 +1,64 @@
+"""Every measuring command records its run in the results store through
+the lifecycle (issue 25): --store names one, --no-store none, and a store
+that cannot take the run costs a warning, never the results file or the
+exit status. `run --quick` stands for every command: they all finish
+through Lifecycle.finish (tests/test_lifecycle_commands.py)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ENGINE, ctxbench_cmd
+
+pytestmark = pytest.mark.machine
+pytest.importorskip("sqlalchemy")
+
+
+def _run(tmp_path, *extra, store_env=None):
+    env = {k: v for k, v in os.environ.items() if k != "CTXBENCH_STORE"}
+    env.update(CTXBENCH_ENGINE=str(ENGINE), XDG_DATA_HOME=str(tmp_path / "data"))
+    if store_env is not None:
+        env["CTXBENCH_STORE"] = store_env
+    return subprocess.run(ctxbench_cmd() + ["run", "--quick", "-o", str(tmp_path / "out.json"), *extra],
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def _runs(url: str) -> list[dict]:
+    from ctxbench.core.store import record
+    from ctxbench.core.store.db import Store
+    from ctxbench.core.store.tables import runs
+    from sqlalchemy import select
+    s = Store(url)
+    with s.begin() as conn:
+        return [record.document(conn, i) for i in conn.execute(select(runs.c.id)).scalars()]
+
+
+def test_store_records_the_run_as_written(tmp_path):
+    url = str(tmp_path / "s.sqlite")
+    p = _run(tmp_path, "--store", url)
+    assert p.returncode == 0, p.stderr
+    assert "recorded in the results store" in p.stdout and "(run 1)" in p.stdout
+    assert _runs(url) == [json.loads((tmp_path / "out.json").read_text())]
+
+
+def test_the_default_store_is_the_data_directory_s_and_no_store_is_none(tmp_path):
+    p = _run(tmp_path)
+    assert p.returncode == 0, p.stderr
+    default = tmp_path / "data" / "ctxbench" / "store.sqlite"
+    assert default.is_file() and len(_runs(str(default))) == 1
+    q = _run(tmp_path, "--no-store")
+    assert q.returncode == 0 and "results store" not in q.stdout + q.stderr
+    assert len(_runs(str(default))) == 1
+    r = _run(tmp_path, store_env="off")
+    assert r.returncode == 0 and len(_runs(str(default))) == 1
+
+
+def test_a_store_that_cannot_take_the_run_costs_a_warning_not_the_results(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database" * 100)
+    p = _run(tmp_path, "--store", str(bad))
+    assert p.returncode == 0, p.stderr
+    warn = [line for line in p.stderr.splitlines() if "not recorded in the results store" in line]
+    assert len(warn) == 1 and "not a SQLite database" in warn[0] and "Traceback" not in p.stderr
+    assert json.loads((tmp_path / "out.json").read_text())["results"]
