@@ -29,7 +29,7 @@ SMALL = {
     "anatomy": ["--quick", "--rungs", "fifo"],
     "runtimes": ["--quick", "--runtime", "go", "--placement", "pinned"],
 }
-NOT_MEASURING = {"system", "report", "compare", "store"}  # they read files or the machine, measure nothing
+NOT_MEASURING = {"system", "report", "compare", "store", "history"}  # they read files or the machine, measure nothing
 WITH_PLOT = [c for c in SMALL if c not in ("run", "userbench")]
 NO_ENGINE = "/nonexistent/ctxbench-engine"  # a command that reaches the engine fails differently
 

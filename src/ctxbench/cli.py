@@ -19,6 +19,7 @@ from ctxbench.anatomy import command as anatomy  # noqa: E402
 from ctxbench.compare import command as compare  # noqa: E402
 from ctxbench.core import streams  # noqa: E402
 from ctxbench.core.errors import UserError, escaped  # noqa: E402
+from ctxbench.history import command as history  # noqa: E402
 from ctxbench.irq import command as irq  # noqa: E402
 from ctxbench.noise import command as noise  # noqa: E402
 from ctxbench.report import command as report  # noqa: E402
@@ -33,7 +34,7 @@ from ctxbench.userbench import command as userbench  # noqa: E402
 
 # Subcommands, in the order `--help` lists them (imported above, not by
 # name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store]
+_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history]
 COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 
 

@@ -10,13 +10,7 @@ import sys
 
 from ctxbench.core import reader
 from ctxbench.core.errors import escaped, shown
-from ctxbench.core.store.choice import OFF, STORE_ENV, chosen
-
-
-def add_store_option(p) -> None:
-    p.add_argument("--store", metavar="URL",
-                   help=f"a SQLite file or a postgresql:// URL (default: ${STORE_ENV}, else "
-                        "store.sqlite in the data directory, ~/.local/share/ctxbench/)")
+from ctxbench.ui import options
 
 
 def add_parser(sub):
@@ -27,18 +21,15 @@ def add_parser(sub):
     a = s.add_parser("add", help="add results files (each kept once)")
     a.add_argument("files", nargs="+", metavar="FILE")
     a.add_argument("--commit", metavar="SHA", help="the git commit the runs measured (kept with each)")
-    add_store_option(a)
+    options.add_store(a)
     i = s.add_parser("info", help="what the store holds")
-    add_store_option(i)
+    options.add_store(i)
     p.set_defaults(func=run)
 
 
 def open_store(args):
-    from ctxbench.core.store.db import Store
-    where = chosen(args.store)
-    # CTXBENCH_STORE=off stops commands recording runs; this command was
-    # asked for a store, so it uses the default one
-    return Store(None if where == OFF else where)
+    from ctxbench.core.store.db import open_named
+    return open_named(args.store)
 
 
 def run(args) -> int:

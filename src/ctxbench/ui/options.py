@@ -207,6 +207,13 @@ def add_cpu(p, what: str = "CPU to measure on") -> None:
     p.add_argument("--cpu", type=cpu, metavar="N", help=f"{what} (default: the highest allowed)")
 
 
+def add_store(p) -> None:
+    """--store for the commands that read or fill the results store."""
+    p.add_argument("--store", metavar="URL",
+                   help="a SQLite file or a postgresql:// URL (default: $CTXBENCH_STORE, else store.sqlite in "
+                        "the data directory, ~/.local/share/ctxbench/)")
+
+
 def add_plot(p, what: str) -> None:
     p.add_argument("--plot", type=plot_dir, metavar="DIR", help=f"write {what} (PNG, SVG) to DIR")
 

@@ -70,6 +70,16 @@ def _sqlite_immediate(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def open_named(flag: str | None) -> "Store":
+    """The store a command that reads or fills one was asked for: --store,
+    else $CTXBENCH_STORE, else the default. CTXBENCH_STORE=off stops
+    measuring commands recording their runs; a command asked for a store
+    uses the default one then."""
+    from ctxbench.core.store.choice import OFF, chosen
+    where = chosen(flag)
+    return Store(None if where == OFF else where)
+
+
 class Store:
     """An open store; `with store.begin() as conn:` for one transaction."""
 

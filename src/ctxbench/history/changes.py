@@ -1,0 +1,40 @@
+"""Change points in a series of run medians: E-divisive means (Matteson &
+James 2014) as MongoDB's CI runs it, from its own library
+(signal-processing-algorithms), not a hand-written detector. Its
+permutation test is random: a fixed seed makes a series give the same
+answer every time."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+PVALUE = 0.01        # the permutation test's level for each change
+PERMUTATIONS = 199   # permutations per test: the smallest p it can give is 1/200
+SEED = 20071
+MIN_POINTS = 6       # fewer runs than this: no test is made
+
+
+@dataclass(frozen=True)
+class Change:
+    index: int          # the first point after the change
+    before: float       # median of the points since the previous change
+    after: float        # median of the points up to the next change
+    pct: float          # (after - before) / before
+
+
+def find(medians: list[float], pvalue: float = PVALUE) -> list[Change]:
+    if len(medians) < MIN_POINTS:
+        return []
+    from signal_processing_algorithms.determinism import deterministic_numpy_random, deterministic_random
+    from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+    series = np.asarray(medians, dtype=float)
+    with deterministic_random(SEED), deterministic_numpy_random(SEED):
+        cps = sorted(int(i) for i in e_divisive(series, pvalue=pvalue, permutations=PERMUTATIONS))
+    edges = [0, *cps, len(series)]
+    out = []
+    for k, i in enumerate(cps):
+        before = float(np.median(series[edges[k]:i]))
+        after = float(np.median(series[i:edges[k + 2]]))
+        out.append(Change(i, before, after, (after - before) / before if before else float("nan")))
+    return out

@@ -1,0 +1,96 @@
+"""ctxbench history: one or more ids across the runs in the results store,
+over time or over a key (kernel, host, runtime version, ...), each run
+with its interval, and the runs where a series changed (E-divisive means,
+history/changes.py) with the medians before and after and the first run
+after the change (its kernel, its commit)."""
+from __future__ import annotations
+
+import datetime
+
+from ctxbench.core.errors import UserError, escaped
+from ctxbench.ui.format import fmt_value
+from ctxbench.ui.options import add_plot, add_store
+
+# what --by can order and label the runs by (history/series.Point's fields)
+BY = ("time", "kernel", "host", "runtime_version", "ctxbench_version", "git_commit", "mitigations")
+
+
+def _date(text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"history: {escaped(text)} is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)")
+
+
+def add_parser(sub):
+    p = sub.add_parser("history", help="ids across the runs in the results store, with change points",
+                       description="Show ids over the runs kept in the results store: over time or a key, "
+                                   "each run's median and interval, and where a series changed.")
+    p.add_argument("ids", nargs="+", metavar="ID", help="ids or points; shell patterns (kernel/*/pipe/*) match several")
+    p.add_argument("--by", choices=BY, default="time", help="what the runs are ordered and labelled by "
+                   "(default: time)")
+    p.add_argument("--host", help="only this host's runs")
+    p.add_argument("--kernel", metavar="RELEASE", help="only runs on this kernel release (* matches any text)")
+    p.add_argument("--since", type=_date, metavar="DATE", help="only runs started at or after DATE")
+    p.add_argument("--until", type=_date, metavar="DATE", help="only runs started at or before DATE")
+    add_store(p)
+    add_plot(p, "the figure (history)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ctxbench.core.store.db import open_named
+    from ctxbench.history import changes, series  # SQLAlchemy and the detector: when the command runs
+    store = open_named(args.store)
+    f = series.Filters(args.host, args.kernel, args.since, args.until)
+    with store.begin() as conn:
+        keys = series.ids_matching(conn, args.ids)
+        if not keys:
+            raise UserError(f"history: no id in {store.name} matches {', '.join(map(escaped, args.ids))}")
+        found = {k: series.load(conn, k, f) for k in keys}
+    found = {k: v for k, v in found.items() if v}
+    if not found:
+        raise UserError("history: no run of those ids passes the filters")
+    drawn = []
+    for key, by_host in found.items():
+        for host, points in by_host.items():
+            if args.by != "time":
+                points = sorted(points, key=lambda p: (p.key(args.by), p.started or datetime.datetime.min))
+            found_changes = changes.find([p.median for p in points]) if args.by == "time" else []
+            print(render(key, host, points, found_changes, args.by))
+            drawn.append((key, host, points, found_changes))
+    if args.plot:
+        from ctxbench.history import figures
+        from ctxbench.ui.figures import save
+        for path in save(figures.figure(drawn, args.by), args.plot, figures.NAME):
+            print(f"figure: {escaped(path)}")
+    return 0
+
+
+def render(key: str, host: str, points: list, found: list, by: str) -> str:
+    from ctxbench.history import changes
+    unit = points[0].unit
+    lines = [f"\n{escaped(key)} on {escaped(host)}: {len(points)} run(s)",
+             f"  {by:<18}  {'median [95% CI]':<32}  {'MDE':>9}  {'ok':<4}  kernel, commit"]
+    cut = {c.index: c for c in found}
+    for i, p in enumerate(points):
+        if i in cut:
+            c = cut[i]
+            lines.append(f"  ---- change: {fmt_value(c.before, unit)} -> {fmt_value(c.after, unit)} ({c.pct:+.1%})")
+        ci = (f" [{fmt_value(p.ci_lo, unit)}, {fmt_value(p.ci_hi, unit)}]"
+              if p.ci_lo is not None and p.ci_hi is not None else "")
+        ok = {True: "yes", False: "NO", None: "-"}[p.ok]
+        lines.append(f"  {p.key(by):<18}  {fmt_value(p.median, unit) + ci:<32}  "
+                     f"{fmt_value(p.mde, unit) if p.mde is not None else '-':>9}  {ok:<4}  "
+                     f"{escaped(p.kernel)}{', ' + escaped(p.git_commit) if p.git_commit else ''}")
+    if by == "time":
+        if len(points) < changes.MIN_POINTS:
+            lines.append(f"  change points: not tested (fewer than {changes.MIN_POINTS} runs)")
+        elif not found:
+            lines.append(f"  change points: none (E-divisive means, p < {changes.PVALUE})")
+        for c in found:
+            p = points[c.index]
+            lines.append(f"  change at run {p.run_id} ({p.key('time')}, kernel {escaped(p.kernel)}"
+                         f"{', commit ' + escaped(p.git_commit) if p.git_commit else ''}): "
+                         f"{fmt_value(c.before, unit)} -> {fmt_value(c.after, unit)} ({c.pct:+.1%})")
+    return "\n".join(lines)

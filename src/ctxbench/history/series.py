@@ -1,0 +1,76 @@
+"""The runs of one id as a series, read from the results store: one point
+per run (its time, host, kernel, versions, commit, median and interval),
+filtered by host, kernel and date, split by host (a series that mixes
+machines shows the machines, not a change)."""
+from __future__ import annotations
+
+import datetime
+import fnmatch
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from ctxbench.core.store.tables import results, runs
+
+
+@dataclass(frozen=True)
+class Point:
+    run_id: int
+    started: datetime.datetime | None
+    host: str
+    kernel: str
+    mitigations: str
+    runtime_version: str
+    ctxbench_version: str
+    git_commit: str
+    median: float
+    ci_lo: float | None
+    ci_hi: float | None
+    mde: float | None
+    ok: bool | None
+    unit: str
+
+    def key(self, by: str) -> str:
+        """The point's value of the --by key (time is its date and time)."""
+        if by == "time":
+            return self.started.isoformat(sep=" ", timespec="minutes") if self.started else "?"
+        return str(getattr(self, by) or "?")
+
+
+@dataclass(frozen=True)
+class Filters:
+    host: str | None = None
+    kernel: str | None = None
+    since: datetime.datetime | None = None
+    until: datetime.datetime | None = None
+
+
+def ids_matching(conn, patterns: list[str]) -> list[str]:
+    """Point keys that match any pattern (shell-style: `kernel/*/pipe/*`)."""
+    keys = conn.execute(select(results.c.point_key).distinct()).scalars().all()
+    return sorted(k for k in keys if any(fnmatch.fnmatchcase(k, p) for p in patterns))
+
+
+def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
+    """{host: points in time order} for one id."""
+    q = (select(runs.c.id, runs.c.started, runs.c.host, runs.c.kernel, runs.c.mitigations, runs.c.ctxbench_version,
+                runs.c.git_commit, results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi,
+                results.c.mde, results.c.ok, results.c.unit)
+         .join(results, results.c.run_id == runs.c.id).where(results.c.point_key == point_key))
+    if f.host:
+        q = q.where(runs.c.host == f.host)
+    if f.kernel:
+        q = q.where(runs.c.kernel.like(f.kernel.replace("*", "%")))
+    if f.since:
+        q = q.where(runs.c.started >= f.since)
+    if f.until:
+        q = q.where(runs.c.started <= f.until)
+    out: dict[str, list[Point]] = {}
+    for r in conn.execute(q.order_by(runs.c.started, runs.c.id)).all():
+        if r.median is None:
+            continue
+        out.setdefault(r.host or "?", []).append(Point(
+            r.id, r.started, r.host or "?", r.kernel or "?", r.mitigations or "", r.runtime_version or "",
+            r.ctxbench_version or "", r.git_commit or "", float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok,
+            r.unit or "ns"))
+    return out
