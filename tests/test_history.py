@@ -100,3 +100,9 @@ def test_history_filters_and_keys(store):
 def test_history_says_what_is_missing_in_one_line(store, argv, words):
     p = run_cli("history", *argv, "--store", store)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, p.stderr
+
+
+def test_a_long_series_is_tested_over_its_last_runs_with_the_index_of_the_whole():
+    series = [100.0 + (k % 3) for k in range(550)] + [130.0 + (k % 3) for k in range(60)]
+    found = changes.find(series)
+    assert len(series) > changes.MAX_POINTS and [c.index for c in found] == [550]

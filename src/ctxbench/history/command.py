@@ -88,6 +88,9 @@ def render(key: str, host: str, points: list, found: list, by: str) -> str:
             lines.append(f"  change points: not tested (fewer than {changes.MIN_POINTS} runs)")
         elif not found:
             lines.append(f"  change points: none (E-divisive means, p < {changes.PVALUE})")
+        if len(points) > changes.MAX_POINTS:
+            lines.append(f"  change points: tested over the last {changes.MAX_POINTS} of {len(points)} runs "
+                         "(--since, --host, --kernel narrow the series)")
         for c in found:
             p = points[c.index]
             lines.append(f"  change at run {p.run_id} ({p.key('time')}, kernel {escaped(p.kernel)}"
