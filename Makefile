@@ -96,9 +96,15 @@ $(BUILD)/native/tests/%: engine/tests/%.c $(LIB_OBJS) $(wildcard engine/tests/*.
 # ---- python front end -----------------------------------------------------
 venv: $(VENV)/.ok
 # `make run` installs what running needs; the test extras come with `make test`.
+# signal-processing-algorithms (E-divisive means for `ctxbench history`) declares numpy<2 and
+# gevent, which its change-point code does not use: installed with them, pip would put the whole
+# project on numpy 1.26. It runs on numpy 2 (tests/test_history.py), so it is installed alone, and
+# what it imports (more-itertools, structlog) is in pyproject.toml. It builds a C extension.
+SPA := signal-processing-algorithms==2.1.6
 $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 	@[ -x $(VENV)/bin/python ] || $(PY) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e .
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps '$(SPA)'
 	@touch $@
 test-venv: $(VENV)/.test-ok
 $(VENV)/.test-ok: $(VENV)/.ok pyproject.toml

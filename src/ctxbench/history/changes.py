@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ctxbench.core.errors import UserError
+
 PVALUE = 0.01        # the permutation test's level for each change
 PERMUTATIONS = 199   # permutations per test: the smallest p it can give is 1/200
 SEED = 20071
@@ -31,8 +33,12 @@ def find(medians: list[float], pvalue: float = PVALUE) -> list[Change]:
         return []
     skip = max(len(medians) - MAX_POINTS, 0)
     medians = medians[skip:]
-    from signal_processing_algorithms.determinism import deterministic_numpy_random, deterministic_random
-    from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+    try:
+        from signal_processing_algorithms.determinism import deterministic_numpy_random, deterministic_random
+        from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
+    except ImportError as e:
+        raise UserError(f"history: the change-point detector is not installed ({e.name or e}); `make run` "
+                        "installs signal-processing-algorithms")
     series = np.asarray(medians, dtype=float)
     with deterministic_random(SEED), deterministic_numpy_random(SEED):
         cps = sorted(int(i) for i in e_divisive(series, pvalue=pvalue, permutations=PERMUTATIONS))
