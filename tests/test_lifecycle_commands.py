@@ -164,9 +164,12 @@ def test_each_measuring_command_builds_on_the_lifecycle(cmd):
     assert "write_results(" not in src and "check_writable(" not in src
 
 
-# Long enough to be interrupted while the engine measures.
+# Long enough to be interrupted while the engine measures. runtimes: one
+# harness, so that the engine's reference rows are most of each round (a
+# fresh-clone CI once ran six harnesses for 60 s without the poll below
+# seeing the engine; harnesses are interrupted in test_runtimes_protocol.py)
 LONG = {"run": [], "userbench": [], "sweep": [], "tasks": [], "irq": [], "ring": [], "noise": ["--seconds", "60"],
-        "anatomy": [], "runtimes": []}
+        "anatomy": [], "runtimes": ["--runtime", "go", "--placement", "pinned"]}
 
 
 @pytest.mark.parametrize("cmd", sorted(SMALL))
@@ -184,9 +187,11 @@ def test_ctrl_c_ends_every_command_alike(cmd, dirs):
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and p.poll() is None and not _engine_children(p.pid):
-            time.sleep(0.05)
-        time.sleep(0.5)  # the engine is measuring
+            time.sleep(0.02)
+        seen = bool(_engine_children(p.pid))
+        time.sleep(0.2)  # the engine is measuring
         assert p.poll() is None, p.communicate()
+        assert seen, "the engine was not seen measuring within 60 s"
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=60)
     finally:
