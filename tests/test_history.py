@@ -106,3 +106,43 @@ def test_a_long_series_is_tested_over_its_last_runs_with_the_index_of_the_whole(
     series = [100.0 + (k % 3) for k in range(550)] + [130.0 + (k % 3) for k in range(60)]
     found = changes.find(series)
     assert len(series) > changes.MAX_POINTS and [c.index for c in found] == [550]
+
+
+def _tasks_doc(k: int, per_switch: float) -> dict:
+    """A tasks run as the store sees it: its per-pair effects in its section."""
+    e = {"estimate_ns": per_switch, "ci95": [per_switch - 100, per_switch + 100], "mde_ns": 300.0}
+    return {"schema": "ctxbench/1", "tool": {"name": "ctxbench-engine", "version": "0.1.0"},
+            "environment": {"hostname": "box", "cpu": {"model": "Test CPU"}, "kernel": {"release": "6.18"},
+                            "mitigations": {}},
+            "results": [],
+            "tasks": {"started": f"2026-11-25T1{k}:00:00",
+                      "per_pair": {"sort+crc": {"per_switch": e, "per_task": {"sort": e, "crc": e}}}}}
+
+
+def test_pooling_runs_holds_what_moved_between_them(tmp_path):
+    """Three runs whose own intervals (+-100 ns) do not overlap (3.0, 5.0,
+    4.0 us: the tasks experiment moved so between two runs minutes apart):
+    the pool's interval holds all three, and says the spread is between runs."""
+    files = []
+    for k, v in enumerate((3000.0, 5000.0, 4000.0)):
+        f = tmp_path / f"t{k}.json"
+        f.write_text(json.dumps(_tasks_doc(k, v)))
+        files.append(str(f))
+    url = str(tmp_path / "s.sqlite")
+    assert run_cli("store", "add", *files, "--store", url).returncode == 0
+    out = tmp_path / "h.json"
+    p = run_cli("history", "tasks/*/per_switch", "--store", url, "--pool", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    line = [x for x in p.stdout.splitlines() if x.strip().startswith("pooled over")]
+    assert len(line) == 1 and "pooled over 3 runs: 4.00 µs" in line[0] and "holds 3 of the 3" in line[0], line
+    pool = json.loads(out.read_text())["history"]["series"][0]["pooled"]
+    assert pool["runs"] == 3 and pool["covers"] == 3 and pool["between_share"] > 0.99
+    assert pool["ci95"][0] < 3000 and pool["ci95"][1] > 5000
+
+
+def test_a_pool_of_runs_that_agree_is_their_own_precision():
+    from ctxbench.history.pooled import pool
+    p = pool([1000.0, 1001.0, 999.0], [990.0, 991.0, 989.0], [1010.0, 1011.0, 1009.0])
+    assert p.tau == 0 and p.between_share == 0 and p.estimate == pytest.approx(1000.0)
+    assert p.ci[1] - p.ci[0] < 20  # no wider than one run's own interval
+    assert pool([1000.0], [990.0], [1010.0]) is None

@@ -33,14 +33,20 @@ def add_parser(sub):
     p.add_argument("--kernel", metavar="RELEASE", help="only runs on this kernel release (* matches any text)")
     p.add_argument("--since", type=_date, metavar="DATE", help="only runs started at or after DATE")
     p.add_argument("--until", type=_date, metavar="DATE", help="only runs started at or before DATE")
+    p.add_argument("--pool", action="store_true",
+                   help="also pool each series' runs into one estimate with a between-run component "
+                        "(random effects: Paule-Mandel, Hartung-Knapp interval)")
+    p.add_argument("-o", "--output", metavar="FILE", help="also write the series, changes and pools as JSON")
     add_store(p)
     add_plot(p, "the figure (history)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from ctxbench.core import writer
     from ctxbench.core.store.db import open_named
-    from ctxbench.history import changes, series  # SQLAlchemy and the detector: when the command runs
+    from ctxbench.history import changes, pooled, series  # SQLAlchemy, the detector: when the command runs
+    out = writer.check_writable(args.output) if args.output else None
     store = open_named(args.store)
     f = series.Filters(args.host, args.kernel, args.since, args.until)
     with store.begin() as conn:
@@ -57,14 +63,53 @@ def run(args) -> int:
             if args.by != "time":
                 points = sorted(points, key=lambda p: (p.key(args.by), p.started or datetime.datetime.min))
             found_changes = changes.find([p.median for p in points]) if args.by == "time" else []
+            pool = pooled.pool([p.median for p in points], [p.ci_lo for p in points],
+                               [p.ci_hi for p in points]) if args.pool else None
             print(render(key, host, points, found_changes, args.by))
-            drawn.append((key, host, points, found_changes))
+            if args.pool:
+                print(render_pool(pool, points[0].unit))
+            drawn.append((key, host, points, found_changes, pool))
+    if out is not None:
+        writer.write_results(out, as_json(drawn, args))
+        print(f"\nhistory written to {escaped(args.output)}")
     if args.plot:
         from ctxbench.history import figures
         from ctxbench.ui.figures import save
-        for path in save(figures.figure(drawn, args.by), args.plot, figures.NAME):
+        for path in save(figures.figure([d[:4] for d in drawn], args.by), args.plot, figures.NAME):
             print(f"figure: {escaped(path)}")
     return 0
+
+
+def render_pool(pool, unit: str) -> str:
+    if pool is None:
+        return "  pooled: needs 2 runs or more with an interval"
+    lo, hi = pool.ci
+    return (f"  pooled over {pool.runs} runs: {fmt_value(pool.estimate, unit)} [{fmt_value(lo, unit)}, "
+            f"{fmt_value(hi, unit)}] (random effects, t on {pool.runs - 1} df); between runs: sd "
+            f"{fmt_value(pool.tau, unit)}, {pool.between_share:.0%} of the variance; the interval holds "
+            f"{pool.covers} of the {pool.runs} runs' own estimates")
+
+
+def as_json(drawn: list, args) -> dict:
+    """The history as written by -o: per series its runs, changes and pool."""
+    series_out = []
+    for key, host, points, found, pool in drawn:
+        series_out.append({
+            "id": key, "host": host, "by": args.by,
+            "runs": [{"run": p.run_id, "started": p.started.isoformat() if p.started else None, "kernel": p.kernel,
+                      "git_commit": p.git_commit or None, "median": p.median, "ci95": [p.ci_lo, p.ci_hi],
+                      "mde": p.mde, "ok": p.ok, "unit": p.unit} for p in points],
+            "changes": [{"index": c.index, "run": points[c.index].run_id, "before": c.before, "after": c.after,
+                         "pct": c.pct} for c in found],
+            "pooled": None if pool is None else {
+                "runs": pool.runs, "estimate": pool.estimate, "ci95": list(pool.ci), "tau": pool.tau,
+                "between_share": pool.between_share, "covers": pool.covers,
+                "method": "random effects (statsmodels combine_effects: Paule-Mandel tau^2, "
+                          "Hartung-Knapp-Sidik-Jonkman interval on runs - 1 df)"}})
+    return {"history": {"ids": args.ids, "filters": {"host": args.host, "kernel": args.kernel,
+                                                     "since": args.since.isoformat() if args.since else None,
+                                                     "until": args.until.isoformat() if args.until else None},
+                        "series": series_out}}
 
 
 def render(key: str, host: str, points: list, found: list, by: str) -> str:

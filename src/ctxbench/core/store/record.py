@@ -65,6 +65,30 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
     return out
 
 
+def effect_rows(doc: dict, run_id: int) -> list[dict]:
+    """Effects a command derives over its runs and keeps in its section,
+    not as results, as rows of their own: the tasks experiment's cost per
+    switch and per task, per pair (point `tasks/<pair>/per_switch`,
+    `tasks/<pair>/per_task/<task>`), so that history and pooling see them."""
+    section = doc.get("tasks")
+    pairs = section.get("per_pair") if isinstance(section, dict) else None
+    out = []
+    for pair, s in (pairs or {}).items():
+        if not isinstance(s, dict):
+            continue
+        effects = [("per_switch", s.get("per_switch"))]
+        effects += [(f"per_task/{t}", e) for t, e in (s.get("per_task") or {}).items()]
+        for name, e in effects:
+            if not isinstance(e, dict) or _num(e.get("estimate_ns")) is None:
+                continue
+            ci = e.get("ci95") if isinstance(e.get("ci95"), list) and len(e["ci95"]) == 2 else [None, None]
+            key = f"tasks/{pair}/{name}"
+            out.append({"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
+                        "median": _num(e["estimate_ns"]), "ci_lo": _num(ci[0]), "ci_hi": _num(ci[1]),
+                        "mde": _num(e.get("mde_ns")), "ok": None, "runtime_version": None})
+    return out
+
+
 def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
     """(run id, whether it was new) for one document, in the caller's
     transaction."""
@@ -77,7 +101,7 @@ def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
             run_id = int(conn.execute(insert(runs).values(**row)).inserted_primary_key[0])
     except IntegrityError:
         return int(conn.execute(select(runs.c.id).where(runs.c.digest == row["digest"])).scalar_one()), False
-    rows = result_rows(doc, run_id)
+    rows = result_rows(doc, run_id) + effect_rows(doc, run_id)
     if rows:
         conn.execute(insert(results), rows)
     return run_id, True
