@@ -27,6 +27,22 @@ def ours() -> list[str]:
         glob.glob("/sys/fs/cgroup/*/*/ctxbench-*")
 
 
+def _where(pid: int) -> list[str]:
+    """What each process of `pid`'s session is doing: state, kernel wait
+    channel and command line (for a failure to name where a run stalled)."""
+    rows = []
+    for q in sorted(descendants(pid) | {pid}):
+        try:
+            stat_ = open(f"/proc/{q}/stat").read()
+            state = stat_[stat_.rindex(")") + 2:].split()[0]
+            wchan = open(f"/proc/{q}/wchan").read().strip()
+            cmd = open(f"/proc/{q}/cmdline").read().replace("\0", " ").strip()
+        except OSError:
+            continue
+        rows.append(f"{q} {state} {wchan or '-'} {cmd[:160]}")
+    return rows
+
+
 def _can_make_cgroups() -> bool:
     p = run_engine("run", "kernel/process/pipe/same-cpu/cgroup-split", "--groups", "1", "--iterations", "1",
                    "--min-sample-us", "100", "--warmup-ms", "0", "--json")
@@ -59,12 +75,16 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
                             stdout=out, stderr=err, env=env, start_new_session=True)
     seen: set[int] = set()
     try:
-        deadline = time.monotonic() + 60
+        # 0.5 s here; a fresh-clone CI twice saw nothing for 60 s with the
+        # front end alive and silent, so the bound is wider and a miss says
+        # what every process of the run was doing
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (set(ours()) - before) and proc.poll() is None:
             seen |= descendants(proc.pid)  # caught inside a cgroup rung
             time.sleep(0.01)
         assert set(ours()) - before, ("the cgroup rungs did not start", proc.poll(),
-                                      (tmp_path / "err").read_text(errors="replace")[-2000:])
+                                      (tmp_path / "err").read_text(errors="replace")[-2000:],
+                                      _where(proc.pid), sorted(ours()))
         seen |= descendants(proc.pid)
         interrupt(proc, how)
         proc.wait(timeout=20)
