@@ -82,7 +82,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
     kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")
     assert kernel[0] == pytest.approx((1000.0, 980.0, 1020.0)) and kernel[-1][0] == pytest.approx(1000 * 1.999)
     assert sum(1 for r in out if r[7] is False) == 2 * len(range(0, 1000, 7))
-    assert s.revision() == "0001"
+    assert s.revision() == "0002"
 
 
 def test_sqlite_and_postgresql_give_the_same_rows(tmp_path, server):
@@ -125,6 +125,53 @@ def test_the_code_s_tables_are_the_migrations_schema(tmp_path):
     with s.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
     assert diff == [], diff
+
+
+def _store_at(url: str, revision: str) -> None:
+    """An empty store whose schema stops at `revision`, as an older
+    ctxbench left it."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from ctxbench.core.store.db import MIGRATIONS, normalise
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(normalise(url)).begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
+    """Revision 0001's store, filled as 0001's code filled it (microcode
+    left empty, no governor or VM columns), opened by today's code: the
+    schema is brought to head and the new columns are filled from each
+    run's kept document; every run and result is still there."""
+    from sqlalchemy import create_engine, insert
+
+    from ctxbench.core.store.db import normalise
+    _store_at(store_url, "0001")
+    docs = []
+    for k in range(12):
+        d = synthetic(k)
+        d["environment"]["cpu"]["microcode"] = f"0x{k:x}"
+        d["environment"]["frequency"] = {"governors": {"0": "performance", "1": "schedutil" if k % 2 else "performance"}}
+        d["environment"]["virtualization"] = {"is_vm": k % 3 == 0}
+        docs.append(d)
+    with create_engine(normalise(store_url)).begin() as conn:
+        for d in docs:
+            row = record.run_row(d)
+            old = {k: v for k, v in row.items() if k not in ("governor", "vm")} | {"microcode": None}
+            run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
+            conn.execute(insert(results), record.result_rows(d, run_id))
+    s = Store(store_url)
+    assert s.revision() == "0002"
+    with s.begin() as conn:
+        got = conn.execute(text("SELECT microcode, governor, vm FROM runs ORDER BY id")).all()
+        assert conn.execute(text("SELECT count(*) FROM results")).scalar_one() == 24
+    assert [tuple(r) for r in got] == [
+        (f"0x{k:x}", "performance, schedutil" if k % 2 else "performance", k % 3 == 0) for k in range(12)]
 
 
 def _one_line(p, *words):

@@ -536,6 +536,7 @@ class Environment:
 
     hostname = property(lambda s: s.get("hostname"))
     cpu_model = property(lambda s: s.get("cpu.model"))
+    microcode = property(lambda s: s.get("cpu.microcode"))
     cpus_online = property(lambda s: s.get("cpu.online"))
     kernel_release = property(lambda s: s.get("kernel.release"))
     is_vm = property(lambda s: bool(s.get("virtualization.is_vm")))

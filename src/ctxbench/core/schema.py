@@ -130,7 +130,7 @@ ENVIRONMENT = {
     "process.sched_fifo_allowed": BOOL, "process.sched_fifo_error": OPT_STR, "process.mlockall": BOOL,
     "timers.cycle_counter": OPT_STR, "timers.cycle_hz": OPT_NUM,
 }
-ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "idle.no_idle_error": OPT_STR,
+ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "cpu.microcode": OPT_STR, "idle.no_idle_error": OPT_STR,
                         "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
                         "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR}
 

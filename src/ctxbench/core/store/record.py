@@ -37,13 +37,20 @@ def _started(doc: Document) -> datetime.datetime | None:
 def run_row(doc: dict, git_commit: str | None = None) -> dict:
     d = Document(doc)
     env = d.environment
+    vm = env.get("virtualization.is_vm")
+    vm = vm if isinstance(vm, bool) else None
     mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
     return {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
-            "microcode": None,  # the environment record has no microcode yet
+            "microcode": _text(env.microcode, 64),
             "kernel": env.kernel_release, "mitigations": mitigations or None,
             "ctxbench_version": str(d.tool.get("version")) if d.tool.get("version") is not None else None,
             "git_commit": git_commit, "started": _started(d), "added": datetime.datetime.now(),
+            "governor": _text(", ".join(sorted({str(v) for v in env.governors.values()})), 64), "vm": vm,
             "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
+
+
+def _text(x, most: int) -> str | None:
+    return str(x)[:most] if x not in (None, "") else None
 
 
 def _mde(r: Result) -> float | None:

@@ -24,7 +24,10 @@ runs = Table(
     Column("started", DateTime),
     Column("added", DateTime, nullable=False),
     Column("document", LargeBinary, nullable=False),  # the whole JSON, zlib-compressed: re-analysis stays possible
+    Column("governor", String(64)),  # 0002
+    Column("vm", Boolean),  # 0002
     Index("ix_runs_host_started", "host", "started"),
+    Index("ix_runs_kernel", "kernel"),  # 0002
 )
 
 results = Table(
