@@ -33,6 +33,16 @@ def private_data_dir():
 
 
 @pytest.fixture(scope="session")
+def server():
+    """A real PostgreSQL server for the session (tests/postgres_server.py),
+    started on first use, stopped at the end."""
+    from postgres_server import Server
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
 def engine_bin() -> Path:
     if not ENGINE.exists():
         pytest.fail("engine not built: run 'make engine' (make test does it)")

@@ -14,7 +14,6 @@ import sys
 import pytest
 
 from conftest import ctxbench_cmd, run_cli
-from postgres_server import Server
 
 pytest.importorskip("sqlalchemy")
 from sqlalchemy import select, text  # noqa: E402
@@ -24,13 +23,6 @@ from ctxbench.core.store.db import Store  # noqa: E402
 from ctxbench.core.store.tables import results, runs  # noqa: E402
 
 BACKENDS = ["sqlite", "postgresql"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = Server()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -1,7 +1,11 @@
 """ctxbench compare: per id (and point) present on both sides, the two
-medians, the relative change, a Mann-Whitney U test and a verdict; what
-differs between the machines is listed first. Each side may be several
-files (e.g. many runs or machines): their samples are pooled per id.
+medians with each side's spread, the relative change with its interval, a
+Mann-Whitney U test and a verdict; what differs between the machines is
+listed first. Each side may be several files or runs selected from the
+results store (compare/sides.py): their samples are pooled per id, and
+their runs are the units the change's interval resamples
+(compare/change.py). With --fail-if-slower it is a regression gate
+(compare/gate.py).
 
 The U test runs on per-group medians where each side has enough groups:
 samples of one group share one stretch of machine state and are not
@@ -11,34 +15,46 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core import reader
+from ctxbench.compare import change as changes
+from ctxbench.compare import gate, sides
+from ctxbench.core import writer
 from ctxbench.core.model import Document, Environment
 from ctxbench.ui.format import fmt_effect, fmt_time, fmt_value
+from ctxbench.ui.options import add_store
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError, escaped
 
 
 
 def add_parser(sub):
-    p = sub.add_parser("compare", help="compare two results files (or two groups of files)",
-                       description="Compare results: medians, relative change, Mann-Whitney U test, verdict.")
+    p = sub.add_parser("compare", help="compare two results files (or two groups of runs)",
+                       description="Compare results: medians and spread, relative change with its interval, "
+                                   "Mann-Whitney U test, verdict; or gate on a slowdown.")
     p.add_argument("base", nargs="?", metavar="BASE.json")
     p.add_argument("new", nargs="?", metavar="NEW.json")
-    p.add_argument("--base", dest="base_files", nargs="+", metavar="FILE", help="several files on the base side")
-    p.add_argument("--new", dest="new_files", nargs="+", metavar="FILE", help="several files on the new side")
+    p.add_argument("--base", dest="base_files", nargs="+", metavar="FILE|KEY=VALUE",
+                   help="the base side: files, or runs in the store selected by key=value[,key=value] "
+                        f"(keys: {', '.join(sides.KEYS)}; * matches any text)")
+    p.add_argument("--new", dest="new_files", nargs="+", metavar="FILE|KEY=VALUE",
+                   help="the new side, as --base")
     p.add_argument("--threshold", default="5%", metavar="PCT",
                    help="smallest relative change that counts (default 5%%)")
+    p.add_argument("--fail-if-slower", metavar="PCT", type=lambda t: parse_threshold(t, "--fail-if-slower"),
+                   help="a regression gate: one line per id, exit 1 when an id is slower by more than PCT "
+                        "and more than the comparison's MDE")
+    p.add_argument("--junit", metavar="FILE", help="with --fail-if-slower: also write the verdicts as JUnit XML")
+    add_store(p)
     p.set_defaults(func=run)
 
 
-def parse_threshold(text: str) -> float:
+def parse_threshold(text: str, flag: str = "--threshold") -> float:
     t = text.strip()
     try:
         v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
     except ValueError:
-        raise UserError(f"--threshold: '{text}' is not a percentage (e.g. 5%)")
+        raise UserError(f"{flag}: '{escaped(text)}' is not a percentage (e.g. 5%)")
     if not 0 <= v < 10:
-        raise UserError(f"--threshold: '{text}' is out of range")
+        raise UserError(f"{flag}: '{escaped(text)}' is out of range")
     return v
 
 
@@ -82,6 +98,7 @@ def _env_facts(e: Environment) -> dict:
         "mitigations": ", ".join(sorted(k for k, v in e.mitigations.items()
                                         if v and str(v).startswith("Mitigation"))) or "none",
         "governor": ", ".join(sorted({str(v) for v in e.governors.values()})) or "unknown",
+        "microcode": e.microcode or "unknown",
         "VM": "yes" if e.is_vm else "no",
         "kernel cmdline": e.get("kernel.cmdline"),
     }
@@ -101,29 +118,32 @@ def env_differences(base: list[dict], new: list[dict]) -> list[str]:
 def run(args) -> int:
     thr = parse_threshold(args.threshold)
     if (args.base or args.new) and (args.base_files or args.new_files):
-        raise UserError("compare: give either two files (BASE NEW) or --base FILE... --new FILE..., not both")
-    base_files = (args.base_files or []) + ([args.base] if args.base else [])
-    new_files = (args.new_files or []) + ([args.new] if args.new else [])
-    if args.base and not args.new and not args.new_files:
-        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
-    if not base_files or not new_files:
-        raise UserError("compare: give two files (BASE NEW), or --base FILE... --new FILE...")
-    base = [reader.load(p) for p in base_files]
-    new = [reader.load(p) for p in new_files]
+        raise UserError("compare: give either two files (BASE NEW) or --base ... --new ..., not both")
+    base_specs = (args.base_files or []) + ([args.base] if args.base else [])
+    new_specs = (args.new_files or []) + ([args.new] if args.new else [])
+    if not base_specs or not new_specs:
+        raise UserError("compare: give two files (BASE NEW), or --base FILE|KEY=VALUE... --new FILE|KEY=VALUE...")
+    if args.junit and args.fail_if_slower is None:
+        raise UserError("compare: --junit writes the gate's verdicts: give --fail-if-slower PCT with it")
+    junit_out = writer.check_writable(args.junit, base_specs + new_specs) if args.junit else None
+    bs, ns = sides.resolve(base_specs, args.store), sides.resolve(new_specs, args.store)
+    base, new = bs.docs, ns.docs
     (pb, cb), (pn, cn) = pooled(base), pooled(new)
     common = [k for k in pb if k in pn]
     units = {r.point_key: r.unit for d in base + new for r in Document(d).results}
     if not common:
         raise UserError("compare: no id is present on both sides")
+    sb, sn = changes.side_samples(base), changes.side_samples(new)
+    found = {k: changes.change(sb[k], sn[k]) for k in common}
 
     diffs = env_differences(base, new)
-    print(f"base: {', '.join(map(escaped, base_files))}\nnew:  {', '.join(map(escaped, new_files))}")
+    print(f"base: {_side_label(bs)}\nnew:  {_side_label(ns)}")
     if diffs:
         print("environment differences that matter:")
         for d in diffs:
             print(f"  {d}")
     else:
-        print("environment: same kernel, CPU, mitigations, governor and VM on both sides")
+        print("environment: same kernel, CPU, microcode, mitigations, governor and VM on both sides")
     ref = reference_change(pb, pn)
     if ref is not None:
         # An indicator, not a correction: here it tracked the switch ids in
@@ -132,28 +152,30 @@ def run(args) -> int:
         print(f"machine speed: {REFERENCE} (fixed CPU work) changed by {ref - 1:+.1%}: a change of that size in "
               "every id is the machine, not the code under test")
     print()
+    if args.fail_if_slower is not None:
+        return _gate(common, found, args.fail_if_slower, junit_out, bs, ns)
     w = max(len(k) for k in common)
-    print(f"{'id':<{w}}  {'base median':>12}  {'new median':>12}  {'change':>8}  {'p (U test)':>10}  verdict")
+    print(f"{'id':<{w}}  {'base median':>12}  {'±%sd':>6}  {'new median':>12}  {'±%sd':>6}  "
+          f"{'change [95% CI]':>24}  {'p (U test)':>10}  verdict")
     ratios, few, on_samples = [], [], []
     for k in common:
         a, b = pb[k], pn[k]
-        ma = float(_median(a))
-        mb = float(_median(b))
+        c = found[k]
+        ma, mb = c.base, c.new
         ua, ub = cb.get(k, []), cn.get(k, [])
         if min(len(ua), len(ub)) < MIN_GROUPS:
             ua, ub = a, b
             on_samples.append(k)
         _, p = mann_whitney(ua, ub)
         v = verdict(ma, mb, p, thr, len(ua), len(ub))
-        rel = (mb - ma) / abs(ma) if ma else math.nan
         if ma > 0 and mb > 0 and k != REFERENCE:
             ratios.append(mb / ma)
         note = ""
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
-        print(f"{k:<{w}}  {fmt_value(ma, units.get(k, 'ns')):>12}  {fmt_value(mb, units.get(k, 'ns')):>12}  "
-              f"{(f'{rel:+.1%}' if math.isfinite(rel) and abs(rel) < 1e4 else 'n/a'):>8}  "
+        print(f"{k:<{w}}  {fmt_value(ma, units.get(k, 'ns')):>12}  {_pct(c.sd_base):>6}  "
+              f"{fmt_value(mb, units.get(k, 'ns')):>12}  {_pct(c.sd_new):>6}  {_change(c):>24}  "
               f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
     g = geomean_ratio(ratios)
@@ -161,6 +183,7 @@ def run(args) -> int:
     print(f"geometric mean of new/base medians over {len(ratios)} ids: "
           + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
           + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
+    print(_units_note(found))
     if on_samples:
         print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
               "samples, which overstates significance when the machine drifts")
@@ -177,6 +200,54 @@ def run(args) -> int:
                      " (intervals of one run's median: they hold another run's less often than 95%)"))
     _compare_anatomies(base, new)
     return 0
+
+
+def _side_label(side: sides.Side) -> str:
+    files = [escaped(s) for s in side.specs if not sides.is_selector(s)]
+    picked = [s for s in side.specs if sides.is_selector(s)]
+    runs = sum(1 for lab in side.labels if "(store run" in lab)
+    return ", ".join(files + ([f"{', '.join(map(escaped, picked))} ({runs} run(s) from the store)"] if picked else []))
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}" if math.isfinite(x) else "-"
+
+
+def _change(c: changes.Change) -> str:
+    if not math.isfinite(c.rel) or abs(c.rel) >= 1e4:
+        return "n/a"
+    ci = f" [{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else " [n/a]"
+    return f"{c.rel:+.1%}{ci}"
+
+
+def _units_note(found: dict) -> str:
+    """What the intervals and spreads were made over."""
+    kinds = {u for c in found.values() for u in c.units}
+    text = ("±%sd: the sd of each side's unit medians over their mean; change: new/base - 1 of the pooled medians, "
+            "its 95% interval resampled over " + " and ".join(sorted(kinds)))
+    if kinds - {"runs"}:
+        text += ("; a side of one run has only what moved within it in its interval, not what moves between runs "
+                 "(measure each side several times)")
+    return text
+
+
+def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side, ns: sides.Side) -> int:
+    verdicts = [gate.judge(k, found[k], pct) for k in common if k != REFERENCE]
+    w = max(len(v.key) for v in verdicts) if verdicts else 2
+    for v in verdicts:
+        print(gate.line(v, w))
+    failed = [v for v in verdicts if v.status == gate.FAIL]
+    unresolved = [v for v in verdicts if v.status == gate.UNRESOLVED]
+    print(f"\ngate: {len(failed)} of {len(verdicts)} id(s) slower by more than {pct:.1%} and their MDE"
+          + (f"; {len(unresolved)} could not be judged at {pct:.1%}" if unresolved else "")
+          + f". {_units_note(found)}")
+    if junit_out is not None:
+        try:
+            junit_out.write(gate.junit(verdicts, f"ctxbench compare {' '.join(bs.specs)} -> {' '.join(ns.specs)}"))
+        except OSError as e:
+            raise UserError(f"cannot write {escaped(junit_out.path)} ({e.strerror or e})", code=1)
+        print(f"JUnit XML: {escaped(junit_out.path)}")
+    return 1 if failed else 0
 
 
 def interval_coverage(base: dict, new: dict) -> dict:

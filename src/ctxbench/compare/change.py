@@ -1,0 +1,91 @@
+"""Per id, the change from one side to the other with its interval, and
+each side's spread, as LKP's ncompare prints them (%change, %stddev).
+
+The unit of resampling is what varies independently: with several runs on
+a side, its runs (what moves between runs is carried, as
+history --pool carries it); with one run, that run's groups (samples of one
+group share one stretch of machine state), which holds what moved within
+the run only. The change is new/base - 1 of the pooled medians; its
+interval is the project's one method over units (stats.power.effect: the
+bootstrap's standard error, Student's t on the smaller side's units - 1),
+and its MDE is the smallest change this comparison resolves."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ctxbench.core.model import Document
+from ctxbench.stats import power, resample
+
+MIN_UNITS = 2
+
+
+@dataclass(frozen=True)
+class SideSamples:
+    samples: np.ndarray
+    units: np.ndarray           # the unit of each sample
+    kind: str                   # "runs", "groups" or "samples"
+
+    @property
+    def count(self) -> int:
+        return int(np.unique(self.units).size)
+
+    def unit_medians(self) -> np.ndarray:
+        return np.array([np.median(self.samples[self.units == u]) for u in np.unique(self.units)])
+
+    def spread(self) -> float:
+        """The sd of the units' medians over their mean (LKP's %stddev);
+        nan with one unit."""
+        m = self.unit_medians()
+        return float(np.std(m, ddof=1) / abs(np.mean(m))) if m.size >= 2 and np.mean(m) else math.nan
+
+
+@dataclass(frozen=True)
+class Change:
+    base: float                 # pooled medians
+    new: float
+    rel: float                  # new / base - 1
+    ci: tuple[float, float]     # of rel, 95%
+    mde: float                  # of rel: the smallest change the comparison resolves (80% power)
+    df: int
+    sd_base: float
+    sd_new: float
+    units: tuple[str, str]      # what was resampled on each side
+
+
+def side_samples(docs: list[dict]) -> dict[str, SideSamples]:
+    """{point key: kept finite samples of the side with their units}."""
+    raw: dict = {}
+    for i, d in enumerate(docs):
+        for r in Document(d).results:
+            groups = r.groups or [None] * len(r.samples)
+            for j, (x, g, k) in enumerate(zip(r.samples, groups, r.keep)):
+                if k and isinstance(x, (int, float)) and math.isfinite(x):
+                    raw.setdefault(r.point_key, []).append((float(x), i, g, j))
+    out = {}
+    for key, rows in raw.items():
+        runs = {r[1] for r in rows}
+        if len(runs) >= MIN_UNITS:
+            kind, units = "runs", [r[1] for r in rows]
+        elif all(r[2] is not None for r in rows) and len({r[2] for r in rows}) >= MIN_UNITS:
+            kind, units = "groups", [hash((r[1], r[2])) for r in rows]
+        else:
+            kind, units = "samples", [r[3] for r in rows]
+        out[key] = SideSamples(np.array([r[0] for r in rows]), np.array(units), kind)
+    return out
+
+
+def change(a: SideSamples, b: SideSamples) -> Change:
+    ma, mb = float(np.median(a.samples)), float(np.median(b.samples))
+    rel = mb / ma - 1 if ma > 0 and mb > 0 else math.nan
+    units = min(a.count, b.count)
+    if math.isfinite(rel) and units >= MIN_UNITS:
+        ba = resample.cluster_medians(a.samples, a.units, resample.generator())
+        bb = resample.cluster_medians(b.samples, b.units, resample.generator(resample.SEED + 1))
+        e = power.effect(rel, bb / ba - 1, units)
+    else:
+        e = power.effect(rel, np.array([]), 0)
+    lo, hi = e["ci95"]
+    return Change(ma, mb, rel, (lo, hi), e["mde_ns"], units - 1, a.spread(), b.spread(), (a.kind, b.kind))

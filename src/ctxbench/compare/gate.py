@@ -1,0 +1,61 @@
+"""The regression gate (compare --fail-if-slower PCT): an id fails when it
+is slower than its baseline by more than PCT and by more than the
+comparison's MDE (the change is then outside its own interval's reach of
+0 too). An id whose MDE is above PCT cannot be judged at PCT: it passes,
+and says so, rather than failing on noise or passing as if it had been
+checked. One line per id; a JUnit XML for CI systems on request (the
+standard library's ElementTree writes it: JUnit's format is a few elements,
+and the packages that wrap it add nothing here)."""
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+from ctxbench.compare.change import Change
+
+FAIL, PASS, UNRESOLVED = "FAIL", "ok", "unresolved"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    status: str
+    change: Change
+    text: str
+
+
+def judge(key: str, c: Change, pct: float) -> Verdict:
+    ci = f"[{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else "[n/a]"
+    mde = f"{c.mde:.1%}" if math.isfinite(c.mde) else "n/a"
+    rel = f"{c.rel:+.1%}" if math.isfinite(c.rel) else "n/a"
+    if not (math.isfinite(c.rel) and math.isfinite(c.mde)):
+        return Verdict(key, UNRESOLVED, c, f"{rel} {ci}: too few units to judge (MDE {mde})")
+    if c.rel > pct and c.rel > c.mde:
+        return Verdict(key, FAIL, c, f"{rel} {ci}: slower by more than {pct:.1%} and the MDE {mde}")
+    if c.mde > pct:
+        return Verdict(key, UNRESOLVED, c, f"{rel} {ci}: cannot resolve {pct:.1%} (MDE {mde}); "
+                                           "more runs a side would")
+    return Verdict(key, PASS, c, f"{rel} {ci}: within {pct:.1%} (MDE {mde})")
+
+
+def line(v: Verdict, width: int) -> str:
+    return f"{v.status:<10}  {v.key:<{width}}  {v.text}"
+
+
+def junit(verdicts: list[Verdict], name: str) -> bytes:
+    """A JUnit XML document: one test case per id, a failure for FAIL,
+    skipped for an id the comparison could not resolve."""
+    suite = ET.Element("testsuite", name=name, tests=str(len(verdicts)),
+                       failures=str(sum(v.status == FAIL for v in verdicts)),
+                       skipped=str(sum(v.status == UNRESOLVED for v in verdicts)), errors="0")
+    for v in verdicts:
+        case = ET.SubElement(suite, "testcase", classname="ctxbench.compare", name=v.key)
+        if v.status == FAIL:
+            ET.SubElement(case, "failure", message=v.text, type="slower")
+        elif v.status == UNRESOLVED:
+            ET.SubElement(case, "skipped", message=v.text)
+        ET.SubElement(case, "system-out").text = (
+            f"base median {v.change.base:.6g}, new median {v.change.new:.6g}, change {v.text}; "
+            f"units resampled: {v.change.units[0]} / {v.change.units[1]}")
+    return ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True)

@@ -1,0 +1,93 @@
+"""What a side of a comparison is: results files, or runs selected from the
+results store by their environment (`kernel=6.12`, `host=a,kernel=6.*`),
+as LKP's ncompare sets groups of runs against each other. Each side is a
+list of (label, document); a file and a selection may be mixed."""
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+
+from ctxbench.core import reader
+from ctxbench.core.errors import UserError, escaped
+
+# a selector's keys: the store's run columns they read (core/store/tables.py)
+KEYS = {"host": "host", "kernel": "kernel", "cpu": "cpu_model", "microcode": "microcode", "governor": "governor",
+        "command": "command", "version": "ctxbench_version", "commit": "git_commit", "since": "started",
+        "until": "started"}
+
+
+@dataclass(frozen=True)
+class Side:
+    specs: list[str]            # as given
+    docs: list[dict]            # one per run
+    labels: list[str]           # one per run: its file, or its store run
+
+
+def is_selector(spec: str) -> bool:
+    """key=value[,key=value...] that is not a file's name."""
+    return "=" in spec and not os.path.exists(spec)
+
+
+def parse(spec: str) -> dict[str, str]:
+    out = {}
+    for part in spec.split(","):
+        key, sep, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            raise UserError(f"compare: {escaped(spec)}: a selection is key=value[,key=value...]")
+        if key not in KEYS:
+            raise UserError(f"compare: {escaped(spec)}: no key '{escaped(key)}' (keys: {', '.join(KEYS)})")
+        out[key] = value
+    return out
+
+
+def _date(spec: str, text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"compare: {escaped(spec)}: '{escaped(text)}' is not a date (YYYY-MM-DD)")
+
+
+def select_runs(conn, spec: str) -> list[int]:
+    """Ids of the store's runs a selector names, oldest first; * in a value
+    matches any text."""
+    from sqlalchemy import select
+
+    from ctxbench.core.store.tables import runs
+    q = select(runs.c.id)
+    for key, value in parse(spec).items():
+        col = runs.c[KEYS[key]]
+        if key == "since":
+            q = q.where(col >= _date(spec, value))
+        elif key == "until":
+            q = q.where(col <= _date(spec, value))
+        elif "*" in value:
+            q = q.where(col.like(value.replace("*", "%")))
+        else:
+            q = q.where(col == value)
+    return list(conn.execute(q.order_by(runs.c.started, runs.c.id)).scalars())
+
+
+def resolve(specs: list[str], store_flag: str | None) -> Side:
+    """The runs of one side. Selectors read the store (--store, else
+    $CTXBENCH_STORE, else the default one); files are read as files."""
+    docs, labels = [], []
+    store = None
+    for spec in specs:
+        if not is_selector(spec):
+            docs.append(reader.load(spec))
+            labels.append(spec)
+            continue
+        if store is None:
+            from ctxbench.core.store.db import open_named
+            store = open_named(store_flag)
+        from ctxbench.core.store import record
+        with store.begin() as conn:
+            ids = select_runs(conn, spec)
+            if not ids:
+                raise UserError(f"compare: no run in the store {store.name} matches {escaped(spec)}")
+            for i in ids:
+                docs.append(record.document(conn, i))
+                labels.append(f"{spec} (store run {i})")
+    return Side(specs, docs, labels)
