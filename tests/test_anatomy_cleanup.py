@@ -15,7 +15,7 @@ import time
 
 import pytest
 from conftest import ENGINE, ctxbench_cmd, run_engine
-from test_no_orphans import alive, descendants, interrupt
+from test_no_orphans import alive, descendants, interrupt, process_states
 
 pytestmark = pytest.mark.machine
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making cgroups needs root")
@@ -25,22 +25,6 @@ def ours() -> list[str]:
     """ctxbench-<pid>-<n> cgroups in any mounted hierarchy."""
     return glob.glob("/sys/fs/cgroup/ctxbench-*") + glob.glob("/sys/fs/cgroup/*/ctxbench-*") + \
         glob.glob("/sys/fs/cgroup/*/*/ctxbench-*")
-
-
-def _where(pid: int) -> list[str]:
-    """What each process of `pid`'s session is doing: state, kernel wait
-    channel and command line (for a failure to name where a run stalled)."""
-    rows = []
-    for q in sorted(descendants(pid) | {pid}):
-        try:
-            stat_ = open(f"/proc/{q}/stat").read()
-            state = stat_[stat_.rindex(")") + 2:].split()[0]
-            wchan = open(f"/proc/{q}/wchan").read().strip()
-            cmd = open(f"/proc/{q}/cmdline").read().replace("\0", " ").strip()
-        except OSError:
-            continue
-        rows.append(f"{q} {state} {wchan or '-'} {cmd[:160]}")
-    return rows
 
 
 def _can_make_cgroups() -> bool:
@@ -84,7 +68,7 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
             time.sleep(0.01)
         assert set(ours()) - before, ("the cgroup rungs did not start", proc.poll(),
                                       (tmp_path / "err").read_text(errors="replace")[-2000:],
-                                      _where(proc.pid), sorted(ours()))
+                                      process_states(proc.pid), sorted(ours()))
         seen |= descendants(proc.pid)
         interrupt(proc, how)
         proc.wait(timeout=20)

@@ -97,3 +97,19 @@ def test_interrupted_run_leaves_nothing(tmp_path, how):
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def process_states(pid: int) -> list[str]:
+    """What each process of `pid`'s session is doing: state, kernel wait
+    channel and command line (for a failure to name where a run stalled)."""
+    rows = []
+    for q in sorted(descendants(pid) | {pid}):
+        try:
+            stat_ = open(f"/proc/{q}/stat").read()
+            state = stat_[stat_.rindex(")") + 2:].split()[0]
+            wchan = open(f"/proc/{q}/wchan").read().strip()
+            cmd = open(f"/proc/{q}/cmdline").read().replace("\0", " ").strip()
+        except OSError:
+            continue
+        rows.append(f"{q} {state} {wchan or '-'} {cmd[:160]}")
+    return rows

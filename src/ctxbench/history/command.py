@@ -75,7 +75,7 @@ def run(args) -> int:
     if args.plot:
         from ctxbench.history import figures
         from ctxbench.ui.figures import save
-        for path in save(figures.figure([d[:4] for d in drawn], args.by), args.plot, figures.NAME):
+        for path in save(figures.figure(drawn, args.by), args.plot, figures.NAME):
             print(f"figure: {escaped(path)}")
     return 0
 
