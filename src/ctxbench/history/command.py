@@ -12,7 +12,7 @@ from ctxbench.ui.format import fmt_value
 from ctxbench.ui.options import add_plot, add_store
 
 # what --by can order and label the runs by (history/series.Point's fields)
-BY = ("time", "kernel", "host", "runtime_version", "ctxbench_version", "git_commit", "mitigations")
+BY = ("time", "kernel", "microcode", "host", "runtime_version", "ctxbench_version", "git_commit", "mitigations")
 
 
 def _date(text: str) -> datetime.datetime:
@@ -92,6 +92,7 @@ def render_pool(pool, unit: str) -> str:
 
 def as_json(drawn: list, args) -> dict:
     """The history as written by -o: per series its runs, changes and pool."""
+    from ctxbench.history import changes
     series_out = []
     for key, host, points, found, pool in drawn:
         series_out.append({
@@ -99,6 +100,8 @@ def as_json(drawn: list, args) -> dict:
             "runs": [{"run": p.run_id, "started": p.started.isoformat() if p.started else None, "kernel": p.kernel,
                       "git_commit": p.git_commit or None, "median": p.median, "ci95": [p.ci_lo, p.ci_hi],
                       "mde": p.mde, "ok": p.ok, "unit": p.unit} for p in points],
+            "noise": changes.noise([p.median for p in points]),
+            "found_90": changes.FOUND_90_SD * changes.noise([p.median for p in points]),
             "changes": [{"index": c.index, "run": points[c.index].run_id, "before": c.before, "after": c.after,
                          "pct": c.pct} for c in found],
             "pooled": None if pool is None else {
@@ -133,6 +136,11 @@ def render(key: str, host: str, points: list, found: list, by: str) -> str:
             lines.append(f"  change points: not tested (fewer than {changes.MIN_POINTS} runs)")
         elif not found:
             lines.append(f"  change points: none (E-divisive means, p < {changes.PVALUE})")
+        sd = changes.noise([p.median for p in points])
+        if len(points) >= changes.MIN_POINTS and sd == sd:
+            lines.append(f"  run-to-run noise {sd:.1%} of the median: a step under {changes.FOUND_90_SD * sd:.1%} "
+                         f"({changes.FOUND_90_SD:g} x) is found in fewer than 90% of 60-run series, and less often "
+                         "in fewer runs")
         if len(points) > changes.MAX_POINTS:
             lines.append(f"  change points: tested over the last {changes.MAX_POINTS} of {len(points)} runs "
                          "(--since, --host, --kernel narrow the series)")

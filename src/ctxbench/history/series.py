@@ -19,6 +19,7 @@ class Point:
     started: datetime.datetime | None
     host: str
     cpu_model: str
+    microcode: str
     kernel: str
     mitigations: str
     runtime_version: str
@@ -54,8 +55,8 @@ def ids_matching(conn, patterns: list[str]) -> list[str]:
 
 def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
     """{host: points in time order} for one id."""
-    q = (select(runs.c.id, runs.c.started, runs.c.host, runs.c.cpu_model, runs.c.kernel, runs.c.mitigations, runs.c.ctxbench_version,
-                runs.c.git_commit, results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi,
+    q = (select(runs.c.id, runs.c.started, runs.c.host, runs.c.cpu_model, runs.c.microcode, runs.c.kernel,
+                runs.c.mitigations, runs.c.ctxbench_version, runs.c.git_commit, results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi,
                 results.c.mde, results.c.ok, results.c.unit)
          .join(results, results.c.run_id == runs.c.id).where(results.c.point_key == point_key))
     if f.host:
@@ -71,7 +72,7 @@ def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
         if r.median is None:
             continue
         out.setdefault(r.host or "?", []).append(Point(
-            r.id, r.started, r.host or "?", r.cpu_model or "?", r.kernel or "?", r.mitigations or "", r.runtime_version or "",
-            r.ctxbench_version or "", r.git_commit or "", float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok,
+            r.id, r.started, r.host or "?", r.cpu_model or "?", r.microcode or "?", r.kernel or "?",
+            r.mitigations or "", r.runtime_version or "", r.ctxbench_version or "", r.git_commit or "", float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok,
             r.unit or "ns"))
     return out
