@@ -19,6 +19,7 @@ from ctxbench.anatomy import command as anatomy  # noqa: E402
 from ctxbench.compare import command as compare  # noqa: E402
 from ctxbench.core import streams  # noqa: E402
 from ctxbench.core.errors import UserError, escaped  # noqa: E402
+from ctxbench.fleet import command as fleet  # noqa: E402
 from ctxbench.history import command as history  # noqa: E402
 from ctxbench.irq import command as irq  # noqa: E402
 from ctxbench.noise import command as noise  # noqa: E402
@@ -34,7 +35,8 @@ from ctxbench.userbench import command as userbench  # noqa: E402
 
 # Subcommands, in the order `--help` lists them (imported above, not by
 # name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history]
+_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history,
+            fleet]
 COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 
 
@@ -84,7 +86,14 @@ def main(argv: list[str] | None = None) -> int:
 def _command(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        remote = None
+        if argv[:1] == ["fleet"] and "--" in argv:  # fleet HOSTS... -- COMMAND [options]: the command is its own
+            i = argv.index("--")
+            argv, remote = argv[:i], argv[i + 1:]
         args = parser.parse_args(argv)
+        if remote is not None:
+            args.remote = remote
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

@@ -130,7 +130,12 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
 def load(path: str) -> dict:
     """Read and check a results file; one clear UserError otherwise."""
     name = shown(path)
-    data = read_bytes(path)
+    return parse(decode(read_bytes(path), name), name)
+
+
+def decode(data: bytes, name: str):
+    """The JSON value of a document's bytes, cleaned (core/reader._clean);
+    one clear UserError for bytes that are not one."""
     if not data.strip():
         raise UserError(f"{name} is empty")
     try:
@@ -145,6 +150,13 @@ def load(path: str) -> dict:
         raise UserError(f"{name} is malformed: nested too deeply")
     except ValueError as e:  # an integer of thousands of digits, a depth or size bound
         raise UserError(f"{name} is malformed: {e}")
+    return doc
+
+
+def parse(doc, name: str) -> dict:
+    """Check a document already read (a file's, or an engine's output
+    brought from another host) and analyse its samples; one clear
+    UserError otherwise. `name` says where it came from."""
     if not isinstance(doc, dict):
         raise UserError(f"{name} is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")

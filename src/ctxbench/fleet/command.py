@@ -1,0 +1,213 @@
+"""ctxbench fleet HOSTS... -- COMMAND: the same measurement on many hosts
+at once over SSH (fleet/remote.py), each host's raw output analysed here
+as a local run's is (fleet/job.py), written and recorded in the results
+store through the lifecycle every measuring command shares, and a final
+table: host, CPU, kernel, the chosen ids' medians with their intervals,
+status. A host that fails costs only its own row; the exit status is 1
+when any host failed."""
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+from ctxbench.core.errors import UserError, escaped
+from ctxbench.fleet import hosts as hostlist
+from ctxbench.fleet import job as jobs
+from ctxbench.lifecycle import Lifecycle
+from ctxbench.ui import options
+from ctxbench.ui.format import fmt_value
+
+SHOWN = "kernel/thread/pipe/same-cpu,kernel/process/pipe/same-cpu,user/asm/same-thread"
+
+
+def add_parser(sub):
+    p = sub.add_parser("fleet", help="the same measurement on many hosts over SSH, into one store",
+                       description="Run a command's measurement on many hosts at once over SSH: "
+                                   "ctxbench fleet HOST... -- run --quick")
+    p.add_argument("hosts", nargs="*", metavar="HOST", help="[user@]host[:port], as ssh takes them")
+    p.add_argument("--inventory", metavar="FILE", help="an Ansible inventory (INI or YAML): its hosts, with "
+                   "ansible_host, ansible_port, ansible_user, ansible_ssh_private_key_file, ctxbench_cpu")
+    p.add_argument("--limit", metavar="PATTERN", help="only the inventory's hosts or groups PATTERN names "
+                   "(Ansible's pattern syntax)")
+    p.add_argument("--parallel", type=options.count(1, 256), default=4, metavar="N",
+                   help="hosts measured at once (default 4)")
+    p.add_argument("--timeout", type=options.real(1, 24 * 3600), default=1800, metavar="S",
+                   help="seconds per host, connecting and cleaning included (default 1800)")
+    p.add_argument("--ssh-config", action="append", metavar="FILE",
+                   help="an ssh config file to read (default: ~/.ssh/config when there is one)")
+    p.add_argument("--engines", metavar="DIR", help="where the static engines are (default: this checkout's "
+                   "build/; make engine-x86_64, engine-aarch64, engine-armv7)")
+    p.add_argument("--show", default=SHOWN, metavar="ID,...", help=f"ids in the final table (default {SHOWN})")
+    p.add_argument("-o", "--output", metavar="DIR", help="write each host's results to DIR/<host>.json "
+                   "(default: none here; each run is kept in the data directory)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--store", metavar="URL", help="record every host's run in this store, a SQLite file or a "
+                   "postgresql:// URL (default: $CTXBENCH_STORE, else store.sqlite in the data directory)")
+    g.add_argument("--no-store", dest="store", action="store_const", const="off", help="record in no store")
+    options.add_plot(p, "the figure of the first --show id across hosts (fleet)")
+    p.set_defaults(func=run, remote=None)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:100] or "host"
+
+
+def _chosen_hosts(args) -> list:
+    found = [hostlist.from_spec(h) for h in args.hosts]
+    if args.inventory:
+        found += hostlist.from_inventory(args.inventory, args.limit)
+    elif args.limit:
+        raise UserError("fleet: --limit selects from an --inventory")
+    if not found:
+        raise UserError("fleet: name the hosts (HOST... or --inventory FILE), then -- and the command")
+    names = [h.name for h in found]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UserError(f"fleet: host {escaped(twice[0])} is named twice")
+    return found
+
+
+def _ssh_config(args) -> tuple[str, ...]:
+    if args.ssh_config:
+        for f in args.ssh_config:
+            if not os.path.isfile(f):
+                raise UserError(f"fleet: --ssh-config {escaped(f)}: no such file")
+        return tuple(args.ssh_config)
+    home = os.path.expanduser("~/.ssh/config")
+    return (home,) if os.path.isfile(home) else ()
+
+
+class _Lines:
+    """One line per host as its state changes, on stderr."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.t0 = time.monotonic()
+
+    def __call__(self, host, what: str) -> None:
+        print(f"{time.monotonic() - self.t0:6.1f} s  {host.name:<{self.width}}  {what}", file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    from ctxbench.fleet import engines, remote
+    job = jobs.parse(args.remote or [])
+    targets = _chosen_hosts(args)
+    build = Path(args.engines) if args.engines else engines.default_dir()
+    if args.engines and not build.is_dir():
+        raise UserError(f"fleet: --engines {escaped(args.engines)}: no such directory")
+    shown_ids = [i.strip() for i in args.show.split(",") if i.strip()]
+    if args.output:
+        try:
+            os.makedirs(args.output, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
+    # every output decided before anything is measured (the lifecycle's rule)
+    lives = {h.name: Lifecycle(f"fleet-{_safe(h.name)}", os.path.join(args.output, f"{_safe(h.name)}.json")
+                               if args.output else None, store=args.store) for h in targets}
+    settings = remote.Settings(build, float(args.timeout), _ssh_config(args))
+    report = _Lines(max(len(h.name) for h in targets))
+    started = time.monotonic()
+    outcomes = asyncio.run(_all(targets, job, settings, args.parallel, report))
+    wall = time.monotonic() - started
+
+    rows = []
+    for o in outcomes:
+        doc = None
+        if o.ok:
+            fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
+                     "cpu": o.host.cpu, "command": list(job.argv), "timings_s": o.timings,
+                     "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            try:
+                t = time.monotonic()
+                doc = jobs.document(job, o.output, fleet)
+                o.timings["analyse"] = time.monotonic() - t
+                life = lives[o.host.name]
+                life.write(doc)
+                life.finish()
+            except UserError as e:
+                o.ok, o.reason, doc = False, str(e), None
+        if o.left:
+            o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
+        rows.append((o, doc))
+    print(_table(rows, shown_ids if job.command == "run" else []))
+    print(_overhead(rows, wall, args.parallel))
+    if args.plot and job.command == "run":
+        from ctxbench.fleet import figures
+        from ctxbench.ui.figures import save
+        fig = figures.figure([(o.host.name, d) for o, d in rows if d is not None], shown_ids[0])
+        if fig is not None:
+            for p in save(fig, args.plot, figures.NAME):
+                print(f"figure: {escaped(p)}")
+    failed = [o for o, _ in rows if not o.ok]
+    if failed:
+        print(f"\n{len(failed)} of {len(rows)} host(s) failed: "
+              + ", ".join(f"{escaped(o.host.name)} ({escaped(o.reason)})" for o in failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _all(targets, job, settings, parallel: int, report) -> list:
+    """Every host, at most `parallel` at once. Ctrl-C or SIGTERM here:
+    each host's task is cancelled and cleans its host up before this
+    returns the interruption."""
+    from ctxbench.fleet import remote
+    gate = asyncio.Semaphore(parallel)
+
+    async def one(h):
+        async with gate:
+            o = await remote.on_host(h, lambda arch: job.engine_args(h.cpu), settings, report)
+            report(h, "done" if o.ok else f"FAILED: {o.reason}")
+            return o
+
+    tasks = [asyncio.ensure_future(one(h)) for h in targets]
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    loop.add_signal_handler(signal.SIGTERM, me.cancel)
+    try:
+        await asyncio.wait(tasks)
+    except asyncio.CancelledError:
+        for t in tasks:
+            t.cancel()
+        await asyncio.wait(tasks)  # each removes what it made on its host (bounded by remote.CLEAN_S)
+        raise KeyboardInterrupt from None
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+    return [t.result() for t in tasks]
+
+
+def _table(rows: list, ids: list[str]) -> str:
+    head = ["host", "CPU", "kernel"] + ids + ["status"]
+    body = []
+    for o, doc in rows:
+        env = (doc or {}).get("environment") or {}
+        cells = [o.host.name, str((env.get("cpu") or {}).get("model") or "-")[:40],
+                 str((env.get("kernel") or {}).get("release") or "-")]
+        got = jobs.summary(doc) if doc else {}
+        for i in ids:
+            if i in got:
+                m, lo, hi, unit = got[i]
+                cells.append(f"{fmt_value(m, unit)} [{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]")
+            else:
+                cells.append("-")
+        cells.append("ok" if o.ok else f"FAILED: {o.reason}")
+        body.append(cells)
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head) - 1)]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]  # noqa: E731
+    note = ("\nmedian [95% interval] of each id on each host; same-cpu: the direct cost of a switch on one CPU"
+            if ids else "")
+    return "\n" + "\n".join(fmt(r).rstrip() for r in [head] + body) + note
+
+
+def _overhead(rows: list, wall: float, parallel: int) -> str:
+    """What the orchestration cost per host: connect, prepare, copy, run,
+    clean, analyse (medians over the hosts that got that far)."""
+    import statistics
+    parts = ("connect", "prepare", "copy", "run", "clean", "analyse")
+    med = {p: statistics.median(v) for p in parts if (v := [o.timings[p] for o, _ in rows if p in o.timings])}
+    return (f"\n{len(rows)} host(s) in {wall:.2f} s, {parallel} at once; per host (median): "
+            + ", ".join(f"{p} {med[p]:.2f} s" for p in parts if p in med))

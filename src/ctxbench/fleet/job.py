@@ -1,0 +1,91 @@
+"""What a fleet runs on each host, and how its output becomes a results
+document here. The command after `--` is a ctxbench command; its engine
+part runs there (the engine's `run-suite` for `run`, its environment
+record for `env`), and the raw samples come back to be analysed exactly as
+a local run's are (core/reader re-analyses a document's samples), so the
+judgement of numbers stays on this side."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+
+from ctxbench.core import model, reader
+from ctxbench.core.errors import UserError, escaped
+
+COMMANDS = ("run", "env")
+
+
+@dataclass(frozen=True)
+class Job:
+    command: str
+    preset: str | None = None
+    groups: int | None = None
+    iterations: int | None = None
+    cpu: int | None = None
+    argv: tuple[str, ...] = field(default_factory=tuple)   # as given, for the record
+
+    def engine_args(self, cpu: int | None) -> list[str]:
+        """The engine's arguments on a host (`cpu`: the host's own, which
+        the command's --cpu overrides)."""
+        if self.command == "env":
+            return ["env", "--json"]
+        a = ["run-suite", "--preset", self.preset or "default", "--json"]
+        for flag, v in (("--groups", self.groups), ("--iterations", self.iterations),
+                        ("--cpu", self.cpu if self.cpu is not None else cpu)):
+            if v is not None:
+                a += [flag, str(v)]
+        return a
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UserError(f"fleet: the command after --: {message}")
+
+
+def parse(argv: list[str]) -> Job:
+    if not argv:
+        raise UserError(f"fleet: give the command to run after -- ({', '.join(COMMANDS)})")
+    if argv[0] not in COMMANDS:
+        raise UserError(f"fleet: '{escaped(argv[0])}' cannot run on a fleet yet (commands: {', '.join(COMMANDS)})")
+    p = _Parser(prog=f"ctxbench fleet ... -- {argv[0]}", add_help=False)
+    if argv[0] == "run":
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--quick", action="store_true")
+        g.add_argument("--full", action="store_true")
+        p.add_argument("--groups", type=int)
+        p.add_argument("--iterations", type=int)
+        p.add_argument("--cpu", type=int)
+    a = p.parse_args(argv[1:])
+    if argv[0] == "env":
+        return Job("env", argv=tuple(argv))
+    for name in ("groups", "iterations"):
+        v = getattr(a, name)
+        if v is not None and not 1 <= v <= 100000:
+            raise UserError(f"fleet: the command after --: --{name} {v} is out of range (1 to 100000)")
+    preset = "quick" if a.quick else "full" if a.full else "default"
+    return Job("run", preset, a.groups, a.iterations, a.cpu, tuple(argv))
+
+
+def document(job: Job, raw: bytes, fleet: dict) -> dict:
+    """The host's results document: the engine's, its samples analysed
+    here, with the command's section and the fleet's record of the host."""
+    doc = reader.decode(raw, f"{fleet.get('host')}'s engine output")
+    if not isinstance(doc, dict):
+        raise UserError(f"{fleet.get('host')}'s engine output is not a results document")
+    if job.command == "env":
+        doc = {"schema": doc.get("schema"), "tool": doc.get("tool", {}), "environment": doc.get("environment", {}),
+               "results": []}
+    else:
+        doc["run"] = {"preset": job.preset, "engine_args": job.engine_args(fleet.get("cpu")),
+                      "order": "interleaved by group", "started": fleet.get("started")}
+    doc["fleet"] = fleet
+    return reader.parse(doc, f"{fleet.get('host')}'s engine output")
+
+
+def summary(doc: dict) -> dict:
+    """{point key: (median, lo, hi, unit)} of a host's document."""
+    out = {}
+    for r in model.Document(doc).results:
+        lo, hi = r.summary.ci95
+        out[r.point_key] = (r.summary.median, lo, hi, r.unit or "ns")
+    return out

@@ -1,0 +1,195 @@
+"""One host of a fleet run, over SSH (asyncssh: the user's ssh config,
+agent and known_hosts are honoured; host keys are checked): connect, find
+the architecture, copy the matching static engine into a private temporary
+directory, run the engine's part of the command there under a time limit,
+bring its output back, and remove the directory and every process it
+started, whatever happened (refused, unreachable, killed, disk full,
+timeout, Ctrl-C here).
+
+On the host, the engine runs as the leader of its own process group (sshd
+starts each command in a new session), its pid kept beside it, so that the
+clean-up kills the engine and every party it forked; and the command
+removes its own directory when the engine ends, so that even a front end
+that died here without cleaning leaves nothing once `timeout` has ended
+the engine."""
+from __future__ import annotations
+
+import asyncio
+import shlex
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ctxbench.fleet import engines
+from ctxbench.fleet.hosts import Host
+
+CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
+PREFIX = "ctxbench-fleet."
+
+
+@dataclass(frozen=True)
+class Settings:
+    build: Path                  # where the static engines are (engines.default_dir())
+    timeout_s: float             # per host, everything included
+    ssh_config: tuple[str, ...]  # ssh config files (default: ~/.ssh/config when it exists)
+    connect_s: float = 20.0
+
+
+@dataclass
+class Outcome:
+    host: Host
+    ok: bool = False
+    reason: str = ""
+    arch: str = ""
+    output: bytes = b""
+    timings: dict[str, float] = field(default_factory=dict)   # connect, prepare, copy, run, clean (s)
+    left: str = ""               # what the clean-up could not remove, if anything
+
+
+class HostFailed(Exception):
+    """This host's row fails with this reason."""
+
+
+def _why(e: BaseException) -> str:
+    import asyncssh
+    if isinstance(e, HostFailed):
+        return str(e)
+    if isinstance(e, asyncssh.PermissionDenied):
+        return "the server refused the key (permission denied)"
+    if isinstance(e, asyncssh.HostKeyNotVerifiable):
+        return f"host key not verified ({e.reason}): add it to known_hosts"
+    if isinstance(e, ConnectionRefusedError):
+        return "connection refused (no SSH server listening)"
+    if isinstance(e, asyncssh.ConnectionLost):
+        return f"connection lost ({e.reason})"
+    if isinstance(e, asyncssh.DisconnectError):
+        return f"disconnected ({e.reason})"
+    if isinstance(e, OSError):
+        return f"unreachable ({e.strerror or e})"
+    if isinstance(e, asyncio.TimeoutError):
+        return "timed out"
+    return f"{type(e).__name__}: {e}"
+
+
+# One shell on the host does it all (each SSH command starts the user's login
+# shell, whose rc files can cost 0.4 s: a fleet pays that once a host): it
+# makes the directory and says the architecture, takes the engine from its
+# standard input, says when it has it, runs it, and removes the directory.
+SCRIPT = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
+if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
+echo "ctxbench-fleet $(uname -m) $d $z"
+if [ $z = gzip ]; then gzip -dc > "$d/ctxbench-engine"; else cat > "$d/ctxbench-engine"; fi || {{ rm -rf "$d"; exit 98; }}
+chmod 700 "$d/ctxbench-engine" || {{ rm -rf "$d"; exit 98; }}
+echo "ctxbench-fleet copied"
+cd "$d" && timeout -k 5 {limit} ./ctxbench-engine {args} < /dev/null; s=$?
+cd / && rm -rf "$d"
+exit $s
+"""
+
+
+async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settings,
+                  report: Callable[[Host, str], None]) -> Outcome:
+    """Measure on one host; never raises (but for cancellation, after
+    cleaning up): its outcome says what happened."""
+    import asyncssh
+    out = Outcome(host)
+    conn, workdir, proc = None, None, None
+    t0 = time.monotonic()
+
+    def lap(name: str) -> None:
+        nonlocal t0
+        now = time.monotonic()
+        out.timings[name] = now - t0
+        t0 = now
+
+    async def said() -> str:
+        err = (await proc.stderr.read()).decode("utf-8", "replace").strip().splitlines()
+        return err[-1] if err else ""
+
+    try:
+        async with asyncio.timeout(s.timeout_s):
+            report(host, "connecting")
+            opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
+                        connect_timeout=s.connect_s)
+            if host.key:
+                opts["client_keys"] = [host.key]
+            conn = await asyncssh.connect(host.address, **opts)
+            lap("connect")
+            limit = max(1, int(s.timeout_s))
+            script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args(""))))
+            proc = await conn.create_process(script, encoding=None)
+            head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
+            if len(head) != 4 or head[0] != "ctxbench-fleet":
+                await proc.wait()
+                raise HostFailed(f"could not make a temporary directory: {await said() or 'no reason given'}")
+            _, out.arch, workdir, unpack = head
+            try:
+                engine = engines.for_arch(out.arch, s.build)
+            except engines.NoEngine as e:
+                raise HostFailed(str(e))
+            lap("prepare")
+            report(host, f"copying the {out.arch} engine")
+            # gzip: a third of the bytes, and the copy is most of a fleet run's overhead
+            proc.stdin.write(engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes())
+            proc.stdin.write_eof()
+            if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
+                await proc.wait()
+                raise HostFailed(f"could not copy the engine: {await said() or 'no reason given'}")
+            lap("copy")
+            report(host, "measuring")
+            output = await proc.stdout.read()
+            r = await proc.wait()
+            lap("run")
+            if r.exit_signal:
+                raise HostFailed(f"the engine was killed ({r.exit_signal[0]})")
+            ran = out.timings["run"]
+            if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
+                raise HostFailed(f"the engine ran past the {limit} s limit")
+            if r.exit_status > 128:
+                sig = r.exit_status - 128
+                name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+                raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
+            if r.exit_status != 0:
+                raise HostFailed(f"the engine failed: {await said() or f'exit status {r.exit_status}'}")
+            out.output, out.ok = output, True
+            workdir = None  # the script removed its directory as the engine ended
+    except Exception as e:  # noqa: BLE001 (every failure is this host's row)
+        out.reason = _why(e) if not isinstance(e, TimeoutError) else f"timed out after {s.timeout_s:g} s"
+    finally:
+        if conn is not None:
+            t1 = time.monotonic()
+            out.left = await _clean(conn, workdir)
+            if workdir:
+                out.timings["clean"] = time.monotonic() - t1
+            conn.close()
+    return out
+
+
+async def _clean(conn, workdir: str | None) -> str:
+    """Kill the engine's process group and remove the directory; '' when
+    nothing is left, else what could not be removed. Bounded by CLEAN_S and
+    run to its end even when the host's task is being cancelled."""
+    if not workdir:
+        return ""
+    wd = shlex.quote(workdir)
+    cmd = (f"if [ -f {wd}/pid ]; then kill -KILL -- -$(cat {wd}/pid) 2>/dev/null; fi; rm -rf {wd}; "
+           f"test ! -e {wd}")
+
+    async def clean() -> str:
+        r = await conn.run(cmd, check=False)
+        return "" if r.exit_status == 0 else f"{workdir} could not be removed"
+
+    task = asyncio.ensure_future(asyncio.wait_for(clean(), CLEAN_S))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        try:
+            await asyncio.wait_for(task, CLEAN_S)  # Ctrl-C here: finish removing, then go
+        except Exception:  # noqa: BLE001
+            pass
+        raise
+    except Exception as e:  # noqa: BLE001
+        return f"{workdir} may be left ({_why(e)})"
