@@ -141,7 +141,8 @@ class Fleet:
         self.ssh_config = self.root / "ssh_config"
         self.ssh_config.write_text("".join(
             f"Host {s.name}\n  HostName 127.0.0.1\n  Port {s.port}\n  User root\n  IdentityFile {self.key}\n"
-            f"  IdentitiesOnly yes\n  UserKnownHostsFile {self.known_hosts}\n" for s in self.servers))
+            f"  IdentitiesOnly yes\n  UserKnownHostsFile {self.known_hosts}\n" for s in self.servers)
+            + f"Host 127.0.0.1\n  UserKnownHostsFile {self.known_hosts}\n  IdentitiesOnly yes\n")
         try:
             for s in self.servers:
                 s.start()

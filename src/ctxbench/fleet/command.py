@@ -131,6 +131,10 @@ def run(args) -> int:
                 life.finish()
             except UserError as e:
                 o.ok, o.reason, doc = False, str(e), None
+        if doc is not None and doc.get("failures"):
+            f = doc["failures"]
+            o.ok, o.reason = False, (f"{len(f)} id(s) failed, the others kept (first: {f[0]['id']}: "
+                                     f"{f[0]['error']})")
         if o.left:
             o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
         rows.append((o, doc))

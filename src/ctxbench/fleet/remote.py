@@ -6,12 +6,13 @@ bring its output back, and remove the directory and every process it
 started, whatever happened (refused, unreachable, killed, disk full,
 timeout, Ctrl-C here).
 
-On the host, the engine runs as the leader of its own process group (sshd
-starts each command in a new session), its pid kept beside it, so that the
-clean-up kills the engine and every party it forked; and the command
-removes its own directory when the engine ends, so that even a front end
-that died here without cleaning leaves nothing once `timeout` has ended
-the engine."""
+On the host, the script's shell and `timeout` (which puts itself and the
+engine in a group of their own) write their pids beside the engine, so the
+clean-up kills both process groups, the engine's parties included; the
+script removes its own directory when the engine ends; and a watcher on
+its standard input kills and removes everything when the connection
+drops, so a front end killed here with SIGKILL leaves nothing running
+there either."""
 from __future__ import annotations
 
 import asyncio
@@ -75,16 +76,27 @@ def _why(e: BaseException) -> str:
 
 # One shell on the host does it all (each SSH command starts the user's login
 # shell, whose rc files can cost 0.4 s: a fleet pays that once a host): it
-# makes the directory and says the architecture, takes the engine from its
-# standard input, says when it has it, runs it, and removes the directory.
+# makes the directory and says the architecture, takes the engine (its size
+# on a line, then its bytes) from its standard input, says when it has it,
+# runs it, and removes the directory. Its standard input stays open for the
+# whole run: when it ends (the front end here died, or the connection
+# dropped) a watcher removes the directory and kills the group, so a front
+# end killed with SIGKILL leaves no engine running on the host. `timeout`
+# puts itself and the engine in a process group of their own: its pid is
+# the second line of the pid file, and both groups are killed.
 SCRIPT = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
 if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
 echo "ctxbench-fleet $(uname -m) $d $z"
-if [ $z = gzip ]; then gzip -dc > "$d/ctxbench-engine"; else cat > "$d/ctxbench-engine"; fi || {{ rm -rf "$d"; exit 98; }}
+read n || {{ rm -rf "$d"; exit 98; }}
+if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
+  || {{ rm -rf "$d"; exit 98; }}
 chmod 700 "$d/ctxbench-engine" || {{ rm -rf "$d"; exit 98; }}
+exec 3<&0
+( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
+  kill -KILL -- -$$ ) > /dev/null 2>&1 &
 echo "ctxbench-fleet copied"
-cd "$d" && timeout -k 5 {limit} ./ctxbench-engine {args} < /dev/null; s=$?
+cd "$d" && {{ timeout -k 5 {limit} ./ctxbench-engine {args} < /dev/null & echo $! >> "$d/pid"; wait $!; }}; s=$?
 cd / && rm -rf "$d"
 exit $s
 """
@@ -105,9 +117,11 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
         out.timings[name] = now - t0
         t0 = now
 
-    async def said() -> str:
-        err = (await proc.stderr.read()).decode("utf-8", "replace").strip().splitlines()
-        return err[-1] if err else ""
+    async def ended() -> tuple:
+        """(the remote shell's completion, its last line on stderr)."""
+        r = await proc.wait()  # collects what stdout and stderr still hold
+        err = (r.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        return r, (err[-1] if err else "")
 
     try:
         async with asyncio.timeout(s.timeout_s):
@@ -123,8 +137,8 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
             proc = await conn.create_process(script, encoding=None)
             head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
             if len(head) != 4 or head[0] != "ctxbench-fleet":
-                await proc.wait()
-                raise HostFailed(f"could not make a temporary directory: {await said() or 'no reason given'}")
+                why = (await ended())[1]
+                raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
             _, out.arch, workdir, unpack = head
             try:
                 engine = engines.for_arch(out.arch, s.build)
@@ -133,18 +147,18 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
             lap("prepare")
             report(host, f"copying the {out.arch} engine")
             # gzip: a third of the bytes, and the copy is most of a fleet run's overhead
-            proc.stdin.write(engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes())
-            proc.stdin.write_eof()
+            data = engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes()
+            proc.stdin.write(f"{len(data)}\n".encode() + data)
             if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
-                await proc.wait()
-                raise HostFailed(f"could not copy the engine: {await said() or 'no reason given'}")
+                why = (await ended())[1]
+                raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")
             lap("copy")
             report(host, "measuring")
             output = await proc.stdout.read()
-            r = await proc.wait()
+            r, why = await ended()
             lap("run")
             if r.exit_signal:
-                raise HostFailed(f"the engine was killed ({r.exit_signal[0]})")
+                raise HostFailed(f"the engine was killed (SIG{r.exit_signal[0]}) after {out.timings['run']:.1f} s")
             ran = out.timings["run"]
             if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
                 raise HostFailed(f"the engine ran past the {limit} s limit")
@@ -152,8 +166,9 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
                 sig = r.exit_status - 128
                 name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
                 raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
-            if r.exit_status != 0:
-                raise HostFailed(f"the engine failed: {await said() or f'exit status {r.exit_status}'}")
+            if r.exit_status not in (0, 1) or (r.exit_status == 1 and not output.strip()):
+                raise HostFailed(f"the engine failed: {why or f'exit status {r.exit_status}'}")
+            # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
             out.output, out.ok = output, True
             workdir = None  # the script removed its directory as the engine ended
     except Exception as e:  # noqa: BLE001 (every failure is this host's row)
@@ -175,8 +190,8 @@ async def _clean(conn, workdir: str | None) -> str:
     if not workdir:
         return ""
     wd = shlex.quote(workdir)
-    cmd = (f"if [ -f {wd}/pid ]; then kill -KILL -- -$(cat {wd}/pid) 2>/dev/null; fi; rm -rf {wd}; "
-           f"test ! -e {wd}")
+    cmd = (f"if [ -f {wd}/pid ]; then for p in $(sed -n '2p;1p' {wd}/pid); do kill -KILL -- -$p; done; "
+           f"fi 2>/dev/null; rm -rf {wd}; test ! -e {wd}")
 
     async def clean() -> str:
         r = await conn.run(cmd, check=False)
