@@ -10,3 +10,7 @@ _spec = importlib.util.spec_from_file_location("tests_conftest",
 _tests = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_tests)
 run_engine, run_cli = _tests.run_engine, _tests.run_cli
+ctxbench_cmd = _tests.ctxbench_cmd
+# tests/ on the path for the servers' helper (tests/ssh_servers.py)
+import sys  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

@@ -72,7 +72,7 @@ def test_eight_hosts_at_once_give_eight_runs_in_the_store(fleet_of, tmp_path):
     f = fleet_of(8)
     store = tmp_path / "store.sqlite"
     p = subprocess.run(fleet_cmd(f, *[s.name for s in f.servers], "--parallel", "8", "--store", str(store),
-                                 "-o", str(tmp_path / "out"), "--", *RUN),
+                                 "-o", str(tmp_path / "out"), "--plot", str(tmp_path / "fig"), "--", *RUN),
                        capture_output=True, text=True, timeout=600, env=dict(os.environ, CTXBENCH_ENGINE=str(ENGINE)))
     assert p.returncode == 0, p.stdout + p.stderr
     got = rows(p.stdout, f)
@@ -82,6 +82,7 @@ def test_eight_hosts_at_once_give_eight_runs_in_the_store(fleet_of, tmp_path):
     assert sorted(d["fleet"]["host"] for d in docs) == sorted(s.name for s in f.servers)
     assert all(d["results"] and all("summary" in r for r in d["results"]) for d in docs)  # analysed here
     assert all(s.left() == [] for s in f.servers) and not engines_running(f.root)
+    assert (tmp_path / "fig" / "fleet.png").stat().st_size > 0 and "figure: " in p.stdout
 
 
 def test_a_failed_host_costs_only_its_row_and_leaves_nothing(fleet_of, tmp_path):

@@ -102,6 +102,24 @@ def test_history_filters_and_keys(store):
     assert "on box: 6 run(s)" in q.stdout, q.stdout  # runs 34-39 started from 10:00
 
 
+def test_across_a_key_ranks_its_values_fastest_first(store):
+    """--across kernel: 6.12's 25 runs at 1000 ns (and 'other's 5 at
+    2000-2004) against 6.18's 15 at 1100: 6.18 is slower than box's 6.12 but
+    faster than 6.12 pooled with 'other'; --across host ranks box first."""
+    p = run_cli("history", "kernel/thread/pipe/same-cpu", "--store", store, "--across", "host")
+    assert p.returncode == 0, p.stderr
+    rows = [line.split() for line in p.stdout.splitlines() if line.startswith(("  box", "  other"))]
+    assert [r[0] for r in rows] == ["box", "other"] and [int(r[1]) for r in rows] == [40, 5], p.stdout
+    other = [line for line in p.stdout.splitlines() if line.startswith("  other")][0]
+    assert "2.00 µs" in other  # the 5 runs 2000-2004 pooled
+    k = run_cli("history", "kernel/thread/pipe/same-cpu", "--store", store, "--across", "kernel", "--host", "box")
+    rows = [line.split() for line in k.stdout.splitlines() if line.startswith(("  6.12", "  6.18"))]
+    assert [r[0] for r in rows] == ["6.12", "6.18"] and [int(r[1]) for r in rows] == [25, 15], k.stdout
+    scale = {"ns": 1.0, "µs": 1e3, "ms": 1e6}
+    est = {r[0]: float(r[2]) * scale[r[3]] for r in rows}  # "1.00 µs", "999 ns"
+    assert est["6.18"] / est["6.12"] == pytest.approx(1.10, abs=0.02)
+
+
 @pytest.mark.parametrize("argv,words", [(["nothing/*"], "no id"), (["kernel/*", "--host", "nobody"], "filters"),
                                         (["kernel/*", "--since", "yesterday"], "not a date")])
 def test_history_says_what_is_missing_in_one_line(store, argv, words):

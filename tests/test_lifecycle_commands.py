@@ -32,12 +32,15 @@ SMALL = {
     "runtimes": ["--quick", "--runtime", "go", "--placement", "pinned"],
 }
 NOT_MEASURING = {"system", "report", "compare", "store", "history"}  # they read files or the machine, measure nothing
+# measures on other hosts over SSH, each host's run through the lifecycle; its -o is a directory, its
+# refusals, Ctrl-C and clean-up are tests/test_fleet.py's (they need SSH servers)
+ELSEWHERE = {"fleet"}
 WITH_PLOT = [c for c in SMALL if c not in ("run", "userbench")]
 NO_ENGINE = "/nonexistent/ctxbench-engine"  # a command that reaches the engine fails differently
 
 
 def test_every_measuring_command_is_listed_here():
-    assert set(SMALL) == set(COMMANDS) - NOT_MEASURING
+    assert set(SMALL) == set(COMMANDS) - NOT_MEASURING - ELSEWHERE
 
 
 def _cli(args, cwd: Path, data: Path, engine=str(ENGINE), timeout=240):

@@ -6,6 +6,7 @@ after the change (its kernel, its commit)."""
 from __future__ import annotations
 
 import datetime
+import statistics
 
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.ui.format import fmt_value
@@ -13,6 +14,10 @@ from ctxbench.ui.options import add_plot, add_store
 
 # what --by can order and label the runs by (history/series.Point's fields)
 BY = ("time", "kernel", "microcode", "host", "runtime_version", "ctxbench_version", "git_commit", "mitigations")
+
+
+# what --across groups the runs by (history/series.Point's fields)
+ACROSS = ("host", "cpu_model", "kernel", "microcode", "runtime_version", "ctxbench_version", "mitigations")
 
 
 def _date(text: str) -> datetime.datetime:
@@ -33,6 +38,9 @@ def add_parser(sub):
     p.add_argument("--kernel", metavar="RELEASE", help="only runs on this kernel release (* matches any text)")
     p.add_argument("--since", type=_date, metavar="DATE", help="only runs started at or after DATE")
     p.add_argument("--until", type=_date, metavar="DATE", help="only runs started at or before DATE")
+    p.add_argument("--across", choices=ACROSS, metavar="KEY",
+                   help=f"rank the values of KEY ({', '.join(ACROSS)}): each one's runs pooled, fastest first "
+                        "(which host, CPU or kernel switches fastest)")
     p.add_argument("--pool", action="store_true",
                    help="also pool each series' runs into one estimate with a between-run component "
                         "(random effects: Paule-Mandel, Hartung-Knapp interval)")
@@ -57,6 +65,10 @@ def run(args) -> int:
     found = {k: v for k, v in found.items() if v}
     if not found:
         raise UserError("history: no run of those ids passes the filters")
+    if args.across:
+        for key, by_host in found.items():
+            print(render_across(key, [p for points in by_host.values() for p in points], args.across))
+        return 0
     drawn = []
     for key, by_host in found.items():
         for host, points in by_host.items():
@@ -78,6 +90,39 @@ def run(args) -> int:
         for path in save(figures.figure(drawn, args.by), args.plot, figures.NAME):
             print(f"figure: {escaped(path)}")
     return 0
+
+
+def render_across(key: str, points: list, across: str) -> str:
+    """One row per value of `across`: its runs pooled (random effects; a
+    single run's own interval), fastest first."""
+    from ctxbench.history import pooled
+    groups: dict = {}
+    for p in points:
+        groups.setdefault(p.key(across), []).append(p)
+    unit = points[0].unit
+    rows = []
+    for value, ps in groups.items():
+        pool = pooled.pool([p.median for p in ps], [p.ci_lo for p in ps], [p.ci_hi for p in ps])
+        if pool is not None:
+            rows.append((pool.estimate, value, len(ps), pool.ci, f"{pool.between_share:.0%}"))
+        else:
+            if len(ps) == 1:
+                p = ps[0]
+                ci = (p.ci_lo, p.ci_hi) if p.ci_lo is not None and p.ci_hi is not None else (None, None)
+                rows.append((p.median, value, 1, ci, "-"))
+            else:  # runs without intervals: their medians' median, and no interval claimed
+                rows.append((statistics.median(p.median for p in ps), value, len(ps), (None, None),
+                             "runs without intervals"))
+    rows.sort(key=lambda r: r[0])
+    w = max(len(across), *(len(escaped(r[1])) for r in rows))
+    lines = [f"\n{escaped(key)} across {across}: {len(points)} run(s), fastest first",
+             f"  {across:<{w}}  {'runs':>4}  {'estimate [95% CI]':<34}  between runs"]
+    for est, value, n, ci, share in rows:
+        ci_text = f" [{fmt_value(ci[0], unit)}, {fmt_value(ci[1], unit)}]" if ci[0] is not None else ""
+        lines.append(f"  {escaped(value):<{w}}  {n:>4}  {fmt_value(est, unit) + ci_text:<34}  {share}")
+    lines.append("  estimate: the runs pooled (random effects, Hartung-Knapp interval on runs - 1 df), or the "
+                 "one run's own median and interval; between runs: the share of the variance between them")
+    return "\n".join(lines)
 
 
 def render_pool(pool, unit: str) -> str:
