@@ -178,6 +178,24 @@ def test_an_aarch64_host_gets_the_aarch64_engine(fleet_of, tmp_path):
     assert arch == {"h0": "x86_64", "h1": "aarch64"}
 
 
+def test_a_host_without_an_engine_costs_its_row(fleet_of, tmp_path):
+    """h1 says riscv64 (no engine is built for it); with --engines naming a
+    directory without x86_64's, h0 says which make target builds it. Each
+    leaves nothing behind."""
+    f = fleet_of(2, arch={1: "riscv64"})
+    p = subprocess.run(fleet_cmd(f, "h0", "h1", "--no-store", "--", "env"), capture_output=True, text=True,
+                       timeout=120)
+    got = rows(p.stdout, f)
+    assert p.returncode == 1 and got["h0"].endswith("ok"), p.stdout
+    assert "no engine for architecture 'riscv64'" in got["h1"], got["h1"]
+    empty = tmp_path / "engines"
+    empty.mkdir()
+    q = subprocess.run(fleet_cmd(f, "h0", "--engines", str(empty), "--no-store", "--", "env"),
+                       capture_output=True, text=True, timeout=120)
+    assert q.returncode == 1 and "make engine-x86_64" in rows(q.stdout, f)["h0"], q.stdout
+    assert all(s.left() == [] for s in f.servers) and not engines_running(f.root)
+
+
 def test_an_inventory_with_groups_and_host_variables(fleet_of, tmp_path):
     f = fleet_of(3)
     inv = tmp_path / "hosts.ini"

@@ -83,14 +83,28 @@ def _ssh_config(args) -> tuple[str, ...]:
 
 
 class _Lines:
-    """One line per host as its state changes, on stderr."""
+    """One progress line per host on stderr: on a terminal, a block of
+    lines rewritten in place as each host's state changes; elsewhere (a
+    log, a pipe), a line at each change, with the time since the start."""
 
-    def __init__(self, width: int):
-        self.width = width
+    def __init__(self, names: list[str]):
+        self.width = max(len(n) for n in names)
         self.t0 = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.state = {n: "waiting" for n in names}
+        self.drawn = False
 
     def __call__(self, host, what: str) -> None:
-        print(f"{time.monotonic() - self.t0:6.1f} s  {host.name:<{self.width}}  {what}", file=sys.stderr, flush=True)
+        t = time.monotonic() - self.t0
+        self.state[host.name] = f"{what}  ({t:.1f} s)"
+        if not self.tty:
+            print(f"{t:6.1f} s  {escaped(host.name):<{self.width}}  {escaped(what)}", file=sys.stderr, flush=True)
+            return
+        up = f"\x1b[{len(self.state)}F" if self.drawn else ""
+        lines = "".join(f"\x1b[2K{escaped(n):<{self.width}}  {escaped(v)}\n" for n, v in self.state.items())
+        sys.stderr.write(up + lines)
+        sys.stderr.flush()
+        self.drawn = True
 
 
 def run(args) -> int:
@@ -110,7 +124,7 @@ def run(args) -> int:
     lives = {h.name: Lifecycle(f"fleet-{_safe(h.name)}", os.path.join(args.output, f"{_safe(h.name)}.json")
                                if args.output else None, store=args.store) for h in targets}
     settings = remote.Settings(build, float(args.timeout), _ssh_config(args))
-    report = _Lines(max(len(h.name) for h in targets))
+    report = _Lines([h.name for h in targets])
     started = time.monotonic()
     outcomes = asyncio.run(_all(targets, job, settings, args.parallel, report))
     wall = time.monotonic() - started
