@@ -21,8 +21,8 @@ def private_data_dir():
     d = tempfile.mkdtemp(prefix="ctxbench-test-data-")
     # and no run is recorded in a results store unless a test asks
     # (tests/test_store_recording.py): opening one costs each command 0.4 s
-    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "CTXBENCH_STORE")}
-    os.environ.update(XDG_DATA_HOME=d, CTXBENCH_STORE="off")
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "CTXBENCH_STORE")}
+    os.environ.update(XDG_DATA_HOME=d, XDG_CONFIG_HOME=os.path.join(d, "config"), CTXBENCH_STORE="off")
     yield Path(d)
     for k, v in saved.items():
         if v is None:
@@ -59,6 +59,22 @@ def run_cli(*args, timeout=300, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE))
     return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True,
                           timeout=timeout, env=env, **kw)
+
+
+def ctrl_c(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str, str]:
+    """Ctrl-C to a process started with start_new_session=True (SIGINT to
+    its whole group, as a terminal sends it); (status, stdout, stderr) once
+    it has ended. A process that outlives `timeout` is killed, group and all,
+    and the wait's TimeoutExpired fails the test."""
+    import signal
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, out, err
 
 
 def run_engine(*args, timeout=300) -> subprocess.CompletedProcess:

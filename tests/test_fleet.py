@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENGINE, ROOT, ctxbench_cmd, run_cli
+from conftest import ENGINE, ROOT, ctrl_c, ctxbench_cmd, run_cli
 from ssh_servers import Fleet
 
 pytestmark = pytest.mark.machine
@@ -128,18 +128,14 @@ def test_ctrl_c_here_removes_what_every_host_had(fleet_of, tmp_path):
     f = fleet_of(2)
     proc = subprocess.Popen(fleet_cmd(f, "h0", "h1", "--no-store", "--", *LONGER),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        both = lambda: all(engines_running(s.dir) for s in f.servers)  # noqa: E731
-        while time.monotonic() < deadline and proc.poll() is None and not both():
-            time.sleep(0.05)
-        assert both(), "the engines were not seen measuring on both hosts"
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err[-2000:]
+    deadline = time.monotonic() + 60
+    both = lambda: all(engines_running(s.dir) for s in f.servers)  # noqa: E731
+    while time.monotonic() < deadline and proc.poll() is None and not both():
+        time.sleep(0.05)
+    seen = both()
+    status, out, err = ctrl_c(proc)
+    assert seen, "the engines were not seen measuring on both hosts"
+    assert status == 130, err[-2000:]
     assert err.strip().splitlines()[-1] == "ctxbench: interrupted" and "Traceback" not in err
     assert all(s.left() == [] for s in f.servers) and not engines_running(f.root)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENGINE, ctxbench_cmd
+from conftest import ENGINE, ctrl_c, ctxbench_cmd
 from test_no_orphans import process_states
 from ctxbench.cli import COMMANDS
 
@@ -199,12 +199,12 @@ def test_ctrl_c_ends_every_command_alike(cmd, dirs):
         assert p.poll() is None, p.communicate()
         assert seen, ("the engine was not seen measuring within 120 s; the session's processes (pid, state, "
                       f"wait channel, command): {process_states(p.pid)}")
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-    assert p.returncode == 130, err[-2000:]
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+    status, out, err = ctrl_c(p)
+    assert status == 130, err[-2000:]
     last = err.strip().splitlines()[-1]
     assert last.startswith("ctxbench: interrupted") and "Traceback" not in err
     assert not list(work.iterdir())

@@ -227,3 +227,21 @@ def test_the_default_store_is_in_the_data_directory(tmp_path, private_data_dir):
                        timeout=120)
     assert p.returncode == 0, p.stderr
     assert (private_data_dir / "ctxbench" / "store.sqlite").is_file()
+
+
+def test_the_config_file_names_the_store_and_a_bad_one_is_one_line(tmp_path):
+    """store = "..." in $XDG_CONFIG_HOME/ctxbench/config.toml, below --store
+    and $CTXBENCH_STORE."""
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps(copy.deepcopy(synthetic(2))))
+    conf = tmp_path / "conf"
+    (conf / "ctxbench").mkdir(parents=True)
+    (conf / "ctxbench" / "config.toml").write_text(f'store = "{tmp_path / "from-config.sqlite"}"\n')
+    env = {k: v for k, v in os.environ.items() if k != "CTXBENCH_STORE"} | {"XDG_CONFIG_HOME": str(conf)}
+    p = subprocess.run(ctxbench_cmd() + ["store", "add", str(f)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0 and (tmp_path / "from-config.sqlite").is_file(), p.stderr
+    (conf / "ctxbench" / "config.toml").write_text("store = [1, 2\n")
+    q = subprocess.run(ctxbench_cmd() + ["store", "info"], capture_output=True, text=True, env=env, timeout=120)
+    assert q.returncode == 2 and q.stderr.count("\n") == 1 and "config.toml" in q.stderr, q.stderr
+

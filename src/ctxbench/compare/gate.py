@@ -29,8 +29,11 @@ def judge(key: str, c: Change, pct: float) -> Verdict:
     ci = f"[{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else "[n/a]"
     mde = f"{c.mde:.1%}" if math.isfinite(c.mde) else "n/a"
     rel = f"{c.rel:+.1%}" if math.isfinite(c.rel) else "n/a"
-    if not (math.isfinite(c.rel) and math.isfinite(c.mde)):
-        return Verdict(key, UNRESOLVED, c, f"{rel} {ci}: too few units to judge (MDE {mde})")
+    if not math.isfinite(c.rel):
+        return Verdict(key, UNRESOLVED, c, "no relative change: a median is 0 or negative (a baseline's "
+                                           "residue after the timer's overhead is subtracted)")
+    if not math.isfinite(c.mde):
+        return Verdict(key, UNRESOLVED, c, f"{rel} {ci}: too few runs or groups a side to judge")
     if c.rel > pct and c.rel > c.mde:
         return Verdict(key, FAIL, c, f"{rel} {ci}: slower by more than {pct:.1%} and the MDE {mde}")
     if c.mde > pct:

@@ -123,56 +123,64 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
         err = (r.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         return r, (err[-1] if err else "")
 
+    async def steps() -> None:
+        nonlocal conn, workdir, proc
+        report(host, "connecting")
+        opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
+                    connect_timeout=s.connect_s)
+        if host.key:
+            opts["client_keys"] = [host.key]
+        conn = await asyncssh.connect(host.address, **opts)
+        lap("connect")
+        limit = max(1, int(s.timeout_s))
+        script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args(""))))
+        proc = await conn.create_process(script, encoding=None)
+        head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
+        if len(head) != 4 or head[0] != "ctxbench-fleet":
+            why = (await ended())[1]
+            raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
+        _, out.arch, workdir, unpack = head
+        try:
+            engine = engines.for_arch(out.arch, s.build)
+        except engines.NoEngine as e:
+            raise HostFailed(str(e))
+        lap("prepare")
+        report(host, f"copying the {out.arch} engine")
+        # gzip: a third of the bytes, and the copy is most of a fleet run's overhead
+        data = engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes()
+        proc.stdin.write(f"{len(data)}\n".encode() + data)
+        if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
+            why = (await ended())[1]
+            raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")
+        lap("copy")
+        report(host, "measuring")
+        output = await proc.stdout.read()
+        r, why = await ended()
+        lap("run")
+        if r.exit_signal:
+            raise HostFailed(f"the engine was killed (SIG{r.exit_signal[0]}) after {out.timings['run']:.1f} s")
+        ran = out.timings["run"]
+        if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
+            raise HostFailed(f"the engine ran past the {limit} s limit")
+        if r.exit_status > 128:
+            sig = r.exit_status - 128
+            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+            raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
+        if r.exit_status not in (0, 1) or (r.exit_status == 1 and not output.strip()):
+            raise HostFailed(f"the engine failed: {why or f'exit status {r.exit_status}'}")
+        # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
+        out.output, out.ok = output, True
+        workdir = None  # the script removed its directory as the engine ended
+
     try:
-        async with asyncio.timeout(s.timeout_s):
-            report(host, "connecting")
-            opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
-                        connect_timeout=s.connect_s)
-            if host.key:
-                opts["client_keys"] = [host.key]
-            conn = await asyncssh.connect(host.address, **opts)
-            lap("connect")
-            limit = max(1, int(s.timeout_s))
-            script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args(""))))
-            proc = await conn.create_process(script, encoding=None)
-            head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
-            if len(head) != 4 or head[0] != "ctxbench-fleet":
-                why = (await ended())[1]
-                raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
-            _, out.arch, workdir, unpack = head
-            try:
-                engine = engines.for_arch(out.arch, s.build)
-            except engines.NoEngine as e:
-                raise HostFailed(str(e))
-            lap("prepare")
-            report(host, f"copying the {out.arch} engine")
-            # gzip: a third of the bytes, and the copy is most of a fleet run's overhead
-            data = engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes()
-            proc.stdin.write(f"{len(data)}\n".encode() + data)
-            if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
-                why = (await ended())[1]
-                raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")
-            lap("copy")
-            report(host, "measuring")
-            output = await proc.stdout.read()
-            r, why = await ended()
-            lap("run")
-            if r.exit_signal:
-                raise HostFailed(f"the engine was killed (SIG{r.exit_signal[0]}) after {out.timings['run']:.1f} s")
-            ran = out.timings["run"]
-            if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
-                raise HostFailed(f"the engine ran past the {limit} s limit")
-            if r.exit_status > 128:
-                sig = r.exit_status - 128
-                name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-                raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
-            if r.exit_status not in (0, 1) or (r.exit_status == 1 and not output.strip()):
-                raise HostFailed(f"the engine failed: {why or f'exit status {r.exit_status}'}")
-            # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
-            out.output, out.ok = output, True
-            workdir = None  # the script removed its directory as the engine ended
+        await asyncio.wait_for(steps(), s.timeout_s)  # the per-host bound, everything included
     except Exception as e:  # noqa: BLE001 (every failure is this host's row)
-        out.reason = _why(e) if not isinstance(e, TimeoutError) else f"timed out after {s.timeout_s:g} s"
+        if not isinstance(e, asyncio.TimeoutError):
+            out.reason = _why(e)
+        elif conn is None:
+            out.reason = f"no answer within {min(s.connect_s, s.timeout_s):g} s (unreachable?)"
+        else:
+            out.reason = f"timed out after {s.timeout_s:g} s"
     finally:
         if conn is not None:
             t1 = time.monotonic()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import matplotlib.dates as mdates
+
 from ctxbench.history import changes
 from ctxbench.ui.figures import plt
 from ctxbench.ui.format import fmt_value
@@ -48,7 +50,12 @@ def figure(drawn: list, by: str):
                         xytext=(4, 0), textcoords="offset points", fontsize=7, color="C1", va="top")
         if by != "time":
             ax.set_xticks(range(len(points)), [p.key(by) for p in points], rotation=30, ha="right", fontsize=7)
-        ax.set_title(f"{key} on {host}: {len(points)} runs", fontsize=9)
+        what = (" (cross-CPU wake-up latency, not a switch cost)" if "cross-cpu" in key
+                else " (direct cost of a switch on one CPU)" if "same-cpu" in key or "same-thread" in key else "")
+        ax.set_title(f"{key} on {host}: {len(points)} runs{what}", fontsize=9)
+        if by == "time" and all(p.started for p in points):
+            one_day = len({p.started.date() for p in points}) == 1
+            ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M" if one_day else "%Y-%m-%d"))
         ax.set_ylabel(f"median, {unit} (95% interval)", fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.text(0, -0.2 if by == "time" else -0.42, _environment(points), transform=ax.transAxes, fontsize=7,
