@@ -126,8 +126,11 @@ def test_a_failed_host_costs_only_its_row_and_leaves_nothing(fleet_of, tmp_path)
 
 def test_ctrl_c_here_removes_what_every_host_had(fleet_of, tmp_path):
     f = fleet_of(2)
+    # SIGINT as a terminal leaves it: a test run in the background (a CI's `make test &`) inherits it ignored,
+    # and a Python started so ignores Ctrl-C, as POSIX means a background job to
     proc = subprocess.Popen(fleet_cmd(f, "h0", "h1", "--no-store", "--", *LONGER),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     both = lambda: all(engines_running(s.dir) for s in f.servers)  # noqa: E731
     while time.monotonic() < deadline and proc.poll() is None and not both():
