@@ -22,7 +22,7 @@ from ssh_servers import Fleet
 pytestmark = pytest.mark.machine
 pytest.importorskip("asyncssh")
 RUN = ["run", "--quick", "--cpu", "0", "--groups", "2", "--iterations", "2"]
-LONGER = ["run", "--cpu", "0", "--groups", "10"]  # a few seconds of measuring: long enough to be seen and stopped
+LONGER = ["run", "--quick", "--cpu", "0", "--groups", "25"]  # a few seconds of measuring: long enough to be seen and stopped
 
 
 @pytest.fixture
