@@ -18,11 +18,12 @@ import pytest
 
 from conftest import ENGINE, ROOT, ctrl_c, ctxbench_cmd, run_cli
 from ssh_servers import Fleet
+from test_no_orphans import descendants
 
 pytestmark = pytest.mark.machine
 pytest.importorskip("asyncssh")
 RUN = ["run", "--quick", "--cpu", "0", "--groups", "2", "--iterations", "2"]
-LONGER = ["run", "--quick", "--cpu", "0", "--groups", "25"]  # a few seconds of measuring: long enough to be seen and stopped
+LONGER = ["run", "--quick", "--cpu", "0", "--groups", "12"]  # a few seconds of measuring: long enough to be seen and stopped
 
 
 @pytest.fixture
@@ -85,43 +86,65 @@ def test_eight_hosts_at_once_give_eight_runs_in_the_store(fleet_of, tmp_path):
     assert (tmp_path / "fig" / "fleet.png").stat().st_size > 0 and "figure: " in p.stdout
 
 
+def _kill_sshd(server) -> bool:
+    """SIGKILL every sshd process of `server` (its listener and the
+    connection's), leaving the shell and engine they started: a server
+    killed while it measures."""
+    killed = False
+    for pid in sorted(descendants(server.proc.pid) | {server.proc.pid}):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "sshd":
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+        except OSError:
+            pass
+    return killed
+
+
 def test_a_failed_host_costs_only_its_row_and_leaves_nothing(fleet_of, tmp_path):
     """h1 stopped before the run, h2 refusing the key, h3 with a full disk,
-    h4's engine killed while it measures; h0, h5, h6, h7 measured."""
-    f = fleet_of(8)
+    h4's engine killed while it measures, h5's SSH server killed while its
+    engine measures (the connection drops: the remote watcher ends the
+    engine); h0, h6, h7, h8 measured."""
+    f = fleet_of(9)
     s = f.servers
     s[1].stop()
     f.refuse_key(s[2])
-    if os.geteuid() == 0:
-        s[3].fill_disk()
+    s[3].fill_disk()
     store = tmp_path / "store.sqlite"
-    proc = subprocess.Popen(fleet_cmd(f, *[x.name for x in s], "--parallel", "8", "--store", str(store), "--",
+    proc = subprocess.Popen(fleet_cmd(f, *[x.name for x in s], "--parallel", "9", "--store", str(store), "--",
                                       *LONGER),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        killed = None
+        killed, dropped = None, False
         deadline = time.monotonic() + 120
-        while killed is None and time.monotonic() < deadline and proc.poll() is None:
-            for line in engines_running(s[4].dir):
+        while not (killed and dropped) and time.monotonic() < deadline and proc.poll() is None:
+            for line in engines_running(s[4].dir) if not killed else []:
                 killed = int(line.split()[0])
                 os.kill(killed, signal.SIGKILL)
+            if not dropped and engines_running(s[5].dir):
+                dropped = _kill_sshd(s[5])
             time.sleep(0.01)
         out, err = proc.communicate(timeout=900)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert killed, "h4's engine was never seen running"
+    assert killed and dropped, "h4's engine or h5's server was never seen measuring"
     assert proc.returncode == 1, out + err
     got = rows(out, f)
     assert "connection refused" in got["h1"], got["h1"]
     assert "refused the key" in got["h2"], got["h2"]
     assert "No space left" in got["h3"], got["h3"]
     assert "killed (SIGKILL)" in got["h4"], got["h4"]
-    assert all(got[x.name].endswith("ok") for x in (s[0], s[5], s[6], s[7])), out
+    assert "connection lost" in got["h5"], got["h5"]
+    assert all(got[x.name].endswith("ok") for x in (s[0], s[6], s[7], s[8])), out
     assert stored_runs(store) == 4
+    deadline = time.monotonic() + 20  # h5's watcher ends its engine once it sees the connection gone
+    while time.monotonic() < deadline and (engines_running(f.root) or any(x.left() for x in s)):
+        time.sleep(0.1)
     assert all(x.left() == [] for x in s), [(x.name, x.left()) for x in s]
     assert not engines_running(f.root)
-    assert "4 of 8 host(s) failed" in err
+    assert "5 of 9 host(s) failed" in err
 
 
 def test_ctrl_c_here_removes_what_every_host_had(fleet_of, tmp_path):
