@@ -27,6 +27,15 @@ class SideSamples:
     samples: np.ndarray
     units: np.ndarray           # the unit of each sample
     kind: str                   # "runs", "groups" or "samples"
+    groups: tuple = ()          # the (run, group) of each sample, None where a file has no groups
+
+    def group_medians(self) -> list[float]:
+        """The median of each (run, group) of samples (the U test's units)."""
+        by: dict = {}
+        for x, g in zip(self.samples, self.groups):
+            if g is not None:
+                by.setdefault(g, []).append(x)
+        return [float(np.median(v)) for v in by.values()]
 
     @property
     def count(self) -> int:
@@ -73,7 +82,8 @@ def side_samples(docs: list[dict]) -> dict[str, SideSamples]:
             kind, units = "groups", [hash((r[1], r[2])) for r in rows]
         else:
             kind, units = "samples", [r[3] for r in rows]
-        out[key] = SideSamples(np.array([r[0] for r in rows]), np.array(units), kind)
+        groups = tuple((r[1], r[2]) if r[2] is not None else None for r in rows)
+        out[key] = SideSamples(np.array([r[0] for r in rows]), np.array(units), kind, groups)
     return out
 
 

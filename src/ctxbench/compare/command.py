@@ -71,25 +71,6 @@ def reference_change(pb: dict, pn: dict) -> float | None:
     return mb / ma if ma > 0 and mb > 0 else None
 
 
-def pooled(docs: list[dict]) -> tuple[dict, dict]:
-    """({key: kept samples pooled over the side's files},
-    {key: median of each (file, group) of kept samples}), first-seen order."""
-    out: dict = {}
-    clusters: dict = {}
-    for d in docs:
-        for r in Document(d).results:
-            samples = r.samples
-            groups = r.groups or [None] * len(samples)
-            by_group: dict = {}
-            for x, g, k in zip(samples, groups, r.keep):
-                if k and isinstance(x, (int, float)) and math.isfinite(x):
-                    out.setdefault(r.point_key, []).append(x)
-                    if g is not None:
-                        by_group.setdefault(g, []).append(x)
-            clusters.setdefault(r.point_key, []).extend(float(_median(v)) for v in by_group.values())
-    return out, clusters
-
-
 def _env_facts(e: Environment) -> dict:
     return {
         "hostname": e.hostname,
@@ -128,12 +109,12 @@ def run(args) -> int:
     junit_out = writer.check_writable(args.junit, base_specs + new_specs) if args.junit else None
     bs, ns = sides.resolve(base_specs, args.store), sides.resolve(new_specs, args.store)
     base, new = bs.docs, ns.docs
-    (pb, cb), (pn, cn) = pooled(base), pooled(new)
+    sb, sn = changes.side_samples(base), changes.side_samples(new)  # kept samples per id, first-seen order
+    pb, pn = {k: list(s.samples) for k, s in sb.items()}, {k: list(s.samples) for k, s in sn.items()}
     common = [k for k in pb if k in pn]
     units = {r.point_key: r.unit for d in base + new for r in Document(d).results}
     if not common:
         raise UserError("compare: no id is present on both sides")
-    sb, sn = changes.side_samples(base), changes.side_samples(new)
     found = {k: changes.change(sb[k], sn[k]) for k in common}
 
     diffs = env_differences(base, new)
@@ -162,7 +143,7 @@ def run(args) -> int:
         a, b = pb[k], pn[k]
         c = found[k]
         ma, mb = c.base, c.new
-        ua, ub = cb.get(k, []), cn.get(k, [])
+        ua, ub = sb[k].group_medians(), sn[k].group_medians()
         if min(len(ua), len(ub)) < MIN_GROUPS:
             ua, ub = a, b
             on_samples.append(k)
@@ -205,8 +186,8 @@ def run(args) -> int:
 def _side_label(side: sides.Side) -> str:
     files = [escaped(s) for s in side.specs if not sides.is_selector(s)]
     picked = [s for s in side.specs if sides.is_selector(s)]
-    runs = sum(1 for lab in side.labels if "(store run" in lab)
-    return ", ".join(files + ([f"{', '.join(map(escaped, picked))} ({runs} run(s) from the store)"] if picked else []))
+    return ", ".join(files + ([f"{', '.join(map(escaped, picked))} ({side.stored} run(s) from the store)"]
+                              if picked else []))
 
 
 def _pct(x: float) -> str:

@@ -22,6 +22,7 @@ class Side:
     specs: list[str]            # as given
     docs: list[dict]            # one per run
     labels: list[str]           # one per run: its file, or its store run
+    stored: int = 0             # how many of them came from the store
 
 
 def is_selector(spec: str) -> bool:
@@ -72,7 +73,7 @@ def select_runs(conn, spec: str) -> list[int]:
 def resolve(specs: list[str], store_flag: str | None) -> Side:
     """The runs of one side. Selectors read the store (--store, else
     $CTXBENCH_STORE, else the default one); files are read as files."""
-    docs, labels = [], []
+    docs, labels, stored = [], [], 0
     store = None
     for spec in specs:
         if not is_selector(spec):
@@ -90,4 +91,5 @@ def resolve(specs: list[str], store_flag: str | None) -> Side:
             for i in ids:
                 docs.append(record.document(conn, i))
                 labels.append(f"{spec} (store run {i})")
-    return Side(specs, docs, labels)
+                stored += 1
+    return Side(specs, docs, labels, stored)

@@ -135,7 +135,7 @@ def run(args) -> int:
         if o.ok:
             fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
                      "cpu": o.host.cpu, "command": list(job.argv), "timings_s": o.timings,
-                     "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                     "started": o.started}
             try:
                 t = time.monotonic()
                 doc = jobs.document(job, o.output, fleet)
@@ -178,7 +178,7 @@ async def _all(targets, job, settings, parallel: int, report) -> list:
 
     async def one(h):
         async with gate:
-            o = await remote.on_host(h, lambda arch: job.engine_args(h.cpu), settings, report)
+            o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
             report(h, "done" if o.ok else f"FAILED: {o.reason}")
             return o
 

@@ -16,6 +16,7 @@ there either."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 import shlex
 import signal
 import time
@@ -47,6 +48,7 @@ class Outcome:
     output: bytes = b""
     timings: dict[str, float] = field(default_factory=dict)   # connect, prepare, copy, run, clean (s)
     left: str = ""               # what the clean-up could not remove, if anything
+    started: str | None = None   # when the engine started measuring (local clock, ISO)
 
 
 class HostFailed(Exception):
@@ -102,7 +104,7 @@ exit $s
 """
 
 
-async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settings,
+async def on_host(host: Host, engine_args: list[str], s: Settings,
                   report: Callable[[Host, str], None]) -> Outcome:
     """Measure on one host; never raises (but for cancellation, after
     cleaning up): its outcome says what happened."""
@@ -133,7 +135,7 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
         conn = await asyncssh.connect(host.address, **opts)
         lap("connect")
         limit = max(1, int(s.timeout_s))
-        script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args(""))))
+        script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args)))
         proc = await conn.create_process(script, encoding=None)
         head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
         if len(head) != 4 or head[0] != "ctxbench-fleet":
@@ -153,6 +155,7 @@ async def on_host(host: Host, engine_args: Callable[[str], list[str]], s: Settin
             why = (await ended())[1]
             raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")
         lap("copy")
+        out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a local run
         report(host, "measuring")
         output = await proc.stdout.read()
         r, why = await ended()
