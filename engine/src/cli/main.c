@@ -4,6 +4,7 @@
  *   ctxbench-engine run ID [ID...] [options] [--json|--jsonl] [-o FILE]
  *   ctxbench-engine run-suite [--preset NAME|--quick] [options] [--json|--jsonl] [-o FILE]
  *   ctxbench-engine presets [--json]
+ *   ctxbench-engine probe [--cpu C] [--iterations K]
  *   ctxbench-engine env [--json]
  *   ctxbench-engine version
  *
@@ -59,6 +60,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "presets")) {
         if (first < argc) die(2, "presets: unexpected argument '%s'", argv[first]);
         return cmd_presets(&c);
+    }
+    if (!strcmp(cmd, "probe")) {
+        if (first < argc) die(2, "probe: unexpected argument '%s'", argv[first]);
+        return cmd_probe(&c);
     }
     if (!strcmp(cmd, "env")) {
         json_t j;

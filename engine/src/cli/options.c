@@ -1,4 +1,5 @@
 #include "cli/options.h"
+#include "core/clock_probe.h"
 #include "core/harness.h"
 #include "core/json.h"
 #include "core/sched_ctl.h"
@@ -42,6 +43,7 @@ void usage(FILE *f)
           "       ctxbench-engine run ID [ID...] [options]\n"
           "       ctxbench-engine run-suite [--preset NAME | --quick] [options]\n"
           "       ctxbench-engine presets [--json]\n"
+          "       ctxbench-engine probe [--cpu C] [--iterations K]\n"
           "       ctxbench-engine env [--json]\n"
           "       ctxbench-engine version\n"
           "options:\n"
@@ -380,6 +382,40 @@ int cmd_list(const cli_t *c)
         json_arr_end(&j);
         putchar('\n');
     }
+    return 0;
+}
+
+/* K readings of the core-clock probe on the measured CPU, one JSON object:
+ * what the front end takes around a run it does not time itself (a
+ * language runtime's harness). */
+int cmd_probe(const cli_t *c)
+{
+    int cpu = c->o.cpu >= 0 ? c->o.cpu : default_cpu();
+    if (!cpu_allowed(cpu)) die(2, "--cpu %d: not an allowed CPU", cpu);
+    int k = c->set_iterations ? c->o.iterations : 3;
+    char err[200];
+    if (pin_self(cpu, err, sizeof err)) die(1, "%s", err);
+    json_t j;
+    json_init(&j, stdout);
+    json_obj_begin(&j);
+    json_key(&j, "clock_probe");
+    json_obj_begin(&j);
+    clock_probe_describe(&j);
+    clock_probe_t p[64];
+    if (k > 64) k = 64;
+    for (int i = 0; i < k; i++) p[i] = clock_probe_read(cpu);
+    static const char *names[] = {"add_ns", "check_ns", "pmu_cycles_per_op"};
+    for (int m = 0; m < 3; m++) {
+        json_key(&j, names[m]);
+        json_arr_begin(&j);
+        for (int i = 0; i < k; i++)
+            json_num(&j, m == 0 ? p[i].add_ns : m == 1 ? p[i].check_ns : p[i].pmu_cycles_per_op);
+        json_arr_end(&j);
+    }
+    json_kint(&j, "cpu", p[0].cpu);
+    json_obj_end(&j);
+    json_obj_end(&j);
+    putchar('\n');
     return 0;
 }
 

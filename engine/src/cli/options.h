@@ -45,4 +45,5 @@ void usage(FILE *f);
 int cli_parse(int argc, char **argv, cli_t *c);
 int cmd_list(const cli_t *c);
 int cmd_presets(const cli_t *c);
+int cmd_probe(const cli_t *c);
 #endif

@@ -2,6 +2,7 @@
 #include "core/placement.h"
 #include <alloca.h>
 #include "core/clock.h"
+#include "core/clock_probe.h"
 #include "core/reap.h"
 #include "core/sched_ctl.h"
 #include "core/settle.h"
@@ -214,7 +215,37 @@ static void settle_arrays(json_t *j, const settle_t *st, int groups, const run_o
     json_obj_end(j);
 }
 
-static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n, const settle_t *st)
+/* Per group: the core-clock probe's readings before its setup and after
+ * its teardown (core/clock_probe.h), for the front end to turn each
+ * sample's ns into core cycles. */
+static void probe_arrays(json_t *j, const clock_probe_t *pr, int groups)
+{
+    json_key(j, "clock_probe");
+    json_obj_begin(j);
+    clock_probe_describe(j);
+    static const char *names[] = {"group",          "before_ns",         "after_ns", "check_before_ns",
+                                  "check_after_ns", "pmu_cycles_per_op", "cpu"};
+    for (int k = 0; k < 7; k++) {
+        json_key(j, names[k]);
+        json_arr_begin(j);
+        for (int g = 0; g < groups; g++) {
+            const clock_probe_t *b = &pr[2 * g], *a = &pr[2 * g + 1];
+            if (!(b->add_ns > 0)) continue; /* a group that never ran */
+            const double f[] = {g,           b->add_ns,   a->add_ns,
+                                b->check_ns, a->check_ns, (b->pmu_cycles_per_op + a->pmu_cycles_per_op) / 2,
+                                b->cpu}; /* NAN: null */
+            if (k == 0 || k == 6)
+                json_int(j, (int64_t)f[k]);
+            else
+                json_num(j, f[k]);
+        }
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n, const settle_t *st,
+                 const clock_probe_t *probes)
 {
     const bench_t *b = r->b;
     const run_opts_t *o = r->opt;
@@ -240,6 +271,7 @@ static void emit(json_t *j, bench_run_t *r, const samples_t *v, uint64_t n, cons
     json_knum(j, "cycle_hz", cycle_hz());
     json_kstr(j, "cycle_counter", cycle_counter_name());
     json_obj_end(j);
+    if (probes) probe_arrays(j, probes, o->groups);
     json_key(j, "samples");
     json_arr_begin(j);
     for (size_t i = 0; i < v->n; i++) json_num(j, v->s[i].value);
@@ -278,8 +310,9 @@ struct harness_job {
     samples_t v;
     uint64_t n;
     int failed;
-    char error[512];  /* why it failed: recorded in the results file */
-    settle_t *settle; /* per group, with --settle-ms */
+    char error[512];       /* why it failed: recorded in the results file */
+    settle_t *settle;      /* per group, with --settle-ms */
+    clock_probe_t *probes; /* per group: before setup, after teardown */
 };
 
 /* Every benchmark's measuring thread is pinned; a benchmark with more parties
@@ -385,6 +418,9 @@ static int group_body(harness_job_t *h, int g)
         }
         h->settle[g] = settle_wait(h->o.settle_ns, SETTLE_GAP_NS, SETTLE_LIMIT * h->o.settle_ns);
     }
+    int probed = g >= 0 && g < h->o.groups &&
+                 (h->probes || (h->probes = calloc(2 * (size_t)h->o.groups, sizeof *h->probes)));
+    if (probed) h->probes[2 * g] = clock_probe_read(h->o.cpu);
     int rc = b->setup ? b->setup(&h->r) : 0;
     if (!rc) {
         /* Warm-up sample per group: first touches, wake-up paths, caches. */
@@ -402,6 +438,9 @@ static int group_body(harness_job_t *h, int g)
         }
     }
     if (b->teardown) b->teardown(&h->r); /* also after a failed setup: see harness_prepare */
+    /* on the measured CPU again (a benchmark may have moved its measuring
+     * thread: the task pairs wait elsewhere) */
+    if (probed) h->probes[2 * g + 1] = clock_probe_read(h->o.cpu);
     watchdog_arm(0, NULL);
     if (rc) fail(h);
     return rc;
@@ -410,7 +449,7 @@ static int group_body(harness_job_t *h, int g)
 int harness_emit(harness_job_t *h, json_t *j)
 {
     if (h->failed) return -1;
-    emit(j, &h->r, &h->v, h->n, h->settle);
+    emit(j, &h->r, &h->v, h->n, h->settle, h->probes);
     return 0;
 }
 
@@ -428,5 +467,6 @@ void harness_free(harness_job_t *h)
     free(h->v.s);
     free(h->v.group);
     free(h->settle);
+    free(h->probes);
     free(h);
 }

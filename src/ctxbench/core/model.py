@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ctxbench.core import schema, verification
+from ctxbench.core import cycles, schema, verification
 from ctxbench.stats import drift, power, summary as stats
 
 SCHEMA = "ctxbench/1"
@@ -42,6 +42,8 @@ CODES = {
     "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
     "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
     "vt_pinned": "a Java virtual thread pinned its carrier while timed (JFR): not a virtual-thread hand-off",
+    "clock_probe": "the core-clock probe's check chain disagrees with its latency: the cycles may be a multiple "
+                   "of core cycles (the add chain is not one cycle per add on this core)",
     "launch_spread": "the launches of one row (a runtime's processes, the engine's runs) differ beyond their "
                      "groups' spread: the interval does not cover another run",
 }
@@ -55,10 +57,10 @@ SEVERITY = {
     "engine": "warning", "dropped": "info", "verification": "warning", "outliers": "info",
     "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
     "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
-    "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning",
+    "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning", "clock_probe": "warning",
 }
 # the codes analyse() writes (re-derived on every analysis)
-_OWN = ("dropped", "verification", "outliers", "negative")
+_OWN = ("dropped", "verification", "outliers", "negative", "clock_probe")
 # plain-text warnings of files written before warnings had codes
 _LEGACY = (
     (re.compile(r"(ctxbench: )?\d+ of \d+ samples disturbed and dropped"), "dropped"),
@@ -132,7 +134,9 @@ def analyse(result: dict) -> dict:
     kept_groups = [g for x, g, k in zip(samples, groups, keep) if k and x is not None] if groups else None
     r["summary"] = stats.summarize(kept, kept_groups)
     r["summary_all"] = stats.summarize(samples, groups) if rec["dropped"] else r["summary"]
+    r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
     r["verification"] = rec
+    r["cycles"] = cycles.analyse(r, keep)
     warnings = without(r.get("warnings"), *_OWN)
     s = r["summary"]
     if rec["checked"] and rec["dropped"]:
@@ -150,6 +154,11 @@ def analyse(result: dict) -> dict:
         warnings.append(warning("outliers", f"{s['outliers']} statistical outliers (> {stats.OUTLIER_MADS:g} MADs "
                                 "from the median; kept): an interruption the switch counts cannot see, e.g. the "
                                 "hypervisor", outliers=s["outliers"], samples=s["n"]))
+    chk = _obj(_obj(r["cycles"].get("clock")).get("check"))
+    if chk.get("ok") is False:
+        warnings.append(warning("clock_probe", f"the probe's check chain ran {chk['ratio']:.2f}x the add chain per "
+                                f"op, not {chk['expected']}x: cycles may be a multiple of core cycles here",
+                                ratio=chk["ratio"], expected=chk["expected"]))
     if s["n"] and math.isfinite(s["median"]) and s["median"] < 0:
         warnings.append(warning("negative", "negative derived cost (printed as measured): the subtracted part "
                                 "varies more than the quantity itself", median=s["median"]))
@@ -157,33 +166,53 @@ def analyse(result: dict) -> dict:
     return r
 
 
+def relabel_groups(r: dict, label) -> dict:
+    """`r` with every group label g made label(g): the samples' `group` and
+    the core-clock probe's, which must keep naming the same groups (a
+    sweep's round, a task job's rounds after another job's)."""
+    out = dict(r)
+    if isinstance(r.get("group"), list):
+        out["group"] = [label(int(g)) for g in r["group"]]
+    probe = r.get("clock_probe")
+    if isinstance(probe, dict) and isinstance(probe.get("group"), list):
+        out["clock_probe"] = dict(probe, group=[label(int(g)) for g in probe["group"]])
+    return out
+
+
 def append_samples(a: dict, b: dict, per_sample: tuple[str, ...] = ("samples", "group")) -> dict:
     """Raw result `b`'s samples appended to raw result `a`'s (two engine
     jobs of one id: tasks' pilot and the rest, a sweep point's rounds):
-    the `per_sample` members, and every per-sample array under `raw` and
-    `verify`; anything else (params, verify's `source`) is `a`'s. Groups are
-    taken as they are: the caller numbers b's after a's. The result is raw
-    again (summary and verification come from analyse())."""
-    out = {k: v for k, v in a.items() if k not in ("summary", "summary_all", "verification", "indirect")}
+    the `per_sample` members, every per-sample array under `raw` and
+    `verify`, and every per-group array of the core-clock probe; anything
+    else (params, verify's `source`, the probe's constants) is `a`'s.
+    Groups are taken as they are: the caller numbers b's after a's
+    (relabel_groups). The result is raw again (summary and verification
+    come from analyse())."""
+    out = {k: v for k, v in a.items() if k not in ("summary", "summary_all", "verification", "indirect", "cycles")}
     for k in per_sample:
         out[k] = list(a.get(k) or []) + list(b.get(k) or [])
-    for k in ("raw", "verify"):
+    for k in ("raw", "verify", "clock_probe"):
         x, y = _obj(a.get(k)), _obj(b.get(k))
+        if k == "clock_probe" and not (x and y):  # one side without readings: no cycles for either
+            out.pop(k, None)
+            continue
         out[k] = {name: (x[name] + y[name] if isinstance(x[name], list) and isinstance(y.get(name), list)
                          else x[name]) for name in x if name in y}
     return out
 
 
-def round_series(results: list[dict]) -> tuple[list[int], list[tuple[np.ndarray, np.ndarray]]]:
+def round_series(results: list[dict], unit: str = "ns") -> tuple[list[int], list[tuple[np.ndarray, np.ndarray]]]:
     """Of the results measured by group: their indices, and per result its
-    kept samples with their round labels (stats.drift's series)."""
+    kept samples with their round labels (stats.drift's series); with
+    unit "cycles", of the results cycles apply to, their samples in cycles."""
     which, series = [], []
     for i, r in enumerate(results):
         v = Result(r)
         g = v.groups
-        if g is None:
+        if g is None or (unit == "cycles" and not v.cycles.applies):
             continue
-        kept = [(float(x), int(k)) for x, k, keep in zip(v.samples, g, v.keep)
+        xs = v.samples if unit == "ns" else v.cycles.samples
+        kept = [(float(x), int(k)) for x, k, keep in zip(xs, g, v.keep)
                 if keep and x is not None and math.isfinite(_num(x))]
         if kept:
             which.append(i)
@@ -199,16 +228,32 @@ def drift_factor(results: list[dict]) -> np.ndarray:
 
 def apply_drift(results: list[dict]) -> dict:
     """Estimate the machine's common drift from results measured interleaved
-    by group and widen each one's interval by it. Returns the record the
-    document keeps: rounds, relative sd, per-round factor."""
-    factor = drift_factor(results)
-    rel = drift.relative_sd(factor)
-    for r in results:
-        if Result(r).groups is not None and isinstance(r.get("summary"), dict):
-            r["summary"] = drift.widen(r["summary"], rel)
-    return {"rounds": int(factor.size), "ids": sum(1 for r in results if Result(r).groups is not None),
-            "block_rounds": drift.BLOCK, "relative_sd": rel if math.isfinite(rel) else None,
-            "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
+    by group and widen each one's interval by it, in ns and, for the
+    results cycles apply to, in cycles (what is left of the drift once each
+    group's clock is taken out). Returns the record the document keeps:
+    rounds, relative sd, per-round factor, and the same in cycles."""
+    out = {}
+    for unit in ("ns", "cycles"):
+        which, series = round_series(results, unit)
+        factor = drift.common_factor(series)
+        rel = drift.relative_sd(factor)
+        for i in which:
+            r = results[i]
+            if unit == "ns" and isinstance(r.get("summary"), dict):
+                r["summary"] = drift.widen(r["summary"], rel)
+                r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
+            elif unit == "cycles" and isinstance(_obj(r.get("cycles")).get("summary"), dict):
+                cs = drift.widen(r["cycles"]["summary"], rel)
+                cs["mde"] = cycles.mde_between_runs(cs)
+                r["cycles"] = dict(r["cycles"], summary=cs)
+        rec = {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
+               "relative_sd": rel if math.isfinite(rel) else None,
+               "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
+        if unit == "ns":
+            out = rec
+        else:
+            out["cycles"] = rec
+    return out
 
 
 def apply_next_run(results: list[dict]) -> dict:
@@ -264,7 +309,7 @@ class Summary:
     median = property(lambda s: _num(s.d.get("median")))
     # a power.effect record reads as a summary: its estimate is the mean
     mean = property(lambda s: _num(s.d.get("mean", s.d.get("estimate_ns"))))
-    mde = property(lambda s: _num(s.d.get("mde_ns")))
+    mde = property(lambda s: _num(s.d.get("mde_ns", s.d.get("mde"))))
     sd = property(lambda s: _num(s.d.get("sd_ns", s.d.get("stdev"))))
     min = property(lambda s: _num(s.d.get("min")))
     max = property(lambda s: _num(s.d.get("max")))
@@ -295,6 +340,35 @@ class Effect(Summary):
     def ci_simultaneous(self) -> tuple[float, float]:
         ci = self.d.get("ci_simultaneous")
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
+
+
+class Cycles:
+    """A result in core cycles (core/cycles.py): whether they apply and
+    why not, the method (probe or pmu), the run's clock, the summary in
+    cycles, and the samples in cycles (each its ns times its group's f)."""
+    __slots__ = ("d", "c")
+
+    def __init__(self, result: dict):
+        self.d = result
+        c = result.get("cycles")
+        self.c = c if isinstance(c, dict) else {"applies": False, "why": cycles.ns_only_reason(result) or
+                                                  "not analysed in cycles"}
+
+    applies = property(lambda s: bool(s.c.get("applies")))
+    why = property(lambda s: str(s.c.get("why") or ""))
+    method = property(lambda s: str(s.c.get("method") or ""))
+    summary = property(lambda s: Summary(s.c.get("summary")))
+    clock = property(lambda s: _obj(s.c.get("clock")))
+    ghz = property(lambda s: _num(_obj(s.c.get("clock")).get("ghz_median")))
+
+    @property
+    def samples(self) -> list[float]:
+        """Every sample in cycles (nan where its group has no clock)."""
+        g = self.d.get("group")
+        s = self.d.get("samples") or []
+        if not isinstance(g, list) or len(g) != len(s):
+            return [math.nan] * len(s)
+        return [float(x) for x in cycles.to_cycles(s, g, cycles.group_clock(cycles.probe_of(self.d)))]
 
 
 class _Parts(dict):
@@ -372,6 +446,10 @@ class Result:
     @property
     def kind(self) -> schema.Kind | None:
         return schema.kind_of(self.d)
+
+    @property
+    def cycles(self) -> Cycles:
+        return Cycles(self.d)
 
     @property
     def samples(self) -> list:

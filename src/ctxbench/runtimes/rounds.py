@@ -33,7 +33,7 @@ def _key(r: dict) -> tuple[str, object]:
 
 def _renumbered(r: dict, offset: int) -> dict:
     groups = Result(r).groups
-    return dict(r, group=[int(g) + offset for g in groups]) if groups is not None and offset else r
+    return model.relabel_groups(r, lambda g: g + offset) if groups is not None and offset else r
 
 
 def launches(r: dict) -> list[list[float]]:

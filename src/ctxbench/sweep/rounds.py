@@ -22,7 +22,7 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     appended to `old` (the same point's earlier rounds, or None). Params,
     counters and timing are the first round's (n per sample in `sample_n`); `round_cost_s` lists what
     each round took (the allocation's cost)."""
-    new = dict(raw)
+    new = model.relabel_groups(raw, lambda g: round_no)
     new["group"] = [round_no] * len(raw.get("samples") or [])
     # n (messages per sample) is calibrated anew in every round: kept per sample
     new["sample_n"] = [(raw.get("params") or {}).get("n")] * len(raw.get("samples") or [])

@@ -85,8 +85,7 @@ def _measure(pair: str, ns: list[int], rounds: int, args, suffix: str, first: bo
 def _merge(a: dict, b: dict) -> dict:
     """Two jobs' results of one id as one (b's rounds numbered after a's)."""
     shift = 1 + max(model.Result(a).groups or [-1])
-    later = dict(b, group=[g + shift for g in model.Result(b).groups or []])
-    return model.analyse(model.append_samples(a, later))
+    return model.analyse(model.append_samples(a, model.relabel_groups(b, lambda g: g + shift)))
 
 
 def run(args) -> int:

@@ -1,0 +1,188 @@
+"""Core cycles: each sample's ns times its group's core clock (METHOD.md,
+"Across runs: the host's speed"; engine/src/core/clock_probe.h).
+
+On a shared host the clock a run gets moves every CPU-bound number of the
+run together, by 10-15% between runs on the cloud guests this was built
+on. The engine times a chain of dependent one-cycle adds on the measured
+CPU before every group and after it; `ops / time` is the group's core clock
+f in cycles per ns (GHz), and a sample's ns times its group's f is its core
+cycles. Where a PMU's cycles event was read, f is corrected by the counted
+cycles per add (method `pmu`), else the add is taken as one cycle (method
+`probe`), which the check chain of a known latency (imul, 3 cycles on
+x86-64) confirms or not.
+
+Cycles are the right unit only for what the core's clock paces. They are
+the wrong one, and a result keeps ns only with the reason, for:
+- cross-CPU wake-ups: an interrupt between CPUs, a CPU leaving idle and
+  the hypervisor's part run on other clocks;
+- a timer-reading loop's gaps (noise/): interruptions, not work;
+- a sweep point whose working sets go to DRAM: memory's latency is in ns
+  (sweep/analysis.py marks those, as only it knows the caches);
+- a result without probe readings (a file from before the probe, a
+  language runtime's own harness).
+
+Everything here is arithmetic on what the file holds, so an old file is
+re-analysed the same way and a test can feed it known clocks.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ctxbench.stats import summary as stats
+
+UNIT = "core cycles"
+# The check chain's ratio to the add chain must be its latency within this
+# (a timer's resolution is far finer; a folded add would be off by 2x or 4x).
+CHECK_TOLERANCE = 0.10
+# A group whose clock moved by more than this between its two readings is
+# counted (the group's f is then their mean, and less certain).
+MOVED_WITHIN_GROUP = 0.03
+
+NS_ONLY_QUANTITIES = {
+    "wakeup": "a cross-CPU wake-up: the interrupt between CPUs, the idle exit and the hypervisor's part do not run "
+              "at this CPU's core clock",
+}
+NS_ONLY_PREFIXES = {
+    "noise/": "the gaps of a timer-reading loop are interruptions, measured in time",
+}
+NO_PROBE = "no core-clock probe in this result (written before the probe, or not by the engine)"
+
+
+def _obj(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _nums(x) -> np.ndarray:
+    if not isinstance(x, list):
+        return np.zeros(0)
+    return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan for v in x])
+
+
+def probe_of(result: dict) -> dict:
+    return _obj(result.get("clock_probe"))
+
+
+def group_clock(probe: dict) -> dict[int, float]:
+    """Per group label: the core clock f (cycles per ns = GHz) from its
+    readings before and after (their mean; one alone where the other is
+    missing), times the counted cycles per add where a PMU counted them."""
+    groups = probe.get("group")
+    ops = probe.get("ops")
+    if not isinstance(groups, list) or not isinstance(ops, (int, float)) or ops <= 0:
+        return {}
+    before, after = _nums(probe.get("before_ns")), _nums(probe.get("after_ns"))
+    cpo = _nums(probe.get("pmu_cycles_per_op"))
+    out = {}
+    for i, g in enumerate(groups):
+        fs = [ops / t for t in (before[i] if i < before.size else math.nan, after[i] if i < after.size else math.nan)
+              if math.isfinite(t) and t > 0]
+        if not fs or not isinstance(g, int):
+            continue
+        f = float(np.mean(fs))
+        if i < cpo.size and math.isfinite(cpo[i]) and cpo[i] > 0:
+            f *= float(cpo[i])
+        out[g] = f
+    return out
+
+
+def method(probe: dict) -> str:
+    """`pmu` where every reading has counted cycles, else `probe`."""
+    cpo = _nums(probe.get("pmu_cycles_per_op"))
+    return "pmu" if cpo.size and np.isfinite(cpo).all() else "probe"
+
+
+def check(probe: dict) -> dict:
+    """The check chain against the add chain: their per-op time ratio
+    (median over the readings), the latency it should be (None where no
+    fixed one is known: ARM's multiplies), and whether it is."""
+    ops, cops = probe.get("ops"), probe.get("check_ops")
+    add = np.concatenate([_nums(probe.get("before_ns")), _nums(probe.get("after_ns"))])
+    mul = np.concatenate([_nums(probe.get("check_before_ns")), _nums(probe.get("check_after_ns"))])
+    want = probe.get("check_latency_cycles")
+    n = min(add.size, mul.size)
+    if not (isinstance(ops, (int, float)) and isinstance(cops, (int, float)) and n and ops > 0 and cops > 0):
+        return {"ratio": None, "expected": want, "ok": None}
+    r = (mul[:n] / cops) / (add[:n] / ops)
+    r = r[np.isfinite(r)]
+    ratio = float(np.median(r)) if r.size else math.nan
+    ok = None if not isinstance(want, (int, float)) or not math.isfinite(ratio) else \
+        bool(abs(ratio / want - 1) <= CHECK_TOLERANCE)
+    return {"ratio": ratio if math.isfinite(ratio) else None, "expected": want, "ok": ok}
+
+
+def ns_only_reason(result: dict) -> str | None:
+    """Why this result keeps ns only (None: cycles apply)."""
+    q = str(result.get("quantity") or "")
+    if q in NS_ONLY_QUANTITIES:
+        return NS_ONLY_QUANTITIES[q]
+    rid = str(result.get("id") or "")
+    for prefix, why in NS_ONLY_PREFIXES.items():
+        if rid.startswith(prefix):
+            return why
+    if not group_clock(probe_of(result)):
+        return NO_PROBE
+    return None
+
+
+def to_cycles(samples, groups, clock: dict[int, float]) -> np.ndarray:
+    """Each sample (ns) times its group's f; nan where the group has none."""
+    x = np.asarray([float(s) if isinstance(s, (int, float)) and not isinstance(s, bool) else math.nan
+                    for s in samples], dtype=float)
+    f = np.array([clock.get(g, math.nan) if isinstance(g, int) else math.nan for g in groups], dtype=float)
+    return x * f
+
+
+def clock_record(probe: dict, clock: dict[int, float]) -> dict:
+    """What the run's clock was: f's median, range and spread over groups,
+    the groups whose clock moved between their readings, the check."""
+    f = np.array(list(clock.values()), dtype=float)
+    before, after = _nums(probe.get("before_ns")), _nums(probe.get("after_ns"))
+    n = min(before.size, after.size)
+    with np.errstate(all="ignore"):
+        moved = np.abs(before[:n] / after[:n] - 1) if n else np.zeros(0)
+    moved = moved[np.isfinite(moved)]
+    return {"ghz_median": float(np.median(f)) if f.size else None,
+            "ghz_min": float(f.min()) if f.size else None, "ghz_max": float(f.max()) if f.size else None,
+            "ghz_cv": float(np.std(f, ddof=1) / np.mean(f)) if f.size > 1 else None,
+            "groups": int(f.size),
+            "groups_moved": int((moved > MOVED_WITHIN_GROUP).sum()),
+            "moved_within_group_max": float(moved.max()) if moved.size else None,
+            "check": check(probe), "pmu": probe.get("pmu")}
+
+
+def mde_between_runs(summary: dict) -> float:
+    """The smallest change between this run and another like it that a
+    two-sided 5% test finds 80% of the time, from this run's interval:
+    2.80 x sqrt(2) x se, se = half the 95% interval / 1.96 (two runs,
+    each with this run's error)."""
+    lo, hi = (summary.get("ci95") or [math.nan, math.nan])[:2]
+    if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and math.isfinite(lo) and math.isfinite(hi)):
+        return math.nan
+    from ctxbench.stats.power import MDE_FACTOR, Z_ALPHA
+
+    return MDE_FACTOR * math.sqrt(2) * (hi - lo) / 2 / Z_ALPHA
+
+
+def analyse(result: dict, keep: list[bool] | None = None) -> dict:
+    """The `cycles` member of an analysed result: whether cycles apply
+    (and why not), the method, the run's clock, and the summary of the
+    kept samples in cycles (same groups resampled as the ns summary) with
+    its MDE. `keep`: the verification's verdict per sample."""
+    probe = probe_of(result)
+    why = ns_only_reason(result)
+    if why:
+        return {"applies": False, "why": why}
+    clock = group_clock(probe)
+    samples = result.get("samples") or []
+    groups = result.get("group")
+    if not isinstance(groups, list) or len(groups) != len(samples):
+        return {"applies": False, "why": "the samples carry no group labels to match the probe's readings"}
+    keep = keep if keep is not None and len(keep) == len(samples) else [True] * len(samples)
+    cyc = to_cycles(samples, groups, clock)
+    kept = [(float(c), g) for c, g, k in zip(cyc, groups, keep) if k and math.isfinite(c)]
+    s = stats.summarize([c for c, _ in kept], [g for _, g in kept])
+    s["mde"] = mde_between_runs(s)
+    return {"applies": True, "unit": UNIT, "method": method(probe), "clock": clock_record(probe, clock),
+            "summary": s}
