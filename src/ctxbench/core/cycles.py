@@ -186,3 +186,67 @@ def analyse(result: dict, keep: list[bool] | None = None) -> dict:
     s["mde"] = mde_between_runs(s)
     return {"applies": True, "unit": UNIT, "method": method(probe), "clock": clock_record(probe, clock),
             "summary": s}
+
+
+# ---- a derived effect in both units (tasks, irq, ring) ------------------------
+
+def run_ghz(clocks) -> float:
+    """The run's clock for reading a cycles MDE against an ns one: the
+    median f over every group of the results a quantity is derived from
+    (`clocks`: group_clock() dicts)."""
+    f = [x for c in clocks for x in c.values() if math.isfinite(x) and x > 0]
+    return float(np.median(f)) if f else math.nan
+
+
+# A derived effect's verdict goes to cycles where they shrink its MDE by at
+# least this much: on a host whose clock holds still the two MDEs differ by
+# a few tenths of a percent, and the unit should not flip from quantity to
+# quantity on that.
+TWIN_MIN_GAIN = 0.02
+
+
+def twin(ns: dict, cyc: dict | None, ghz: float, why: str = NO_PROBE) -> dict:
+    """An effect over rounds (stats.power.effect, in ns) with its twin: the
+    same statistic of the same rounds, each run's ns times its group's f
+    (`cyc`, also a power.effect: its `_ns` members are cycles here). The
+    record keeps the ns effect as it was and adds `cycles` (estimate_cycles,
+    ci95, se_cycles, mde_cycles, resolved, below_mde, df), `ghz`, `mde_ratio`
+    = the cycles MDE over the ns one at the run's clock ghz (the median f of
+    the groups it used), and `unit`: the one the verdict uses, the one whose
+    MDE is smaller (cycles where mde_ratio < 1 - TWIN_MIN_GAIN; "ns" on a
+    tie, or where cycles cannot be had: `cycles` is None and `cycles_why`
+    says why). The choice never looks at the estimate."""
+    out = dict(ns)
+    if not cyc or not (math.isfinite(ghz) and ghz > 0):
+        out.update(unit="ns", cycles=None, cycles_why=why)
+        return out
+    out["cycles"] = {"estimate_cycles": cyc.get("estimate_ns"), "ci95": cyc.get("ci95"), "se_cycles": cyc.get("se_ns"),
+                     "mde_cycles": cyc.get("mde_ns"), "resolved": cyc.get("resolved"),
+                     "below_mde": cyc.get("below_mde"), "df": cyc.get("df")}
+    for k in ("ci95_simultaneous", "simultaneous_z"):
+        if k in cyc:
+            out["cycles"][k] = cyc[k]
+    m_ns, m_c = ns.get("mde_ns"), cyc.get("mde_ns")
+    ratio = m_c / (m_ns * ghz) if (isinstance(m_ns, float) and isinstance(m_c, float) and math.isfinite(m_ns)
+                                   and math.isfinite(m_c) and m_ns > 0) else math.nan
+    out.update(ghz=ghz, mde_ratio=ratio, unit="cycles" if math.isfinite(ratio) and ratio < 1 - TWIN_MIN_GAIN else "ns")
+    return out
+
+
+def chosen(e: dict) -> dict:
+    """The unit a twin's verdict uses, as plain members: unit, estimate,
+    ci95, se, mde, resolved, below_mde (and ci95_simultaneous where set);
+    an effect without a twin reads as its ns."""
+    c = e.get("cycles") if e.get("unit") == "cycles" else None
+    if isinstance(c, dict):
+        out = {"unit": "cycles", "estimate": c.get("estimate_cycles"), "se": c.get("se_cycles"),
+               "mde": c.get("mde_cycles")}
+        src = c
+    else:
+        out = {"unit": "ns", "estimate": e.get("estimate_ns"), "se": e.get("se_ns"), "mde": e.get("mde_ns")}
+        src = e
+    nan2 = [math.nan, math.nan]
+    out.update(ci95=src.get("ci95") or nan2, resolved=bool(src.get("resolved")), below_mde=bool(src.get("below_mde")))
+    if src.get("ci95_simultaneous"):
+        out["ci95_simultaneous"] = src["ci95_simultaneous"]
+    return out
