@@ -74,7 +74,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
     kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")
     assert kernel[0] == pytest.approx((1000.0, 980.0, 1020.0)) and kernel[-1][0] == pytest.approx(1000 * 1.999)
     assert sum(1 for r in out if r[7] is False) == 2 * len(range(0, 1000, 7))
-    assert s.revision() == "0002"
+    assert s.revision() == "0003"
 
 
 def test_sqlite_and_postgresql_give_the_same_rows(tmp_path, server):
@@ -154,16 +154,74 @@ def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
     with create_engine(normalise(store_url)).begin() as conn:
         for d in docs:
             row = record.run_row(d)
-            old = {k: v for k, v in row.items() if k not in ("governor", "vm")} | {"microcode": None}
+            old = {k: v for k, v in row.items() if k not in ("governor", "vm", "core_ghz")} | {"microcode": None}
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
-            conn.execute(insert(results), record.result_rows(d, run_id))
+            conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0002"
+    assert s.revision() == "0003"
     with s.begin() as conn:
         got = conn.execute(text("SELECT microcode, governor, vm FROM runs ORDER BY id")).all()
         assert conn.execute(text("SELECT count(*) FROM results")).scalar_one() == 24
     assert [tuple(r) for r in got] == [
         (f"0x{k:x}", "performance, schedutil" if k % 2 else "performance", k % 3 == 0) for k in range(12)]
+
+
+def _before_0003(row: dict) -> dict:
+    return {k: v for k, v in row.items() if not k.startswith("cycles_")}
+
+
+def with_cycles(d: dict, ghz: float) -> dict:
+    """Document d as ctxbench writes it from issue 32 on: every result
+    analysed in core cycles at a clock of `ghz` (known numbers)."""
+    d = copy.deepcopy(d)
+    for r in d["results"]:
+        med = r["summary"]["median"] * ghz
+        r["cycles"] = {"applies": True, "unit": "core cycles", "method": "probe",
+                       "clock": {"ghz_median": ghz},
+                       "summary": {"median": med, "ci95": [med * 0.99, med * 1.01], "mde": med * 0.03}}
+    return d
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_a_store_from_revision_0002_gains_cycles_from_its_kept_documents(store_url):
+    """Revision 0002's store, filled as 0002's code filled it (no cycles
+    columns), with runs whose documents hold cycles and runs from before
+    the probe: opened by today's code, each run's core clock and each
+    result's median, interval, MDE and method in cycles are filled from
+    its document; the older runs' stay empty."""
+    from sqlalchemy import create_engine, insert
+
+    from ctxbench.core.store.db import normalise
+    _store_at(store_url, "0002")
+    docs = [with_cycles(synthetic(k), 3.0 + 0.1 * k) if k % 2 else synthetic(k) for k in range(6)]
+    with create_engine(normalise(store_url)).begin() as conn:
+        for d in docs:
+            old = {k: v for k, v in record.run_row(d).items() if k != "core_ghz"}
+            run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
+            conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
+    s = Store(store_url)
+    assert s.revision() == "0003"
+    with s.begin() as conn:
+        ghz = conn.execute(text("SELECT core_ghz FROM runs ORDER BY id")).scalars().all()
+        cyc = conn.execute(text("SELECT median, cycles_median, cycles_ci_lo, cycles_mde, cycles_method "
+                                "FROM results ORDER BY id")).all()
+    assert ghz == [None if k % 2 == 0 else pytest.approx(3.0 + 0.1 * k) for k in range(6)]
+    for i, (ns, c, lo, mde, m) in enumerate(cyc):
+        k = i // 2
+        if k % 2 == 0:
+            assert (c, lo, mde, m) == (None, None, None, None)
+        else:
+            assert c == pytest.approx(ns * (3.0 + 0.1 * k)) and lo == pytest.approx(c * 0.99)
+            assert mde == pytest.approx(c * 0.03) and m == "probe"
+
+
+def test_result_rows_carry_cycles_where_they_apply():
+    d = with_cycles(synthetic(3), 2.5)
+    d["results"][1]["cycles"] = {"applies": False, "why": "a cross-CPU wake-up"}
+    rows = record.result_rows(d, 1)
+    assert rows[0]["cycles_median"] == pytest.approx(rows[0]["median"] * 2.5) and rows[0]["cycles_method"] == "probe"
+    assert rows[1]["cycles_median"] is None and rows[1]["cycles_method"] is None
+    assert record.run_row(d)["core_ghz"] == pytest.approx(2.5)
 
 
 def _one_line(p, *words):

@@ -103,6 +103,30 @@ class Lifecycle:
             print(f"figure: {escaped(p)}")
         self._record()
 
+    def earlier(self, doc: dict) -> dict:
+        """What this host's earlier runs in the store say about another run
+        here (core/store/between.py): per point, the spread of its medians
+        in ns and cycles, and the host's recorded core clocks; read before
+        this run is recorded. {"why": ...} where there is nothing to say.
+        Never costs the run: a store that cannot be read is a reason."""
+        if self.store == choice.OFF:
+            return {"why": "no results store (--no-store)"}
+        try:
+            from ctxbench.core.store import between, db
+            store = db.Store(self.store)
+            d = model.Document(doc)
+            env = d.environment
+            with store.begin() as conn:
+                spreads = between.spreads(conn, env.hostname, env.kernel_release, d.command,
+                                          [r.point_key for r in d.results])
+                speed = between.host_speed(conn, env.hostname)
+        except UserError as e:
+            return {"why": f"the results store could not be read: {escaped(str(e))}"}
+        if not any(s.runs >= between.MIN_RUNS for s in spreads.values()):
+            return {"why": "fewer than 2 earlier runs of this host, kernel and command in the results store "
+                           f"{store.name}", "speed": speed}
+        return {"store": store.name, "spreads": spreads, "speed": speed}
+
     def _record(self) -> None:
         """The run into the results store (core/store), unless --no-store.
         The results are safe in their file by now: a store that cannot

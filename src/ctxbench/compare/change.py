@@ -64,17 +64,26 @@ class Change:
     units: tuple[str, str]      # what was resampled on each side
 
 
-def side_samples(docs: list[dict]) -> dict[str, SideSamples]:
-    """{point key: kept finite samples of the side with their units}."""
+def side_samples(docs: list[dict], unit: str = "ns") -> dict[str, SideSamples]:
+    """{point key: kept finite samples of the side with their units}; with
+    unit "cycles", of the results core cycles apply to in every run of the
+    side, their samples in cycles (core/cycles.py)."""
     raw: dict = {}
+    skip: set = set()
     for i, d in enumerate(docs):
         for r in Document(d).results:
+            if unit == "cycles" and not r.cycles.applies:
+                skip.add(r.point_key)
+                continue
+            xs = r.cycles.samples if unit == "cycles" else r.samples
             groups = r.groups or [None] * len(r.samples)
-            for j, (x, g, k) in enumerate(zip(r.samples, groups, r.keep)):
+            for j, (x, g, k) in enumerate(zip(xs, groups, r.keep)):
                 if k and isinstance(x, (int, float)) and math.isfinite(x):
                     raw.setdefault(r.point_key, []).append((float(x), i, g, j))
     out = {}
     for key, rows in raw.items():
+        if key in skip:  # a run of the side without cycles for it: the side has none
+            continue
         runs = {r[1] for r in rows}
         if len(runs) >= MIN_UNITS:
             kind, units = "runs", [r[1] for r in rows]

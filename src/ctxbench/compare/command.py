@@ -43,6 +43,9 @@ def add_parser(sub):
                    help="a regression gate: one line per id, exit 1 when an id is slower by more than PCT "
                         "and more than the comparison's MDE")
     p.add_argument("--junit", metavar="FILE", help="with --fail-if-slower: also write the verdicts as JUnit XML")
+    p.add_argument("--unit", choices=UNITS, default="auto",
+                   help="what the change is judged in: core cycles where both sides have them, ns elsewhere "
+                        "(auto, the default: the host's clock moves between runs); or ns; or cycles only")
     add_store(p)
     p.set_defaults(func=run)
 
@@ -59,6 +62,7 @@ def parse_threshold(text: str, flag: str = "--threshold") -> float:
 
 
 MIN_GROUPS = 5  # fewer groups on a side: the test falls back to samples
+UNITS = ("auto", "cycles", "ns")
 REFERENCE = "reference/cpu"  # fixed CPU work: the machine's own speed in each run
 
 
@@ -109,35 +113,57 @@ def run(args) -> int:
     junit_out = writer.check_writable(args.junit, base_specs + new_specs) if args.junit else None
     bs, ns = sides.resolve(base_specs, args.store), sides.resolve(new_specs, args.store)
     base, new = bs.docs, ns.docs
-    sb, sn = changes.side_samples(base), changes.side_samples(new)  # kept samples per id, first-seen order
-    pb, pn = {k: list(s.samples) for k, s in sb.items()}, {k: list(s.samples) for k, s in sn.items()}
-    common = [k for k in pb if k in pn]
-    units = {r.point_key: r.unit for d in base + new for r in Document(d).results}
+    # kept samples per id, first-seen order, in ns and (where they apply) in core cycles
+    sb_ns, sn_ns = changes.side_samples(base), changes.side_samples(new)
+    sb_c, sn_c = changes.side_samples(base, "cycles"), changes.side_samples(new, "cycles")
+    common = [k for k in sb_ns if k in sn_ns]
     if not common:
         raise UserError("compare: no id is present on both sides")
+    in_cycles = {k for k in common if args.unit != "ns" and k in sb_c and k in sn_c}
+    if args.unit == "cycles":
+        common = [k for k in common if k in in_cycles]
+        if not common:
+            raise UserError("compare: --unit cycles, but no id has core cycles on both sides (files from before "
+                            "the core-clock probe, or only cross-CPU ids)")
+    sb = {k: (sb_c if k in in_cycles else sb_ns)[k] for k in common}
+    sn = {k: (sn_c if k in in_cycles else sn_ns)[k] for k in common}
+    pb, pn = {k: list(s.samples) for k, s in sb.items()}, {k: list(s.samples) for k, s in sn.items()}
+    units = {r.point_key: r.unit for d in base + new for r in Document(d).results}
+    units.update({k: "cycles" for k in in_cycles})
     found = {k: changes.change(sb[k], sn[k]) for k in common}
+    found_ns = {k: changes.change(sb_ns[k], sn_ns[k]) for k in in_cycles}
 
     diffs = env_differences(base, new)
-    print(f"base: {_side_label(bs)}\nnew:  {_side_label(ns)}")
+    print(f"base: {_side_label(bs)}\n      {speed_line(base, args.store)}")
+    print(f"new:  {_side_label(ns)}\n      {speed_line(new, args.store)}")
     if diffs:
         print("environment differences that matter:")
         for d in diffs:
             print(f"  {d}")
     else:
         print("environment: same kernel, CPU, microcode, mitigations, governor and VM on both sides")
-    ref = reference_change(pb, pn)
+    from ctxbench.core.store.between import doc_ghz
+    fb, fn = ([g for g in map(doc_ghz, docs) if g is not None] for docs in (base, new))
+    if fb and fn:
+        print(f"core clock: new/base {_median(fn) / _median(fb) - 1:+.1%} (the probe's medians): in ns, a change of "
+              "that size in every CPU-bound id is the host's clock, not the code under test; in cycles it is "
+              "taken out")
+    ref = reference_change({k: list(v.samples) for k, v in sb_ns.items()},
+                           {k: list(v.samples) for k, v in sn_ns.items()})
     if ref is not None:
         # An indicator, not a correction: here it tracked the switch ids in
         # some pairs of runs and not in others (cache contention from a VM's
         # neighbours moves the switches but not this L1-resident work).
-        print(f"machine speed: {REFERENCE} (fixed CPU work) changed by {ref - 1:+.1%}: a change of that size in "
-              "every id is the machine, not the code under test")
+        print(f"machine speed: {REFERENCE} (fixed CPU work) changed by {ref - 1:+.1%} in ns"
+              + (f", {found[REFERENCE].rel:+.1%} in cycles" if REFERENCE in in_cycles else "")
+              + ": what the clock does not explain (a busy neighbour's cache traffic, an SMT sibling) moves it in "
+                "cycles too")
     print()
     if args.fail_if_slower is not None:
-        return _gate(common, found, args.fail_if_slower, junit_out, bs, ns)
+        return _gate(common, found, args.fail_if_slower, junit_out, bs, ns, in_cycles)
     w = max(len(k) for k in common)
-    print(f"{'id':<{w}}  {'base median':>12}  {'±%sd':>6}  {'new median':>12}  {'±%sd':>6}  "
-          f"{'change [95% CI]':>24}  {'p (U test)':>10}  verdict")
+    print(f"{'id':<{w}}  {'unit':<6}  {'base median':>12}  {'±%sd':>6}  {'new median':>12}  {'±%sd':>6}  "
+          f"{'change [95% CI]':>24}  {'in ns':>7}  {'p (U test)':>10}  verdict")
     ratios, few, on_samples = [], [], []
     for k in common:
         a, b = pb[k], pn[k]
@@ -155,9 +181,10 @@ def run(args) -> int:
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
-        print(f"{k:<{w}}  {fmt_value(ma, units.get(k, 'ns')):>12}  {_pct(c.sd_base):>6}  "
-              f"{fmt_value(mb, units.get(k, 'ns')):>12}  {_pct(c.sd_new):>6}  {_change(c):>24}  "
-              f"{(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
+        in_ns = f"{found_ns[k].rel:+.1%}" if k in found_ns and math.isfinite(found_ns[k].rel) else ""
+        print(f"{k:<{w}}  {'cycles' if k in in_cycles else 'ns':<6}  {fmt_value(ma, units.get(k, 'ns')):>12}  "
+              f"{_pct(c.sd_base):>6}  {fmt_value(mb, units.get(k, 'ns')):>12}  {_pct(c.sd_new):>6}  "
+              f"{_change(c):>24}  {in_ns:>7}  {(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
     g = geomean_ratio(ratios)
     print()
@@ -165,6 +192,7 @@ def run(args) -> int:
           + (f"{g:.3f} ({g - 1:+.1%})" if math.isfinite(g) else "n/a")
           + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
     print(_units_note(found))
+    print(_cycles_note(in_cycles, common, args.unit))
     if on_samples:
         print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
               "samples, which overstates significance when the machine drifts")
@@ -173,7 +201,7 @@ def run(args) -> int:
     if only:
         print(f"note: {only} id(s) present on one side only were skipped")
     if len(base) == 1 and len(new) == 1:
-        cov = interval_coverage(base[0], new[0])
+        cov = interval_coverage(base[0], new[0], in_cycles)
         if cov["points"]:
             print(f"intervals: base's 95% interval holds new's median at {cov['base_holds_new']} of {cov['points']} "
                   f"points, new's holds base's at {cov['new_holds_base']} of {cov['points']}"
@@ -212,8 +240,36 @@ def _units_note(found: dict) -> str:
     return text
 
 
-def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side, ns: sides.Side) -> int:
-    verdicts = [gate.judge(k, found[k], pct) for k in common if k != REFERENCE]
+def speed_line(docs: list[dict], store_flag: str | None) -> str:
+    """The core clock each run of a side got (core/cycles.py), and how far
+    below the fastest its host has recorded in the store."""
+    from ctxbench.core.store import between
+    clocks = [(Document(d).environment.hostname, between.doc_ghz(d)) for d in docs]
+    have = [(h, g) for h, g in clocks if g is not None]
+    if not have:
+        return "core clock: not measured (files from before the core-clock probe)"
+    text = "core clock " + ", ".join(f"{g:.3f}" for _, g in have[:6]) + (" ..." if len(have) > 6 else "") + " GHz"
+    fastest = between.fastest_recorded(store_flag, {h for h, _ in have})
+    below = [1 - g / fastest[h] for h, g in have if fastest.get(h)]
+    if below:
+        text += (f"; {min(below):.1%}" + (f"-{max(below):.1%}" if len(below) > 1 and max(below) > min(below) else "")
+                 + " below the fastest its host has recorded in the store")
+    return text
+
+
+def _cycles_note(in_cycles: set, common: list[str], asked: str) -> str:
+    if asked == "ns":
+        return "unit: ns for every id (--unit ns)"
+    if not in_cycles:
+        return "unit: ns for every id (no id has core cycles on both sides: files from before the probe, or cross-CPU ids)"
+    return (f"unit: core cycles for {len(in_cycles)} of {len(common)} ids (each sample's ns x its group's core clock: "
+            "the host's clock, which moves between runs, taken out; 'in ns' is the same change in time); ns for "
+            "the rest (cross-CPU wake-ups and results without the probe)")
+
+
+def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side, ns: sides.Side,
+          in_cycles: set) -> int:
+    verdicts = [gate.judge(k, found[k], pct, "cycles" if k in in_cycles else "ns") for k in common if k != REFERENCE]
     w = max(len(v.key) for v in verdicts) if verdicts else 2
     for v in verdicts:
         print(gate.line(v, w))
@@ -221,7 +277,7 @@ def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side,
     unresolved = [v for v in verdicts if v.status == gate.UNRESOLVED]
     print(f"\ngate: {len(failed)} of {len(verdicts)} id(s) slower by more than {pct:.1%} and their MDE"
           + (f"; {len(unresolved)} could not be judged at {pct:.1%}" if unresolved else "")
-          + f". {_units_note(found)}")
+          + f". {_units_note(found)}. {_cycles_note(in_cycles, common, 'auto')}")
     if junit_out is not None:
         try:
             junit_out.write(gate.junit(verdicts, f"ctxbench compare {' '.join(bs.specs)} -> {' '.join(ns.specs)}"))
@@ -231,16 +287,18 @@ def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side,
     return 1 if failed else 0
 
 
-def interval_coverage(base: dict, new: dict) -> dict:
+def interval_coverage(base: dict, new: dict, in_cycles: set = frozenset()) -> dict:
     """Over the points in both files with a finite median and interval:
     how often each side's interval holds the other side's median (two runs
-    of one command: does an interval describe the next run?)."""
+    of one command: does an interval describe the next run?), in cycles
+    for the points in `in_cycles`."""
     def points(doc):
         out = {}
         for r in Document(doc).results:
-            lo, hi = r.summary.ci95
-            if all(math.isfinite(x) for x in (lo, hi, r.summary.median)):
-                out[r.point_key] = (r.summary.median, lo, hi, r.summary.d.get("ci95_for"))
+            s = r.cycles.summary if r.point_key in in_cycles else r.summary
+            lo, hi = s.ci95
+            if all(math.isfinite(x) for x in (lo, hi, s.median)):
+                out[r.point_key] = (s.median, lo, hi, r.summary.d.get("ci95_for"))
         return out
     pb, pn = points(base), points(new)
     keys = [k for k in pb if k in pn]

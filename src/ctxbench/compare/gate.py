@@ -23,9 +23,16 @@ class Verdict:
     status: str
     change: Change
     text: str
+    unit: str = "ns"
 
 
-def judge(key: str, c: Change, pct: float) -> Verdict:
+def judge(key: str, c: Change, pct: float, unit: str = "ns") -> Verdict:
+    """The verdict on one id's change (in `unit`: ns or core cycles)."""
+    v = _judge(key, c, pct)
+    return Verdict(v.key, v.status, v.change, f"{v.text} (in {'core cycles' if unit == 'cycles' else 'ns'})", unit)
+
+
+def _judge(key: str, c: Change, pct: float) -> Verdict:
     ci = f"[{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else "[n/a]"
     mde = f"{c.mde:.1%}" if math.isfinite(c.mde) else "n/a"
     rel = f"{c.rel:+.1%}" if math.isfinite(c.rel) else "n/a"
@@ -59,6 +66,6 @@ def junit(verdicts: list[Verdict], name: str) -> bytes:
         elif v.status == UNRESOLVED:
             ET.SubElement(case, "skipped", message=v.text)
         ET.SubElement(case, "system-out").text = (
-            f"base median {v.change.base:.6g}, new median {v.change.new:.6g}, change {v.text}; "
+            f"base median {v.change.base:.6g}, new median {v.change.new:.6g} ({v.unit}), change {v.text}; "
             f"units resampled: {v.change.units[0]} / {v.change.units[1]}")
     return ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True)

@@ -94,9 +94,11 @@ def run(args) -> int:
     doc["checks"] = [f.as_dict() for f in findings]
     if failures:
         doc["failures"] = failures
+    earlier = life.earlier(doc)
+    doc["run"]["between_runs"] = table.earlier_record(earlier)
     life.write(doc)
 
-    print(table.render(res, cycle_hz=(env.get("timers") or {}).get("cycle_hz"), drift=drift))
+    print(table.render(res, drift=drift, earlier=earlier))
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
         print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)

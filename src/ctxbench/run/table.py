@@ -4,10 +4,13 @@ each row is (switch cost, wake-up latency, overhead)."""
 from __future__ import annotations
 
 import math
+import statistics
 import sys
+import textwrap
 
+from ctxbench.core import cycles
 from ctxbench.core.model import Result
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_cycles_pm, fmt_time
 
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
@@ -31,8 +34,19 @@ def _color(s: str, code: str, on: bool) -> str:
     return f"\033[{code}m{s}\033[0m" if on else s
 
 
-def render(results: list[dict], cycle_hz: float | None = None, color: bool | None = None,
-           drift: dict | None = None) -> str:
+def _cycles_cell(r: Result) -> str:
+    """The median in core cycles with half its interval, or why not."""
+    c = r.cycles
+    if not c.applies:
+        return "ns only" if c.why != cycles.NO_PROBE else "-"
+    s = c.summary
+    return fmt_cycles_pm(s.median, (s.ci95[1] - s.ci95[0]) / 2)
+
+
+def render(results: list[dict], color: bool | None = None, drift: dict | None = None,
+           earlier: dict | None = None) -> str:
+    """The table; `earlier`: what this host's earlier runs in the store say
+    (Lifecycle.earlier), None where the run has no store."""
     if color is None:
         color = sys.stdout.isatty()
     lines = []
@@ -48,7 +62,7 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
         lines.append("")
         lines.append(_color(title, "1", color))
         hdr = (f"  {'id':<{idw}}  {'median ± 95% CI':>21}  {'min … max':>21}  {'CV':>6}  {'n':>4}  "
-               f"{'cycles':>7}  verified")
+               f"{'core cycles ± CI':>20}  verified")
         lines.append(_color(hdr, "2", color))
         for d in rows:
             r = Result(d)
@@ -58,29 +72,92 @@ def render(results: list[dict], cycle_hz: float | None = None, color: bool | Non
             ver, failed = r.verified
             if failed:
                 ver = _color(ver, "31", color)
-            cyc = ""
-            hz = r.timing.get("cycle_hz") or cycle_hz
-            if hz and math.isfinite(med) and r.quantity in ("switch", "wakeup", "cost"):
-                cyc = f"{med * hz / 1e9:.0f}"
             medtxt = f"{fmt_time(med)} ± {fmt_time(half)}"
             if math.isfinite(med) and med < 0:
                 medtxt = _color(medtxt, "33", color)
             lines.append(f"  {r.id:<{idw}}  {medtxt:>21}  "
                          f"{fmt_time(s.min) + ' … ' + fmt_time(s.max):>21}  "
                          f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
-                         f"{s.n:>4}  {cyc:>7}  {ver}")
+                         f"{s.n:>4}  {_cycles_cell(r):>20}  {ver}")
         if title.startswith("User-level"):
             from ctxbench.run.usergap import gap_lines  # user vs kernel, plain to see
             lines.extend(gap_lines(results))
     lines.append("")
     by_groups = any(Result(r).summary.d.get("ci95_resampled") == "groups" for r in results)
     lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
-                 + (" (resampling whole groups)" if by_groups else "") + "; cycles: median in TSC/counter ticks.")
-    rel = (drift or {}).get("relative_sd")
-    if rel is not None:
-        lines.append(f"The interval also holds the machine's drift seen over this run's {drift.get('rounds')} "
-                     f"interleaved rounds (sd {rel:.2%}, common to all ids): it covers a run at another time.")
-    elif drift is not None:
-        lines.append("Too few interleaved rounds to estimate the machine's drift: the interval covers this run "
-                     "only, not a run at another time.")
+                 + (" (resampling whole groups)" if by_groups else "") + ".")
+    notes = clock_lines(results) + drift_lines(drift)
+    lines += [textwrap.fill(n, width=110, break_on_hyphens=False) for n in notes]
+    lines += earlier_lines(results, earlier, idw)
     return "\n".join(lines)
+
+
+def clock_lines(results: list[dict]) -> list[str]:
+    """What a core cycle is here, and the clock this run got."""
+    views = [Result(r) for r in results if Result(r).cycles.applies]
+    if not views:
+        return []
+    ghz = [v.cycles.ghz for v in views if math.isfinite(v.cycles.ghz)]
+    lo = min(v.cycles.clock.get("ghz_min") or math.inf for v in views)
+    hi = max(v.cycles.clock.get("ghz_max") or -math.inf for v in views)
+    chk = views[0].cycles.clock.get("check") or {}
+    method = "counted cycles (PMU)" if all(v.cycles.method == "pmu" for v in views) else \
+        "a chain of dependent adds, one cycle each"
+    check = (f"; its check chain ran {chk['ratio']:.2f}x per op (imul's latency is {chk['expected']})"
+             if chk.get("ratio") and chk.get("expected") else "")
+    return [f"core cycles: each sample's ns x its group's core clock, timed on the measured CPU before and after "
+            f"every group ({method}{check}). This run's clock: {statistics.median(ghz):.3f} GHz "
+            f"({lo:.3f}-{hi:.3f} over its groups). ns only: cross-CPU wake-ups (other CPUs' and the "
+            "hypervisor's time)."]
+
+
+def drift_lines(drift: dict | None) -> list[str]:
+    if drift is None:
+        return []
+    rel, rel_c = drift.get("relative_sd"), (drift.get("cycles") or {}).get("relative_sd")
+    if rel is None:
+        return ["Too few interleaved rounds to estimate the machine's drift within the run."]
+    return [f"Drift within the run, common to all ids, over its {drift.get('rounds')} interleaved rounds: sd "
+            f"{rel:.2%} in ns" + (f", {rel_c:.2%} in cycles" if rel_c is not None else "")
+            + "; added to each interval."]
+
+
+def earlier_record(earlier: dict) -> dict:
+    """Lifecycle.earlier's answer as the results file keeps it (run.between_runs)."""
+    speed = earlier.get("speed")
+    out = {"store": earlier.get("store"), "why": earlier.get("why"),
+           "host_fastest_ghz": speed.fastest_ghz if speed else None, "host_runs_with_clock": speed.runs if speed else 0}
+    out["spreads"] = {k: {"runs": s.runs, "ns_rel_sd": s.ns if math.isfinite(s.ns) else None,
+                          "cycles_rel_sd": s.cycles if math.isfinite(s.cycles) else None}
+                      for k, s in (earlier.get("spreads") or {}).items()}
+    return out
+
+
+def earlier_lines(results: list[dict], earlier: dict | None, idw: int) -> list[str]:
+    """How far another run of this host has landed (the store's earlier
+    runs), or that the intervals cover this run only."""
+    if not earlier or not earlier.get("spreads"):
+        why = (earlier or {}).get("why") or "no earlier run of this host, kernel and command in the results store"
+        return [textwrap.fill(f"Intervals cover this run only ({why}): on a shared host the clock the host gives "
+                              "a run moves every CPU-bound id together between runs (10-15% seen on cloud guests), "
+                              "which one run cannot see; the cycles column takes that clock out.", width=110,
+                              break_on_hyphens=False)]
+    out = [""]
+    speed = earlier.get("speed")
+    ghz = [Result(r).cycles.ghz for r in results if math.isfinite(Result(r).cycles.ghz)]
+    if speed and ghz:
+        now = statistics.median(ghz)
+        out.append(f"Host speed: this run {now:.3f} GHz, {1 - now / speed.fastest_ghz:.1%} below the fastest "
+                   f"this host has recorded ({speed.fastest_ghz:.3f} GHz over {speed.runs} run(s) in the store).")
+    sp = earlier["spreads"]
+    n = max(s.runs for s in sp.values())
+    out.append(f"Between runs here: sd of the medians of this host's last {n} run(s) of this command and kernel "
+               f"in the store ({earlier.get('store')}): how far another run lands")
+    out.append(f"  {'id':<{idw}}  {'ns':>7}  {'cycles':>7}  runs")
+    for r in map(Result, results):
+        s = sp.get(r.point_key)
+        if s is None or s.runs < 2:
+            continue
+        ns, cyc = (f"{x:.1%}" if math.isfinite(x) else "-" for x in (s.ns, s.cycles))
+        out.append(f"  {r.id:<{idw}}  {ns:>7}  {cyc:>7}  {s.runs:>4}")
+    return out

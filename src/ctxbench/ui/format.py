@@ -29,6 +29,27 @@ def fmt_bytes(b: float) -> str:
     return f"{b / 1024:.1f} KiB" if abs(b) >= 1024 else f"{b:.0f} B"
 
 
+def fmt_cycles(c: float) -> str:
+    """Core cycles, short: 16.2 cyc, 8448 cyc, 1.21 Mcyc."""
+    if c is None or not math.isfinite(c):
+        return "n/a"
+    if abs(c) >= 1e7:
+        return f"{c / 1e6:.3g} Mcyc"
+    if abs(c) >= 100:
+        return f"{c:.0f} cyc"
+    return f"{c:.3g} cyc"
+
+
+def fmt_cycles_pm(median: float, half: float) -> str:
+    """A median in core cycles with half its interval, both to the
+    median's decimals: 6941 ± 27 cyc, 16.2 ± 0.0 cyc."""
+    if median is None or not math.isfinite(median):
+        return "n/a"
+    d = 0 if abs(median) >= 100 else 1 if abs(median) >= 10 else 2
+    h = f"{half:.{d}f}" if half is not None and math.isfinite(half) else "n/a"
+    return f"{median:.{d}f} ± {h} cyc"
+
+
 def fmt_value(x: float, unit: str) -> str:
     """A result's number in its own unit: a time (ns), a size (bytes), or
     the number with its unit."""
@@ -36,6 +57,8 @@ def fmt_value(x: float, unit: str) -> str:
         return fmt_time(x)
     if unit == "bytes":
         return fmt_bytes(x)
+    if unit == "cycles":
+        return fmt_cycles(x)
     return f"{x:.4g} {unit}" if x is not None and math.isfinite(x) else "n/a"
 
 

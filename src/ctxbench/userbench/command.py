@@ -73,13 +73,13 @@ def _fmt(x: float | None, spec: str) -> str:
     return "n/a" if x is None or not math.isfinite(x) else format(x, spec)
 
 
-def render(res: list[dict], hz: float | None) -> str:
+def render(res: list[dict]) -> str:
     idw = max(len(Result(r).id) for r in res)
     lines = [f"  {'id':<{idw}}  {'ns/switch':>10}  {'95% CI':>17}  {'cycles':>7}  {'resume':>11}  verified"]
     for r in map(Result, res):
         s = r.summary
         med, ci = s.median, s.ci95
-        cyc = med * hz / 1e9 if hz and math.isfinite(med) else None
+        cyc = r.cycles.summary.median if r.cycles.applies else None
         lines.append(f"  {r.id:<{idw}}  {_fmt(med, '10.2f')}  "
                      f"{'[' + _fmt(ci[0], '.2f') + ', ' + _fmt(ci[1], '.2f') + ']':>17}  {_fmt(cyc, '7.0f')}  "
                      f"{r.params.get('resume', '-'):>11}  {r.verified[0]}")
@@ -98,7 +98,8 @@ def render(res: list[dict], hz: float | None) -> str:
         lines.append("  warning: the asm switch's derived cost is negative (noise exceeds it); ratios are void")
     lines.append("")
     lines.append("ns/switch: median of (t_switch/2 - t_single)/n; CI: bootstrap 95% of the median; "
-                 "cycles: median x cycle counter rate.")
+                 "cycles: the median in core cycles (each sample's ns x its group's core clock, ctxbench run's "
+                 "footnote; n/a where the helper had no probe).")
     return "\n".join(lines)
 
 
@@ -115,8 +116,7 @@ def run(args) -> int:
     header, res = run_ids(ids, opts, prog, interleave=True)
     prog.close()
     env = header.get("environment", {})
-    hz = (env.get("timers") or {}).get("cycle_hz") or next(
-        (Result(r).timing["cycle_hz"] for r in res if Result(r).timing.get("cycle_hz")), None)
+    ghz = [Result(r).cycles.ghz for r in res if math.isfinite(Result(r).cycles.ghz)]
     exe = boost_helper()
     note = None
     if exe:
@@ -127,8 +127,8 @@ def run(args) -> int:
                 "then make boost-fiber)")
     cpu = (env.get("cpu") or {}).get("model", "unknown CPU")
     print(f"\nUser-level switches, one kernel thread, on {cpu}"
-          f" ({_fmt(hz / 1e9 if hz else None, '.2f')} GHz cycle counter)")
-    print(render(res, hz))
+          f" (core clock {_fmt(sorted(ghz)[len(ghz) // 2] if ghz else None, '.3f')} GHz)")
+    print(render(res))
     if note:
         print(note)
     life.write(life.document(header, res, {"preset": preset, "engine_args": opts.args()}))

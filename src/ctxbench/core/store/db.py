@@ -80,6 +80,21 @@ def open_named(flag: str | None) -> "Store":
     return Store(None if where == OFF else where)
 
 
+def existing(flag: str | None) -> "Store | None":
+    """The store open_named would open, if it exists already (a SQLite
+    file that is there, or a server's database); None where it does not
+    or where storing is off: for a command that only reads a store in
+    passing and must not create one."""
+    from ctxbench.core.store.choice import OFF, chosen
+    where = chosen(flag)
+    if where == OFF:
+        return None
+    url = normalise(where)
+    if url.startswith("sqlite") and not os.path.isfile(url[len("sqlite:///"):]):
+        return None
+    return Store(where)
+
+
 class Store:
     """An open store; `with store.begin() as conn:` for one transaction."""
 

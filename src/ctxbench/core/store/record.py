@@ -8,6 +8,7 @@ import datetime
 import hashlib
 import json
 import math
+import statistics
 import zlib
 
 from sqlalchemy import insert, select
@@ -46,11 +47,27 @@ def run_row(doc: dict, git_commit: str | None = None) -> dict:
             "ctxbench_version": str(d.tool.get("version")) if d.tool.get("version") is not None else None,
             "git_commit": git_commit, "started": _started(d), "added": datetime.datetime.now(),
             "governor": _text(", ".join(sorted({str(v) for v in env.governors.values()})), 64), "vm": vm,
+            "core_ghz": core_ghz(d),
             "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
 
 
 def _text(x, most: int) -> str | None:
     return str(x)[:most] if x not in (None, "") else None
+
+
+def core_ghz(d: Document) -> float | None:
+    """The core clock the run got: the median of its results' clocks
+    (core/cycles.py), None for a run without the probe."""
+    ghz = [r.cycles.ghz for r in d.results if math.isfinite(r.cycles.ghz)]
+    return float(statistics.median(ghz)) if ghz else None
+
+
+def _cycles(r: Result) -> dict:
+    c = r.cycles
+    s = c.summary if c.applies else None
+    lo, hi = s.ci95 if s else (math.nan, math.nan)
+    return {"cycles_median": _num(s.median) if s else None, "cycles_ci_lo": _num(lo), "cycles_ci_hi": _num(hi),
+            "cycles_mde": _num(s.d.get("mde")) if s else None, "cycles_method": (c.method or None) if s else None}
 
 
 def _mde(r: Result) -> float | None:
@@ -66,7 +83,8 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
         ok = r.verification.get("ok")
         version = r.params.get("version")
         out.append({"run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
-                    "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi), "mde": _mde(r),
+                    "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi),
+                    "mde": _mde(r) if _mde(r) is not None else _num(s.d.get("mde")), **_cycles(r),
                     "ok": ok if isinstance(ok, bool) else None,
                     "runtime_version": str(version)[:128] if version is not None else None})
     return out

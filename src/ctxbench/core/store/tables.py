@@ -26,6 +26,7 @@ runs = Table(
     Column("document", LargeBinary, nullable=False),  # the whole JSON, zlib-compressed: re-analysis stays possible
     Column("governor", String(64)),  # 0002
     Column("vm", Boolean),  # 0002
+    Column("core_ghz", Float),  # 0003: the core clock the run got (median over its results' groups)
     Index("ix_runs_host_started", "host", "started"),
     Index("ix_runs_kernel", "kernel"),  # 0002
 )
@@ -43,6 +44,12 @@ results = Table(
     Column("mde", Float),
     Column("ok", Boolean),
     Column("runtime_version", String(128)),
+    # 0003: the same in core cycles (core/cycles.py), where they apply
+    Column("cycles_median", Float),
+    Column("cycles_ci_lo", Float),
+    Column("cycles_ci_hi", Float),
+    Column("cycles_mde", Float),
+    Column("cycles_method", String(8)),
     Index("ix_results_point_run", "point_key", "run_id"),
     Index("ix_results_run", "run_id"),
 )

@@ -1,0 +1,96 @@
+"""What earlier runs of this host say about the next one (issue 32): how
+far an id's median has moved between runs here, in ns and in core cycles,
+and how fast this host's core clock has run. A run's own interval holds
+what moved within it; on a shared host the clock the host gives a run
+moves every id by 10-15% between runs, which no single run can see. The
+store's earlier runs of the same host, kernel and command can."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import select
+
+from ctxbench.core.store.tables import results, runs
+
+LAST_RUNS = 30  # the most recent runs that speak for "another run here"
+MIN_RUNS = 2    # fewer earlier runs: nothing said about the spread
+
+
+@dataclass(frozen=True)
+class Spread:
+    runs: int            # earlier runs of this host with the id
+    ns: float            # sd of log(median) between them: a relative sd
+    cycles: float        # the same in core cycles (nan where they have none)
+
+
+@dataclass(frozen=True)
+class HostSpeed:
+    runs: int            # earlier runs of this host with a core clock
+    fastest_ghz: float
+    median_ghz: float
+
+
+def rel_sd(values: list[float]) -> float:
+    """The sd of the logs of positive values (a relative sd); nan under MIN_RUNS."""
+    x = np.array([v for v in values if v is not None and math.isfinite(v) and v > 0], dtype=float)
+    return float(np.std(np.log(x), ddof=1)) if x.size >= MIN_RUNS else math.nan
+
+
+def _runs(conn, host: str, kernel: str | None, command: str | None):
+    q = select(runs.c.id).where(runs.c.host == host)
+    if kernel:
+        q = q.where(runs.c.kernel == kernel)
+    if command:
+        q = q.where(runs.c.command == command)
+    return list(conn.execute(q.order_by(runs.c.started.desc(), runs.c.id.desc()).limit(LAST_RUNS)).scalars())
+
+
+def spreads(conn, host: str, kernel: str | None, command: str | None, keys: list[str]) -> dict[str, Spread]:
+    """Per point key: the spread of its medians over this host's last
+    LAST_RUNS runs of the command on the kernel, in ns and in cycles."""
+    ids = _runs(conn, host, kernel, command)
+    if not ids:
+        return {}
+    q = (select(results.c.point_key, results.c.median, results.c.cycles_median)
+         .where(results.c.run_id.in_(ids)).where(results.c.point_key.in_(keys)))
+    by: dict[str, list[tuple]] = {}
+    for key, med, cyc in conn.execute(q).all():
+        by.setdefault(key, []).append((med, cyc))
+    return {k: Spread(len(v), rel_sd([m for m, _ in v]), rel_sd([c for _, c in v])) for k, v in by.items()}
+
+
+def doc_ghz(doc: dict) -> float | None:
+    """The core clock a run got: the median of its results' clocks."""
+    from ctxbench.core.model import Document
+    ghz = [r.cycles.ghz for r in Document(doc).results if math.isfinite(r.cycles.ghz)]
+    return float(np.median(ghz)) if ghz else None
+
+
+def fastest_recorded(store_flag: str | None, hosts: set[str]) -> dict[str, float]:
+    """{host: the fastest core clock the store has recorded for it}, from a
+    store that exists (a reader never creates one); {} where there is none
+    or it cannot be read."""
+    from ctxbench.core.errors import UserError
+    from ctxbench.core.store import db
+    try:
+        store = db.existing(store_flag)
+        if store is None:
+            return {}
+        with store.begin() as conn:
+            out = {}
+            for h in hosts:
+                s = host_speed(conn, h)
+                if s:
+                    out[h] = s.fastest_ghz
+            return out
+    except UserError:
+        return {}
+
+
+def host_speed(conn, host: str) -> HostSpeed | None:
+    """This host's recorded core clocks: the fastest and the median."""
+    ghz = [g for g in conn.execute(select(runs.c.core_ghz).where(runs.c.host == host)
+                                   .where(runs.c.core_ghz.is_not(None))).scalars() if math.isfinite(g)]
+    return HostSpeed(len(ghz), max(ghz), float(np.median(ghz))) if ghz else None
