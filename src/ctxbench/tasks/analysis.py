@@ -31,10 +31,10 @@ import math
 
 import numpy as np
 
-from ctxbench.core import model
+from ctxbench.core import cycles, model
 from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
-from ctxbench.ui.format import fmt_effect
+from ctxbench.ui.twin import fmt_twin
 
 
 def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
@@ -57,8 +57,13 @@ def kept_rows(result: dict) -> tuple[np.ndarray, list[dict]]:
     return idx, warns
 
 
+TIMES = ("total", "a", "b")  # the columns in ns (in cycles: times their round's f)
+
+
 def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
-    """The kept runs of one job as columns: n, total, a, b, round."""
+    """The kept runs of one job as columns: n, total, a, b, round, and f
+    (the core clock of the run's group, cycles per ns; nan without a probe
+    reading)."""
     idx, warns = kept_rows(result)
     r = model.Result(result)
     cols = {"total": r.raw("t_total_ns"), "a": r.raw("t_task_a_ns"), "b": r.raw("t_task_b_ns"),
@@ -67,6 +72,8 @@ def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
         cols["n"] = np.full(len(r.samples), float(r.params.get("n") or 1))
     g = r.groups
     cols["round"] = np.asarray(g if g is not None else range(len(r.samples)))
+    clock = cycles.group_clock(cycles.probe_of(result))
+    cols["f"] = np.array([clock.get(int(x), math.nan) for x in cols["round"]], dtype=float)
     if set(cols["n"][idx]) != set(cols["n"]):  # an n with no clean run left: keep them all, and say so
         idx = np.arange(len(r.samples))
         warns = [model.warning("disturbed_runs", "every run at some n was disturbed (other load on the CPU): "
@@ -87,30 +94,43 @@ def _stats(P: dict, E: dict, ns: list[int], ip: np.ndarray, ie: np.ndarray) -> n
     return np.asarray(out, dtype=float)
 
 
-def _summary(est: float, boot: np.ndarray, rounds: int) -> dict:
-    """A derived part as the summary-shaped dict the tables and figures read
-    (mean, median, ci95, stdev of the estimate), with its MDE."""
-    e = power.effect(est, boot, rounds)
-    se = e["se_ns"]
-    return {"n": rounds, "mean": est, "median": est, "stdev": se, "cv": se / abs(est) if est else math.nan,
-            "ci95": e["ci95"], "ci95_of": "mean", "mde": e["mde_ns"], "below_mde": e["below_mde"],
-            "method": e["method"] + " (pair and empty pair drawn together)"}
+def _summary(e: dict, rounds: int) -> dict:
+    """A derived part (an effect, with its twin in cycles where there is
+    one) as the summary-shaped dict the tables and figures read (mean,
+    median, ci95, stdev of the estimate, in ns), with its MDE, and the twin's
+    members (cycles, ghz, mde_ratio, unit)."""
+    est, se = e["estimate_ns"], e["se_ns"]
+    out = {"n": rounds, "mean": est, "median": est, "stdev": se,
+           "cv": se / abs(est) if est else math.nan, "ci95": e["ci95"], "ci95_of": "mean", "mde": e["mde_ns"],
+           "below_mde": e["below_mde"], "method": e["method"] + " (pair and empty pair drawn together)"}
+    out.update({k: e[k] for k in ("estimate_ns", "se_ns", "mde_ns", "resolved", "df", "cycles", "cycles_why", "ghz",
+                                  "mde_ratio", "unit") if k in e})
+    return out
 
 
-def _linear(est: np.ndarray, boot: np.ndarray, ns: list[int], at: dict, rounds: int) -> dict:
+def _in_cycles(T: dict) -> dict | None:
+    """A table's times in core cycles (each run's ns times its group's f);
+    None where a run has no clock."""
+    if not T["f"].size or not np.isfinite(T["f"]).all():
+        return None
+    return dict(T, **{k: T[k] * T["f"] for k in TIMES})
+
+
+def _linear(eff, ns: list[int], at: dict) -> dict:
     """Is I linear in n? The cost of one more switch over the first
     interval of n against over the last (both minus C, which cancels):
-    their difference as an effect; resolved means the per-switch cost
-    changes with n and the slope is an average over the range, not a
-    constant."""
+    their difference as an effect (`eff`: a statistic of the rounds ->
+    its effect and twin); resolved (in the unit its verdict uses) means the
+    per-switch cost changes with n and the slope is an average over the
+    range, not a constant."""
     if len(ns) < 3:
         return {"checked": False}
     (a, b), (c, d) = ns[:2], ns[-2:]
 
     def f(s):
         return (s[at[b]] - s[at[a]]) / (b - a) - (s[at[d]] - s[at[c]]) / (d - c)
-    e = power.effect(float(f(est)), np.array([f(x) for x in boot]), rounds)
-    return dict(e, checked=True, first=[a, b], last=[c, d], linear=not e["resolved"])
+    e = eff(f)
+    return dict(e, checked=True, first=[a, b], last=[c, d], linear=not cycles.chosen(e)["resolved"])
 
 
 class PairAnalysis(NamedTuple):
@@ -133,18 +153,33 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
     ns = sorted({int(x) for x in P["n"]})
     if 1 not in ns:
         raise ValueError("the n = 1 runs (R_total) are missing")
-    ip, ie = np.arange(P["n"].size), np.arange(E["n"].size)
-    est = _stats(P, E, ns, ip, ie)
     labels, draws = power.round_draws(np.concatenate([P["round"], E["round"]]), resamples)
     jp, je = power.rows_by_round(P["round"]), power.rows_by_round(E["round"])
-    boot = np.array([_stats(P, E, ns, power.rows_of(jp, d), power.rows_of(je, d)) for d in draws])
     rounds = int(labels.size)
 
-    def eff(fn):
-        return power.effect(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
+    def both(Pt, Et):
+        """Every statistic and its draws (the same draws in either unit)."""
+        e0 = _stats(Pt, Et, ns, np.arange(Pt["n"].size), np.arange(Et["n"].size))
+        return e0, np.array([_stats(Pt, Et, ns, power.rows_of(jp, d), power.rows_of(je, d)) for d in draws])
 
-    def part(fn):
-        return _summary(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
+    est, boot = both(P, E)
+    # the same in core cycles: each run's ns times its group's f (core/cycles.py)
+    Pc, Ec = _in_cycles(P), _in_cycles(E)
+    estc, bootc = both(Pc, Ec) if Pc is not None and Ec is not None else (None, None)
+    ghz = cycles.run_ghz([cycles.group_clock(cycles.probe_of(x)) for x in (pair_result, empty_result)])
+    why = cycles.NO_PROBE if estc is None else ""
+
+    def eff(fn, share: bool = False):
+        """The statistic fn of the rounds as an effect, with its twin in
+        cycles (not for a share of the run, `share`: a ratio has no unit)."""
+        ns_e = power.effect(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
+        if share:
+            return dict(ns_e, unit="ns", cycles=None, cycles_why="a share of the run has no unit")
+        c_e = power.effect(float(fn(estc)), np.array([fn(b) for b in bootc]), rounds) if estc is not None else None
+        return cycles.twin(ns_e, c_e, ghz, why)
+
+    def part(fn, share: bool = False):
+        return _summary(eff(fn, share), rounds)
 
     at = {n: 4 + 3 * i for i, n in enumerate(ns)}  # column of n's mean total
     c1 = at[1]
@@ -160,15 +195,17 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         "pair": pair, "rounds": rounds, "n_values": ns,
         "per_switch": per_switch,
         "marginal": marginal,
-        "linear": _linear(est, boot, ns, at, rounds),
+        "linear": _linear(eff, ns, at),
         "per_task": {ta: eff(lambda s: s[2]), tb: eff(lambda s: s[3])},
         "switch_inflation": eff(lambda s: s[1] - s[0] - s[2] - s[3]),
         "C": eff(lambda s: s[0]),
         "slope": eff(lambda s: s[1]),
         "R_total_ns": float(est[c1]),
+        "R_total_cycles": float(estc[c1]) if estc is not None else None,
+        "ghz": ghz,
     }
     warns = list({(w["code"], w["text"]): w for w in wp + we}.values())  # each once
-    if per_switch["resolved"] and per_switch["estimate_ns"] < 0:
+    if cycles.chosen(per_switch)["resolved"] and per_switch["estimate_ns"] < 0:
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "
                                    "excludes 0 (printed as measured): the empty pair's switch (C) costs more "
                                    "than the pair's; a disturbed empty pair or a task that runs faster when "
@@ -182,7 +219,7 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
             "C": part(lambda s: s[0]),
             "direct": part(lambda s, n=n: n * s[0]),
             "I": part(lambda s, k=k, n=n: s[k] - s[c1] - (n - 1) * s[0]),
-            "I_pct": part(lambda s, k=k, n=n: 100.0 * (s[k] - s[c1] - (n - 1) * s[0]) / s[c1]),
+            "I_pct": part(lambda s, k=k, n=n: 100.0 * (s[k] - s[c1] - (n - 1) * s[0]) / s[c1], share=True),
             "I_task_a": part(lambda s, k=k: s[k + 1] - s[c1 + 1]),
             "I_task_b": part(lambda s, k=k: s[k + 2] - s[c1 + 2]),
             "I_switch": part(lambda s, k=k, n=n: (s[k] - s[c1] - (n - 1) * s[0]) - (s[k + 1] - s[c1 + 1])
@@ -194,19 +231,31 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
             for q in ("I", "I_pct", "I_task_a", "I_task_b", "I_switch"):
                 parts[q] = dict(parts[q], mean=0.0, median=0.0)
         pw = list(warns)
-        if n > 1 and parts["I"]["mean"] < 0 and not parts["I"]["below_mde"]:
+        if n > 1 and parts["I"]["mean"] < 0 and not cycles.chosen(parts["I"])["below_mde"]:
             pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
                                     "measured)", I_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
         p = dict(params.items())
         p.update({"pair": pair, "n": n, "rounds": rounds})
+        at_n = P["n"] == n
         points.append({
             "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
             "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
             "params": p, "samples": [float(x) for x in P["total"][P["n"] == n]],
             "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
+            "cycles": _point_cycles(Pc, at_n, pair_result),
             "warnings": pw,
         })
     return PairAnalysis(summary, points)
+
+
+def _point_cycles(Pc: dict | None, at_n: np.ndarray, result: dict) -> dict:
+    """A point's R'_total in core cycles (the `cycles` member model.Result
+    reads): its runs' ns times their groups' f, resampled by round."""
+    if Pc is None:
+        return {"applies": False, "why": cycles.NO_PROBE}
+    probe = cycles.probe_of(result)
+    return {"applies": True, "unit": cycles.UNIT, "method": cycles.method(probe),
+            "summary": stats.summarize(Pc["total"][at_n], Pc["round"][at_n])}
 
 
 def max_cv(points: list[dict]) -> float:
@@ -234,7 +283,7 @@ def runs_in(results: list[dict]) -> dict[str, tuple[dict, dict]]:
 def marginal_text(summary: dict) -> str:
     """One line: the cost of one more switch over each interval of n, and
     whether I is linear in n (tables of the command and the report)."""
-    parts = [f"{m['n_from']}->{m['n_to']}: {fmt_effect(m)}" for m in summary.get("marginal") or []]
+    parts = [f"{m['n_from']}->{m['n_to']}: {fmt_twin(m)}" for m in summary.get("marginal") or []]
     lin = summary.get("linear") or {}
     if not lin.get("checked"):
         return "; ".join(parts)
@@ -242,7 +291,7 @@ def marginal_text(summary: dict) -> str:
         tail = "I linear in n within its resolution: the slope is the cost of every switch in this range"
     else:
         d = lin["estimate_ns"]
-        tail = (f"NOT linear in n (first interval minus last: {fmt_effect(lin)}): one switch costs "
+        tail = (f"NOT linear in n (first interval minus last: {fmt_twin(lin)}): one switch costs "
                 f"{'less' if d > 0 else 'more'} the more often the tasks switch, so the slope is an average "
                 f"over n = {lin['first'][0]}..{lin['last'][1]}, not a constant")
     return "; ".join(parts) + "; " + tail

@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 import time
 
-from ctxbench.core import model, workloads
+from ctxbench.core import cycles, model, workloads
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.ui.format import fmt_effect, fmt_time
+from ctxbench.ui.format import fmt_time
+from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, mde_ns, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
@@ -171,7 +172,8 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
         need = power.rounds_for(se, pl["pilot_rounds"], TARGET * est / 1.96, MAX_ROUNDS) if est > 0 else MAX_ROUNDS
         rounds = max(pl["pilot_rounds"], min(afford, MAX_ROUNDS))
         pl["rounds"] = rounds
-        mde = e["mde_ns"] * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(e["mde_ns"]) else math.nan
+        m = mde_ns(e)  # the MDE of the unit the verdict uses, in ns
+        mde = m * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(m) else math.nan
         pl["planned_mde_ns"] = mde
         msg = (f"  {pair}: pilot {fmt_time(e['estimate_ns'])} per switch; {rounds} rounds "
                f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)}")
@@ -184,29 +186,39 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
     return lines
 
 
+def _i_cells(q: dict) -> tuple[str, str, str]:
+    """A point's I, its 95% interval and its unit note, in the unit its
+    verdict uses (core/cycles.py twin: the one whose MDE is smaller)."""
+    v = cycles.chosen(q["I"])
+    mean = q["I"]["mean"] if v["unit"] == "ns" else v["estimate"]
+    lo, hi = v["ci95"]
+    ci = f"[{fmt_in(lo, v['unit'])}, {fmt_in(hi, v['unit'])}]" if math.isfinite(lo) else ""
+    return fmt_in(mean, v["unit"]), ci, short_note(q["I"])
+
+
 def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
     lines = []
     hdr = (f"{'pair':<22}{'n':>6}  {'R_prime mean':>13} {'CV':>6}  {'direct n*C':>11}  {'indirect I':>11} "
-           f"{'95% CI':<26}{'I %':>8}")
+           f"{'95% CI':<26}{'I %':>8}  unit (MDE vs ns)")
     lines.append(hdr)
     lines.append("-" * len(hdr))
     for pair, pts in by_pair.items():
         for p in map(model.Result, pts):
             q = p.effects
-            lo, hi = q["I"]["ci95"]
-            ci = f"[{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else ""
+            i, ci, unit = _i_cells(q)
             lines.append(f"{pair:<22}{p.params.n:>6}  {fmt_time(q['R_prime']['mean']):>13} "
                          f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
-                         f"{fmt_time(q['I']['mean']):>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%")
+                         f"{i:>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%  {unit}")
     lines.append(f"\nMax CV (R'_total, over all points) = {maxcv:.2%}")
     lines.append("\nIndirect cost per switch (slope of R'_total over n minus the empty pair's, 95% CI over rounds: "
-                 "it covers this run's rounds, not how the host's caches change between runs):")
+                 "it covers this run's rounds, not how the host's caches change between runs; each in the unit, ns "
+                 "or core cycles, whose MDE is smaller):")
     for pair, s in per_pair.items():
         ta, tb = list(s["per_task"])[:2]
-        lines.append(f"  {pair:<22} {fmt_effect(s['per_switch'])}   (C = {fmt_effect(s['C'])}; "
-                     f"{s['rounds']} rounds, MDE {fmt_time(s['per_switch']['mde_ns'])})")
-        lines.append(f"  {'':<22}   paid by {ta}: {fmt_effect(s['per_task'][ta])}; by {tb}: "
-                     f"{fmt_effect(s['per_task'][tb])}; the switch itself: {fmt_effect(s['switch_inflation'])}")
+        lines.append(f"  {pair:<22} {fmt_twin(s['per_switch'])}   (C = {fmt_twin(s['C'])}; "
+                     f"{s['rounds']} rounds; {mde_note(s['per_switch'])})")
+        lines.append(f"  {'':<22}   paid by {ta}: {fmt_twin(s['per_task'][ta])}; by {tb}: "
+                     f"{fmt_twin(s['per_task'][tb])}; the switch itself: {fmt_twin(s['switch_inflation'])}")
         if s.get("marginal"):
             lines.append(f"  {'':<22}   one more switch, by n: {tasks_analysis.marginal_text(s)}")
     for pair, pts in by_pair.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctxbench.core.model import Result
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
-from ctxbench.ui.format import fmt_effect
+from ctxbench.ui.twin import fmt_twin
 
 FIG2, FIG3 = "tasks-fig2-overheads", "tasks-fig3-breakdown"  # file names
 
@@ -23,7 +23,7 @@ def _series(points, part, scale=MS):
 
 def _per_switch(per_pair: dict | None, pair: str) -> str:
     s = (per_pair or {}).get(pair)
-    return f"\nper switch: {fmt_effect(s['per_switch'])}" if s else ""
+    return f"\nper switch: {fmt_twin(s['per_switch'])}" if s else ""
 
 
 def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: dict | None = None):

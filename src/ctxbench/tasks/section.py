@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ctxbench.core.model import Result
-from ctxbench.ui.format import fmt_effect, fmt_time
+from ctxbench.ui.twin import fmt_twin, mde_note
 from ctxbench.report.cells import _figures, _p, _part_ci, _schema_kind, verified
 from ctxbench.report.kinds import Kind, render_generic
 from ctxbench.report.model import Table
@@ -36,16 +36,16 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
     if per:
-        out.append(Table(["pair", "indirect cost per switch", "MDE", "paid by each task", "the switch itself",
-                          "one more switch, by n", "C", "rounds"],
-                         [[pair, fmt_effect(s["per_switch"]), fmt_time(s["per_switch"]["mde_ns"]),
-                           "; ".join(f"{t}: {fmt_effect(e)}" for t, e in s["per_task"].items()),
-                           fmt_effect(s["switch_inflation"]), tasks_analysis.marginal_text(s), fmt_effect(s["C"]),
+        out.append(Table(["pair", "indirect cost per switch", "MDE (the verdict's unit)", "paid by each task",
+                          "the switch itself", "one more switch, by n", "C", "rounds"],
+                         [[pair, fmt_twin(s["per_switch"]), mde_note(s["per_switch"]),
+                           "; ".join(f"{t}: {fmt_twin(e)}" for t, e in s["per_task"].items()),
+                           fmt_twin(s["switch_inflation"]), tasks_analysis.marginal_text(s), fmt_twin(s["C"]),
                            str(s["rounds"])]
                           for pair, s in per.items()],
                          "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
                          "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "
-                         "detectable effect X)"))
+                         "detectable effect X; each in ns or core cycles, whichever unit's MDE is smaller)"))
     used = {id(r) for r in pts} | {id(r) for rr in runs.values() for r in rr}
     other = [r for r in rs if id(r) not in used]
     if other:
