@@ -23,21 +23,30 @@ same rounds: it has nothing to refill, so its I must be zero at every rate
 (delta sets only its slope; its I's test the rest: the pairing of the plain
 and interrupted runs, and one cost per signal at every rate). When they are
 not zero, every task's I carries the same bias: each is marked untrusted,
-with the reason, and is not a result."""
+with the reason, and is not a result.
+
+Every effect is computed twice from the same rounds and draws: in ns, and
+in core cycles (each run's ns times its round's clock f, from the engine's
+core-clock probe; core/cycles.py). A record keeps the ns effect and its
+twin in cycles, and its verdicts (resolved, below MDE, the self-check, the
+control) use the unit whose MDE is smaller (`unit`, `mde_ratio`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ctxbench.core import model
+from ctxbench.core import cycles, model
 from ctxbench.irq.calibration import Draws, Offset
 from ctxbench.stats import power
 from ctxbench.stats import summary as stats
+from ctxbench.ui.twin import fmt_in
 
 AGREE = 0.10  # D and the rate slope agree when they differ by at most this fraction of D
 FIELDS = ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "expirations", "d_ns", "d_dropped",
           "waited_ns", "waited_prime_ns", "switches", "switches_prime")
+TIMES = ("r_task_ns", "r_prime_ns", "d_ns", "waited_ns", "waited_prime_ns")  # in cycles: times the run's f
+CLOCK = "clock_ghz"  # a point's raw per-run core clock (its round's f), for re-deriving the cycles
 
 
 def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
@@ -48,9 +57,23 @@ def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
     v = model.Result(result)
     n = len(v.samples)
     out = {f: _field(v, f, n)[:n] for f in FIELDS}
-    out["round"] = np.asarray(v.rounds or [0] * n, dtype=int)[:n] + round0
+    g = np.asarray(v.rounds or [0] * n, dtype=int)[:n]
+    out["round"] = g + round0
     out["keep"] = np.asarray(v.keep, dtype=bool) if n else np.zeros(0, bool)
+    clock = cycles.group_clock(cycles.probe_of(result))  # the probe's groups are this process's rounds
+    out["f"] = np.array([clock.get(int(x), math.nan) for x in g], dtype=float)
     return out
+
+
+def in_cycles(t: dict[str, np.ndarray] | None) -> dict[str, np.ndarray] | None:
+    """A table with its times in core cycles (each run's ns times its
+    round's f); None where a run has no clock."""
+    if t is None:
+        return None
+    f = t.get("f")
+    if f is None or f.size != t["round"].size or not np.isfinite(f).all():
+        return None
+    return dict(t, **{k: t[k] * f for k in TIMES})
 
 
 def _field(v: model.Result, name: str, n: int) -> np.ndarray:
@@ -60,7 +83,9 @@ def _field(v: model.Result, name: str, n: int) -> np.ndarray:
 
 
 def merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
+    """One table from several (batches, points); a column some lack is left out."""
+    keys = [k for k in parts[0] if all(k in p for p in parts)] if parts else []
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
 
 
 def round_d(tables: list[dict[str, np.ndarray]]) -> dict[int, float]:
@@ -103,20 +128,40 @@ def task_fit(t: dict[str, np.ndarray], dg: dict[int, float], d_eff: dict, off: O
                           "slope_minus_D_resolved": per["resolved"]}}
 
 
+def in_unit(e: dict, unit: str) -> dict:
+    """An effect (with its twin) in one unit, as plain members: estimate,
+    ci95, se, mde, resolved, below_mde (and ci95_simultaneous)."""
+    c = e.get("cycles")
+    if unit == "cycles" and isinstance(c, dict):
+        out = {"unit": "cycles", "estimate": c.get("estimate_cycles"), "se": c.get("se_cycles"),
+               "mde": c.get("mde_cycles")}
+        src = c
+    else:
+        out = {"unit": "ns", "estimate": e.get("estimate_ns"), "se": e.get("se_ns"), "mde": e.get("mde_ns")}
+        src = e
+    out.update(ci95=src.get("ci95") or [math.nan, math.nan], resolved=bool(src.get("resolved")),
+               below_mde=bool(src.get("below_mde")))
+    if src.get("ci95_simultaneous"):
+        out["ci95_simultaneous"] = src["ci95_simultaneous"]
+    return out
+
+
 def _explains(e: dict | None, k: float, deficit: float) -> bool:
-    """Whether a per-interrupt bias `e` (resolved, negative) times k
-    interrupts, at the far end of its interval, covers the deficit."""
-    return bool(e and e["resolved"] and e["estimate_ns"] < 0 and k * -e["ci95"][0] >= deficit)
+    """Whether a per-interrupt bias `e` (resolved, negative; in_unit's
+    members) times k interrupts, at the far end of its interval, covers the
+    deficit."""
+    return bool(e and e["resolved"] and e["estimate"] < 0 and k * -e["ci95"][0] >= deficit)
 
 
-def diagnosis(fit: dict, k: float = math.inf, deficit: float = 0.0) -> str:
-    """Which part is biased when an I (over k interrupts, `deficit` ns below
-    zero) fails the self-check: the task's runs (against D, whose level the
-    spin sets), or only this point's pair."""
-    if _explains(fit["per_interrupt"], k, deficit):
-        return (f"this task pays less per signal than D (rate slope {fit['slope']['estimate_ns']:.0f} ns) "
-                "while the spin agrees with D: the task's forced runs are biased, not D")
-    return (f"k*D cannot account for {deficit / 1e3:.0f} us over {k:.0f} interrupts: this point's plain/forced "
+def diagnosis(fit: dict, k: float = math.inf, deficit: float = 0.0, unit: str = "ns") -> str:
+    """Which part is biased when an I (over k interrupts, `deficit` below
+    zero, in `unit`) fails the self-check: the task's runs (against D,
+    whose level the spin sets), or only this point's pair."""
+    if _explains(in_unit(fit["per_interrupt"], unit), k, deficit):
+        return (f"this task pays less per signal than D (rate slope "
+                f"{fmt_in(in_unit(fit['slope'], unit)['estimate'], unit)}) while the spin agrees with D: the "
+                "task's forced runs are biased, not D")
+    return (f"k*D cannot account for {fmt_in(deficit, unit)} over {k:.0f} interrupts: this point's plain/forced "
             "pair is biased (drift or disturbance between the two runs at this rate), not D")
 
 
@@ -127,22 +172,23 @@ def _ci(e: dict) -> tuple[float, float]:
 
 def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
     """Whether the known-zero control (irq/spin) came out at zero: its I at
-    every rate (simultaneous intervals). D's level comes from the spin's
-    slope, so what a failure leaves is the pairing of the plain and
-    interrupted runs, or a cost per signal that differs from rate to rate.
-    When it fails, which of the two the numbers point at and what would
-    tell."""
+    every rate (simultaneous intervals, in the unit each I's verdict uses).
+    D's level comes from the spin's slope, so what a failure leaves is the
+    pairing of the plain and interrupted runs, or a cost per signal that
+    differs from rate to rate. When it fails, which of the two the numbers
+    point at and what would tell."""
     if check is None:
         return {"ok": None, "failures": [], "reason": "no control measured (irq/spin): no I can be checked"}
     bad, per_run, per_sig = [], [], []
     for p in map(model.Result, spin_points):
-        i, k = p.effects["I"], p.effects["interrupts"]["mean"]
+        i, k = cycles.chosen(p.effects["I"]), p.effects["interrupts"]["mean"]
         lo, hi = _ci(i)
+        u = i["unit"]
         if math.isfinite(lo) and (lo > 0 or hi < 0):
-            bad.append(f"I = {i['estimate_ns'] / 1e3:.1f} us [{lo / 1e3:.1f}, {hi / 1e3:.1f}] at "
-                       f"{p.params.rate_hz} Hz ({i['estimate_ns'] / k:.0f} ns per signal)")
-            per_run.append(i["estimate_ns"])
-            per_sig.append(i["estimate_ns"] / k)
+            bad.append(f"I = {fmt_in(i['estimate'], u)} [{fmt_in(lo, u)}, {fmt_in(hi, u)}] at "
+                       f"{p.params.rate_hz} Hz ({fmt_in(i['estimate'] / k, u)} per signal)")
+            per_run.append(i["estimate"])
+            per_sig.append(i["estimate"] / k)
     if not bad:
         return {"ok": True, "failures": [], "reason": ""}
     part = ("the spin's plain and interrupted runs differ by more than k*D (D as the spin pays it over all rates): "
@@ -167,32 +213,55 @@ def untrust(points: list[dict], verdict: dict) -> None:
                 v.warnings_stored()
 
 
-def _why_unresolved(e: dict, g: np.ndarray) -> str:
-    """What resolving it would take: the MDE falls as 1/sqrt(rounds), so an
-    I of the measured size needs rounds * (MDE / |I|)^2 rounds."""
+def _why_unresolved(v: dict, g: np.ndarray) -> str:
+    """What resolving it would take (`v`: the I in its verdict's unit, as
+    cycles.chosen gives it): the MDE falls as 1/sqrt(rounds), so an I of
+    the measured size needs rounds * (MDE / |I|)^2 rounds."""
     n = int(np.unique(g).size)
-    est, m = abs(e["estimate_ns"]), e["mde_ns"]
+    est, m, u = abs(v["estimate"]), v["mde"], v["unit"]
     if not (math.isfinite(m) and n):
         return "too few rounds for an interval"
     if est < m / 10:
-        return (f"{n} rounds; the estimate ({est / 1e3:.1f} us) is under a tenth of it: no effect this run can "
+        return (f"{n} rounds; the estimate ({fmt_in(est, u)}) is under a tenth of it: no effect this run can "
                 "tell from noise, and more rounds shrink the MDE only as 1/sqrt(rounds)")
-    return (f"{n} rounds; an I of the measured size ({est / 1e3:.1f} us) would need about "
+    return (f"{n} rounds; an I of the measured size ({fmt_in(est, u)}) would need about "
             f"{math.ceil(n * (m / est) ** 2)} rounds (--budget, or a quieter CPU)")
 
 
-def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: int, fit: dict,
-              params: dict, off: Offset | None = None, z_family: float = power.Z_ALPHA) -> dict:
-    """One result for one task and rate. The self-check fails when I is
-    below zero by more than z_family standard errors (the family-wise
-    bound over all points: see `power.family_t`)."""
+def point_effects(t: dict[str, np.ndarray], dg: dict[int, float], rate: int, off: Offset | None,
+                  z_family: float) -> tuple[dict, dict]:
+    """I (with its simultaneous interval: z_family standard errors, the
+    family-wise bound over all points, `power.family_t`) and k*D of one task
+    and rate, in the unit of the table."""
     sel = {k: v[t["rate_hz"] == rate] for k, v in t.items()}
     y, k, g, adj = _adjusted(sel, dg)
-    kept = sel["keep"]
-    R, Rp = sel["r_task_ns"][kept], sel["r_prime_ns"][kept]
     i_eff = off.mean(k, adj, g) if off else power.paired_mean(adj, g)
     direct = power.paired_mean(y - adj + k * (off.estimate if off else 0.0), g)
-    mean_r = float(R.mean()) if R.size else math.nan
+    est, se = i_eff["estimate_ns"], i_eff["se_ns"]
+    if math.isfinite(se):
+        # the interval the table and figure print: simultaneous over all points
+        # (the self-check's bound), so a printed interval below zero is a failed check
+        i_eff["ci95_simultaneous"] = [est - z_family * se, est + z_family * se]
+        i_eff["simultaneous_z"] = z_family
+    return i_eff, direct
+
+
+def irq_point(t: dict[str, np.ndarray], task: str, rate: int, fit: dict, params: dict, i_eff: dict,
+              direct: dict, tc: dict[str, np.ndarray] | None = None, clock_method: str = "probe") -> dict:
+    """One result for one task and rate: I and k*D as given (effects with
+    their twins in cycles), the runs' summaries, the self-check and the
+    warnings, each verdict in the unit I's uses. The self-check fails when
+    I is below zero beyond its simultaneous interval. `tc`: the table in
+    cycles (None: no clock)."""
+    at = t["rate_hz"] == rate
+    sel = {k: v[at] for k, v in t.items()}
+    y, k, g, _ = _adjusted(sel, {int(r): 0.0 for r in sel["round"]})
+    kept = sel["keep"]
+    R, Rp = sel["r_task_ns"][kept], sel["r_prime_ns"][kept]
+    v = cycles.chosen(i_eff)
+    u = v["unit"]
+    r_unit = (tc["r_task_ns"][at][kept] if u == "cycles" and tc is not None else R)
+    mean_r = float(r_unit.mean()) if r_unit.size else math.nan
     parts = {
         "R_task": stats.summarize(R),
         "R_prime": stats.summarize(Rp),
@@ -200,29 +269,25 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
         "D": stats.summarize(sel["d_ns"]),
         "direct": direct,
         "I": i_eff,
-        "I_pct": 100.0 * i_eff["estimate_ns"] / mean_r if mean_r else math.nan,
+        # I as a share of the task's run, both in the unit I's verdict uses
+        "I_pct": 100.0 * v["estimate"] / mean_r if mean_r else math.nan,
     }
     warns = []
     dropped = int((~kept).sum())  # (none since the runs correct for preemption; kept for old files)
     if dropped:
         warns.append(model.warning("dropped", f"{dropped} of {kept.size} samples disturbed and dropped "
                                    "(another task ran during a timed run)", dropped=dropped, samples=int(kept.size)))
-    est, se = i_eff["estimate_ns"], i_eff["se_ns"]
-    if math.isfinite(se):
-        # the interval the table and figure print: simultaneous over all points
-        # (the self-check's bound), so a printed interval below zero is a failed check
-        i_eff["ci95_simultaneous"] = [est - z_family * se, est + z_family * se]
-        i_eff["simultaneous_z"] = z_family
+    est, se, z = v["estimate"], v["se"], i_eff.get("simultaneous_z", power.Z_ALPHA)
     k_mean = float(k.mean()) if k.size else math.nan
-    if math.isfinite(se) and est + z_family * se < 0:
-        why = diagnosis(fit, k_mean, -i_eff["ci95"][1])
+    if math.isfinite(se) and est + z * se < 0:
+        why = diagnosis(fit, k_mean, -v["ci95"][1], u)
         warns.append(model.warning("self_check", "SELF-CHECK FAILED: I < 0 beyond the family-wise interval (an "
                                    "interrupt cannot make a task faster): " + why,
-                                   estimate_ns=est, bound_ns=est + z_family * se, diagnosis=why))
-    elif i_eff["below_mde"]:
+                                   **{f"estimate_{u}": est, f"bound_{u}": est + z * se}, unit=u, diagnosis=why))
+    elif v["below_mde"]:
         warns.append(model.warning("below_mde", f"|I| below its minimum detectable effect "
-                                   f"({i_eff['mde_ns'] / 1e3:.1f} us): not resolved; " + _why_unresolved(i_eff, g),
-                                   estimate_ns=est, mde_ns=i_eff["mde_ns"]))
+                                   f"({fmt_in(v['mde'], u)}, in {u}): not resolved; " + _why_unresolved(v, g),
+                                   **{f"estimate_{u}": est, f"mde_{u}": v["mde"]}, unit=u))
     sw = (sel["switches"] + sel["switches_prime"])[kept]
     if np.nansum(sw) > 0:
         waited = (sel["waited_ns"] + sel["waited_prime_ns"])[kept]
@@ -235,27 +300,35 @@ def irq_point(t: dict[str, np.ndarray], dg: dict[int, float], task: str, rate: i
     ov = sel["overruns"][kept]
     if ov.size and np.nansum(ov) > 0:
         parts["overruns"] = stats.summarize(ov)
-    return {
+    raw = {f: [float(x) for x in sel[f]] for f in FIELDS}
+    out = {
         "id": f"irq/{task}/rate={rate}",
         "quantity": "overhead", "unit": "ns",
         "doc": "R'_task - R_task with a timer signal at the rate, and I = R' - R - k*D (David et al. 2007)",
         "params": dict(params, task=task, rate_hz=int(rate)),
         "samples": [float(x) for x in y],
-        "raw": {f: [float(x) for x in sel[f]] for f in FIELDS},
+        "raw": raw,
         "group": [int(x) for x in sel["round"]],
         "summary": stats.summarize(y),
         "parts": parts,
         "warnings": warns,
     }
+    if tc is not None:
+        raw[CLOCK] = [float(x) for x in sel["f"]]
+        yc, _, gc, _ = _adjusted({kk: vv[at] for kk, vv in tc.items()}, {int(r): 0.0 for r in sel["round"]})
+        out["cycles"] = {"applies": True, "unit": cycles.UNIT, "method": clock_method,
+                         "summary": stats.summarize(list(yc), list(gc)),
+                         "R_task": stats.summarize(tc["r_task_ns"][at][kept])}
+    else:
+        out["cycles"] = {"applies": False, "why": cycles.NO_PROBE}
+    return out
 
 
-def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
-            params: dict, spin: dict[str, np.ndarray] | None = None) -> dict:
-    """Everything the command reports: D as the spin pays it (`spin`: a loop
-    in registers, no indirect cost, measured in the same rounds as the
-    tasks) and the gap loop's D with its offset from it (D_check); the
-    control's verdict; per task the fit and the points; the failed
-    self-checks."""
+def _estimate(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
+              spin: dict[str, np.ndarray] | None, z: float) -> dict:
+    """Every effect of the run in the unit of its tables: D (as the spin
+    pays it), the gap loop's D, the spin's fit (D_check), each task's fit,
+    and I and k*D per task (and the spin) and rate."""
     every = list(tables.values()) + [t for t in (direct, spin) if t is not None]
     dg = round_d(every)
     d_gap = direct_effect(every)
@@ -268,15 +341,61 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
     every_d = np.concatenate([t["d_ns"] for t in every])
     d_eff = off.shifted(every_d, np.concatenate([t["round"] for t in every]))
     check = task_fit(spin, dg, d_gap) if spin is not None else None  # per_interrupt: the offset
+    fits = {task: task_fit(t, dg, d_eff, off) for task, t in tables.items()}
+    pts = {task: {r: point_effects(t, dg, r, off, z) for r in rates}
+           for task, t in list(tables.items()) + ([("spin", spin)] if check is not None else [])}
+    return {"dg": dg, "D": d_eff, "D_gap": d_gap, "check": check, "fits": fits, "points": pts}
+
+
+def _twin_fit(fn: dict | None, fc: dict | None, ghz: float, why: str) -> dict | None:
+    if fn is None:
+        return None
+    out = {k: cycles.twin(fn[k], fc[k] if fc else None, ghz, why) for k in ("slope", "per_interrupt")}
+    out["agreement"] = dict(fn["agreement"], slope_minus_D_resolved=cycles.chosen(out["per_interrupt"])["resolved"])
+    return out
+
+
+def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
+            params: dict, spin: dict[str, np.ndarray] | None = None, clock_method: str = "probe") -> dict:
+    """Everything the command reports: D as the spin pays it (`spin`: a loop
+    in registers, no indirect cost, measured in the same rounds as the
+    tasks) and the gap loop's D with its offset from it (D_check); the
+    control's verdict; per task the fit and the points; the failed
+    self-checks. Every effect in ns with its twin in core cycles where
+    every run has its round's clock (the tables' `f`), the verdicts in the
+    unit whose MDE is smaller."""
+    every = list(tables.values()) + [t for t in (direct, spin) if t is not None]
+    rounds = len(round_d(every))
     # one family: the tasks' points and the control's
-    z = power.family_t((len(tables) + (check is not None)) * len(rates), len(dg) - 1)
-    spin_points = [irq_point(spin, dg, "spin", r, check, params, off, z) for r in rates] if check else []
+    z = power.family_t((len(tables) + (spin is not None)) * len(rates), rounds - 1)
+    ns = _estimate(tables, direct, rates, spin, z)
+    tc = {task: in_cycles(t) for task, t in tables.items()}
+    dc, sc = in_cycles(direct), in_cycles(spin)
+    have = all(x is not None for x in tc.values()) and (direct is None or dc is not None) \
+        and (spin is None or sc is not None)
+    cy = _estimate(tc, dc, rates, sc, z) if have else None
+    why = "" if have else cycles.NO_PROBE
+    ghz = float(np.median(np.concatenate([t["f"] for t in every]))) if have else math.nan
+
+    def tw(get):
+        return cycles.twin(get(ns), get(cy) if cy else None, ghz, why)
+
+    d_eff, d_gap = tw(lambda e: e["D"]), tw(lambda e: e["D_gap"])
+    check = _twin_fit(ns["check"], cy["check"] if cy else None, ghz, why)
+    spin_points = []
+    if check is not None:
+        for r in rates:
+            i_eff, dir_eff = (tw(lambda e, j=j, r=r: e["points"]["spin"][r][j]) for j in (0, 1))
+            spin_points.append(irq_point(spin, "spin", r, check, params, i_eff, dir_eff, sc, clock_method))
     verdict = control_verdict(check, spin_points)
     fits, points, failed = {}, {}, []
     for task, t in tables.items():
-        fit = task_fit(t, dg, d_eff, off)
+        fit = _twin_fit(ns["fits"][task], cy["fits"][task] if cy else None, ghz, why)
         fits[task] = fit
-        pts = [irq_point(t, dg, task, r, fit, params, off, z) for r in rates]
+        pts = []
+        for r in rates:
+            i_eff, dir_eff = (tw(lambda e, j=j, r=r, task=task: e["points"][task][r][j]) for j in (0, 1))
+            pts.append(irq_point(t, task, r, fit, params, i_eff, dir_eff, tc.get(task), clock_method))
         untrust(pts, verdict)
         points[task] = pts
         for p in map(model.Result, pts):
@@ -284,8 +403,9 @@ def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarr
             if w:
                 failed.append({"task": task, "rate_hz": p.params.rate_hz, "I": p.effects["I"],
                                "diagnosis": w.data.get("diagnosis", "")})
-    return {"D": d_eff, "D_gap": d_gap, "D_check": check, "control": verdict, "rounds": len(dg), "per_task": fits,
-            "points": points, "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every)}
+    return {"D": d_eff, "D_gap": d_gap, "D_check": check, "control": verdict, "rounds": rounds, "per_task": fits,
+            "points": points, "spin_points": spin_points, "self_check_failed": failed, "shared_cpu": shared_cpu(every),
+            "ghz": ghz}
 
 
 def shared_cpu(tables: list[dict[str, np.ndarray]]) -> dict:
@@ -310,7 +430,8 @@ def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:
     by: dict[str, list] = {}
     for p in map(model.Result, points):
         n = len(p.rounds)
-        t = {f: _field(p, f, n) for f in FIELDS}
+        t = {f: _field(p, f, n) for f in FIELDS + (CLOCK,)}
+        t["f"] = t.pop(CLOCK)
         t["round"] = np.asarray(p.rounds, dtype=int)
         t["keep"] = np.ones(n, bool)
         by.setdefault(p.params.task, []).append(t)

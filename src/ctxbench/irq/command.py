@@ -13,7 +13,7 @@ import math
 import sys
 import time
 
-from ctxbench.core import workloads
+from ctxbench.core import cycles, workloads
 from ctxbench.core.model import Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -22,6 +22,7 @@ from ctxbench.stats import power
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_time
+from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
@@ -77,9 +78,10 @@ def _plan(pilot: dict, args, t_round: float, spent: float) -> tuple[int, str]:
     for the per-interrupt MDE to reach TARGET_OF_D of D, and for every point
     whose pilot I could be resolved within the budget (its MDE, falling as
     1/sqrt(rounds), below |I|): the pilot's MDE decides the effort."""
-    d = pilot["D"]["estimate_ns"]
+    # each effect in the unit its verdict uses, read in ns at the run's clock (ui/twin.py)
+    d = ns_view(pilot["D"])["estimate"]
     target = TARGET_OF_D * d / power.MDE_FACTOR
-    ses = [f["per_interrupt"]["se_ns"] for f in pilot["per_task"].values()]
+    ses = [ns_view(f["per_interrupt"])["se"] for f in pilot["per_task"].values()]
     se = max((s for s in ses if math.isfinite(s)), default=math.nan)
     most = PILOT_ROUNDS + max(0, int((args.budget - spent) / t_round))
     total = power.rounds_for(se, PILOT_ROUNDS, target, most) if math.isfinite(d) and d > 0 else most
@@ -111,8 +113,8 @@ def _reachable(pilot: dict, most: int) -> tuple[dict, dict]:
     reach, beyond = {}, {}
     for pts in pilot["points"].values():
         for p in map(Result, pts):
-            i = p.effects["I"]
-            est, se = abs(i["estimate_ns"]), i["se_ns"]
+            i = ns_view(p.effects["I"])
+            est, se = abs(i["estimate"]), i["se"]
             key = (p.params.task, p.params.rate_hz)
             if not (math.isfinite(se) and se > 0 and math.isfinite(est)):
                 continue
@@ -190,18 +192,22 @@ def _analyse(batches, tasks, rates, args) -> dict:
             tables[Result(r).id.split("/", 1)[1]].append(analysis.rows(r, round0))
     params = {"scale": args.scale, "burn_ns": args.burn_us * 1000}
     direct, spin = (analysis.merge(tables.pop(k)) or None for k in ("direct", "spin"))
-    return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin)
+    probes = [cycles.probe_of(r) for _, res in batches for r in res]
+    method = "pmu" if probes and all(cycles.method(p) == "pmu" for p in probes) else "probe"
+    return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin, method)
 
 
 def _cell(e: dict) -> str:
-    """An effect for the table: estimate [CI], or 'below MDE'. For I, the
+    """An effect for the table, in the unit its verdict uses (ns or core
+    cycles: the smaller MDE): estimate [CI], or 'below MDE'. For I, the
     interval is the simultaneous one (over all points)."""
-    est, (lo, hi) = e["estimate_ns"], e.get("ci95_simultaneous") or e["ci95"]
-    if not math.isfinite(est):
+    v = cycles.chosen(e)
+    est, (lo, hi) = v["estimate"], v.get("ci95_simultaneous") or v["ci95"]
+    if est is None or not math.isfinite(est):
         return "n/a"
-    if e["below_mde"]:
-        return f"below {fmt_time(e['mde_ns'])} ({fmt_time(est)})"
-    return f"{fmt_time(est)} [{fmt_time(lo)}, {fmt_time(hi)}]"
+    if v["below_mde"]:
+        return f"below {fmt_in(v['mde'], v['unit'])} ({fmt_in(est, v['unit'])})"
+    return f"{fmt_in(est, v['unit'])} [{fmt_in(lo, v['unit'])}, {fmt_in(hi, v['unit'])}]"
 
 
 def render(an: dict) -> str:
@@ -212,7 +218,7 @@ def render(an: dict) -> str:
         lines += ["CONTROL FAILED: every I of this run is untrusted, not a result.",
                   "  " + ctl["reason"] + ".", ""]
     lines += [f"D (direct cost of one timer signal as a loop in registers pays it: the gap loop's D per round, "
-              f"its level set by the spin's rate slope; {an['rounds']} rounds) = {_cell(d)}, MDE {fmt_time(d['mde_ns'])}"]
+              f"its level set by the spin's rate slope; {an['rounds']} rounds) = {fmt_twin(d)}; {mde_note(d)}"]
     c = an["D_check"]
     if c:
         lines.append(f"  the gap loop alone reads {_cell(an['D_gap'])}; the spin's slope minus it: "
@@ -223,12 +229,13 @@ def render(an: dict) -> str:
                      "intervals).")
     lines.append("")
     hdr = (f"{'task':<9}{'rate':>8}  {'R_task':>10} {'CV':>6}  {'k':>6}  {'k*D':>10}  "
-           f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>9}{'I %':>9}")
+           f"{'I [simult. 95% CI] or below MDE':<36}{'MDE':>11}{'I %':>9}  unit (MDE vs ns)")
     lines += [hdr, "-" * len(hdr)]
     for task, pts in list(an["points"].items()) + [("spin", an.get("spin_points") or [])]:
         for p in map(Result, pts):
             q = p.effects
             i = q["I"]
+            v = cycles.chosen(i)
             cell = _cell(i)
             if any(w.code == "self_check" for w in p.warnings):
                 cell = "SELF-CHECK FAILED " + cell
@@ -238,8 +245,8 @@ def render(an: dict) -> str:
                 cell = f"untrusted ({cell})"
             lines.append(f"{task:<9}{p.params.rate_hz:>6}Hz  {fmt_time(q['R_task']['mean']):>10} "
                          f"{q['R_task']['cv']:>6.2%}  {q['interrupts']['mean']:>6.0f}  "
-                         f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_time(i['mde_ns']):>9}"
-                         f"{q['I_pct']:>8.3f}%")
+                         f"{fmt_time(q['direct']['estimate_ns']):>10}  {cell:<36}{fmt_in(v['mde'], v['unit']):>11}"
+                         f"{q['I_pct']:>8.3f}%  {short_note(i)}")
     lines.append("'below X': |I| is under its minimum detectable effect X with this run's rounds: not resolved "
                  "(the plan line above says what a longer --budget would resolve).")
     lines.append("I's intervals are simultaneous over all points (Bonferroni, Student's t over the rounds): "
@@ -254,7 +261,7 @@ def render(an: dict) -> str:
         # failed check; D is checked against the register loop's slope below
         lines.append(f"  {task:<8} slope {_cell(f['slope'])}; slope/D = {a['slope_over_D']:.3f}; "
                      f"indirect per interrupt (slope - D) {_cell(f['per_interrupt'])}, "
-                     f"MDE {fmt_time(f['per_interrupt']['mde_ns'])}")
+                     f"{mde_note(f['per_interrupt'])}")
     if c:
         a = c["agreement"]
         lines.append(f"  {'spin':<8} slope {_cell(c['slope'])}; over the gap loop's D {a['slope_over_D']:.3f} "

@@ -8,6 +8,7 @@ import math
 
 from ctxbench.core.model import Result, Summary
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
+from ctxbench.ui.twin import ns_view
 
 NAME = "irq-fig5-overhead"  # file name
 
@@ -30,7 +31,7 @@ def figure5(by_task: dict[str, list[dict]], env: dict, d: dict | Summary):
                 lo.append(a)
                 hi.append(b)
             ax.errorbar(x, ys, yerr=[lo, hi], marker=mk, ms=3, capsize=2, label=label)
-        mde = [p.parts["I"].mde / MS for p in pts]
+        mde = [ns_view(p.effects["I"])["mde"] / MS for p in pts]  # the verdict's MDE, read in ns
         if all(math.isfinite(m) for m in mde) and mde:
             ax.fill_between(x, [-m for m in mde], mde, color="grey", alpha=0.2, lw=0, label="±MDE of I")
         ax.axhline(0, color="grey", lw=0.5)

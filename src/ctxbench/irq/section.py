@@ -6,6 +6,7 @@ from ctxbench.core.model import Result
 from ctxbench.report.cells import _figures, _id, _p, _part_ci, _schema_kind, median_ci
 from ctxbench.report.kinds import Kind
 from ctxbench.report.model import Table
+from ctxbench.ui.twin import fmt_twin, short_note
 
 
 def _is_irq(r: dict) -> bool:
@@ -25,8 +26,11 @@ def render_irq(rs: list[dict], env: dict) -> list:
         out += _figures([(NAME, figure5(by_task, env, Result(direct).summary))],
                         "I per task and rate; bars: 95% CI (a small difference of large numbers)")
     def i_cell(r):  # a run whose known-zero control failed derives no result (irq/analysis.py)
-        untrusted = Result(r).effects["I"].get("trusted") is False
-        return ("untrusted: " if untrusted else "") + _part_ci(Result(r).parts.get("I"))
+        e = Result(r).effects["I"]
+        untrusted = e.get("trusted") is False
+        # in the unit its verdict uses (ns or core cycles, the smaller MDE), and which
+        cell = f"{fmt_twin(e, simultaneous=True)} ({short_note(e)})" if "unit" in e else _part_ci(Result(r).parts.get("I"))
+        return ("untrusted: " if untrusted else "") + cell
     rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")), i_cell(r)]
             for r in pts]
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
