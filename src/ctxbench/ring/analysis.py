@@ -11,6 +11,11 @@ g of every job is round g).
   N = 2 check (ring minus the ping-pong of the same mechanism: 0 if the
   ring generalises the ping-pong), each point's cost above the ping-pong,
   and the known answer (the spinning ring minus the plain one).
+- `paired_twin(a, b)`: the same difference with its twin in core cycles
+  (each sample's ns times its group's f, the engine's core-clock probe;
+  the ring's group and the ping-pong's of one round are timed apart, each
+  with its own clock), and the unit its verdict uses: the one whose MDE is
+  smaller (core/cycles.py `twin`).
 """
 from __future__ import annotations
 
@@ -18,7 +23,9 @@ import math
 
 import numpy as np
 
+from ctxbench.core import cycles
 from ctxbench.core.model import Result, paired_difference
+from ctxbench.stats import power
 
 # |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
 # N = 2 makes the ping-pong's system calls and switches, and nothing else.
@@ -32,6 +39,28 @@ def pingpong_id(kind: str, mechanism: str) -> str:
 def _key(r: dict) -> tuple:
     p = Result(r).params
     return str(p.kind), str(p.mechanism)
+
+
+EFFECT_KEYS = ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde", "df")
+TWIN_KEYS = ("cycles", "cycles_why", "ghz", "mde_ratio", "unit")
+
+
+def paired_twin(a: dict, b: dict) -> dict:
+    """a - b per round, in ns (model.paired_difference: with the ratio of
+    the medians) and in core cycles (the rounds' medians of each sample's
+    cycles, the same rounds), as one record (core/cycles.py twin)."""
+    e = paired_difference(a, b)
+    va, vb = Result(a), Result(b)
+    cyc, why = None, cycles.NO_PROBE
+    if va.cycles.applies and vb.cycles.applies:
+        ra, rb = va.round_medians(va.cycles.samples), vb.round_medians(vb.cycles.samples)
+        common = sorted(set(ra) & set(rb))
+        cyc = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
+        why = ""
+    else:
+        why = va.cycles.why or vb.cycles.why or why
+    ghz = cycles.run_ghz([cycles.group_clock(cycles.probe_of(x)) for x in (a, b)])
+    return cycles.twin(e, cyc, ghz, why)
 
 
 def rings(results: list[dict]) -> list[dict]:
@@ -48,12 +77,11 @@ def n2_checks(results: list[dict]) -> list[dict]:
         if p.parties != 2 or p.footprint != 0 or _key(r) not in refs:
             continue
         ref = refs[_key(r)]
-        e = paired_difference(r, ref)
+        e = paired_twin(r, ref)
         ok = math.isfinite(e["ratio"]) and abs(e["ratio"] - 1) <= N2_TOLERANCE
         out.append({"kind": p.kind, "mechanism": p.mechanism, "ring_id": Result(r).id, "pingpong_id": Result(ref).id,
                     "ring_ns": Result(r).summary.median, "pingpong_ns": Result(ref).summary.median,
-                    "difference": {k: e[k] for k in ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved",
-                                                     "below_mde")},
+                    "difference": {k: e[k] for k in EFFECT_KEYS + TWIN_KEYS if k in e},
                     "ratio": e["ratio"], "ratio_ci95": e["ratio_ci95"], "rounds": e["rounds"],
                     "tolerance": N2_TOLERANCE, "ok": bool(ok)})
     return out
@@ -67,9 +95,9 @@ def add_above_pingpong(results: list[dict]) -> None:
     for r in rings(results):
         ref = refs.get(_key(r))
         if ref is not None:
-            e = paired_difference(r, ref)
-            r["above_pingpong"] = {k: e[k] for k in ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved",
-                                                     "below_mde", "ratio", "ratio_ci95", "rounds")}
+            e = paired_twin(r, ref)
+            r["above_pingpong"] = {k: e[k] for k in EFFECT_KEYS + TWIN_KEYS + ("ratio", "ratio_ci95", "rounds")
+                                   if k in e}
 
 
 def settle_record(results: list[dict]) -> dict:

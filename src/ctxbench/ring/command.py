@@ -20,7 +20,8 @@ from ctxbench.core.model import Result
 from ctxbench.core import memory
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
-from ctxbench.ui.format import fmt_effect, fmt_time
+from ctxbench.ui.format import fmt_time
+from ctxbench.ui.twin import fmt_cyc, fmt_twin, mde_note, short_note
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -138,7 +139,7 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
         verdict = "ok" if c["ok"] else f"FAILED (more than {c['tolerance']:.0%} apart)"
         lines.append(f"  {c['kind']:<8} {c['mechanism']:<6} ring {fmt_time(c['ring_ns']):>9}  ping-pong "
                      f"{fmt_time(c['pingpong_ns']):>9}  ratio {c['ratio']:.3f} [{lo:.3f}, {hi:.3f}]  "
-                     f"difference {fmt_effect(c['difference'])}  {verdict}")
+                     f"difference {fmt_twin(c['difference'])} ({mde_note(c['difference'])})  {verdict}")
     if not n2:
         lines.append("  (no N = 2, footprint 0 point measured)")
     rel, rho = drift.get("relative_sd"), drift.get("persistence")
@@ -160,10 +161,11 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
 
 def render_table(res: list[dict]) -> str:
     """One line per ring point: kind/mechanism, N, footprint, median ± the
-    interval that holds another run's median (half its width),
-    the cost above the ping-pong (paired by round), switches per hand-off."""
-    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± next run':>21}  {'CV':>6}  "
-             f"{'above the ping-pong [95% CI]':<44} {'sw/hand-off':>11}  verified"]
+    interval that holds another run's median (half its width), the median
+    in core cycles, the cost above the ping-pong (paired by round, in the
+    unit whose MDE is smaller, and which), switches per hand-off."""
+    lines = [f"{'id':<20} {'N':>5} {'footprint':>9}  {'median ± next run':>21}  {'cycles':>9}  {'CV':>6}  "
+             f"{'above the ping-pong [95% CI]':<52} {'unit':>9} {'sw/hand-off':>11}  verified"]
     rows = [r for r in map(Result, res) if r.id.startswith("ring/")]
     for r in sorted(rows, key=lambda r: (r.id, r.params.footprint or 0, r.params.parties or 0)):
         s = r.summary
@@ -171,8 +173,9 @@ def render_table(res: list[dict]) -> str:
         spc = r.verification.get("switches_per_handoff")
         above = r.d.get("above_pingpong")
         cv = f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a"
+        cyc = fmt_cyc(r.cycles.summary.median) if r.cycles.applies else "-"
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
-                     f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  {cv:>6}  "
-                     f"{(fmt_effect(above) if above else '-'):<44} "
+                     f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  {cyc:>9}  {cv:>6}  "
+                     f"{(fmt_twin(above) if above else '-'):<52} {(short_note(above) if above else '-'):>9} "
                      f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)
