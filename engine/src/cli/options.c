@@ -1,5 +1,6 @@
 #include "cli/options.h"
 #include "core/clock_probe.h"
+#include "env/emulation.h"
 #include "core/harness.h"
 #include "core/json.h"
 #include "core/sched_ctl.h"
@@ -393,8 +394,9 @@ int cmd_probe(const cli_t *c)
     int cpu = c->o.cpu >= 0 ? c->o.cpu : default_cpu();
     if (!cpu_allowed(cpu)) die(2, "--cpu %d: not an allowed CPU", cpu);
     int k = c->set_iterations ? c->o.iterations : 3;
-    char err[200];
+    char err[200], evidence[160] = "";
     if (pin_self(cpu, err, sizeof err)) die(1, "%s", err);
+    if (emulation_detect(evidence, sizeof evidence)) clock_probe_mark_emulated(evidence);
     json_t j;
     json_init(&j, stdout);
     json_obj_begin(&j);

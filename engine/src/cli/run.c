@@ -1,9 +1,11 @@
 #include "cli/run.h"
 #include "cli/output.h"
 #include "core/clock.h"
+#include "core/clock_probe.h"
 #include "core/harness.h"
 #include "core/sched_ctl.h"
 #include "core/util.h"
+#include "env/emulation.h"
 #include "env/env.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +36,9 @@ static void prepare_run(cli_t *c)
                      strerror(errno));
     }
     rt_cpu_limit(2000); /* a SCHED_FIFO party that spins 2 s without blocking is stopped */
-    cycle_hz();         /* calibrate once, before any measurement */
+    char evidence[160] = "";
+    if (emulation_detect(evidence, sizeof evidence)) clock_probe_mark_emulated(evidence);
+    cycle_hz(); /* calibrate once, before any measurement */
 }
 
 void write_header(json_t *j)

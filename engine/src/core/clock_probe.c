@@ -109,6 +109,12 @@ static uint64_t chain_check(uint64_t iters)
 #endif
 
 static volatile uint64_t sink; /* keeps the chains' results observable */
+static char emulated[160];
+
+void clock_probe_mark_emulated(const char *evidence)
+{
+    snprintf(emulated, sizeof emulated, "%s", evidence && evidence[0] ? evidence : "emulated");
+}
 
 static double best_ns(uint64_t (*chain)(uint64_t), uint64_t ops, int reps)
 {
@@ -203,6 +209,7 @@ void clock_probe_describe(json_t *j)
         json_null(j);
     }
     json_kstr(j, "timed_with", "CLOCK_MONOTONIC_RAW, best of the repetitions");
+    if (emulated[0]) json_kstr(j, "emulated", emulated);
     const char *why = clock_probe_pmu_error();
     if (why[0])
         json_kstr(j, "pmu", why);

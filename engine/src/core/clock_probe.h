@@ -47,6 +47,10 @@ clock_probe_t clock_probe_read(int cpu);
 /* The probe's constants and its check chain's latency (0 where no fixed
  * latency is known on this architecture) as members of an open object. */
 void clock_probe_describe(json_t *j);
+/* The engine runs under a user-mode emulator (qemu-user): the probe then
+ * times the emulator, and its record says so (the command line, which
+ * detects it in env/, tells core/ here). */
+void clock_probe_mark_emulated(const char *evidence);
 /* Why the PMU's cycles event is not read ("" where it is). */
 const char *clock_probe_pmu_error(void);
 #endif

@@ -121,7 +121,10 @@ def ns_only_reason(result: dict) -> str | None:
     for prefix, why in NS_ONLY_PREFIXES.items():
         if rid.startswith(prefix):
             return why
-    if not group_clock(probe_of(result)):
+    probe = probe_of(result)
+    if probe.get("emulated"):
+        return f"run under an emulator ({probe['emulated']}): the probe timed the emulator, not a core"
+    if not group_clock(probe):
         return NO_PROBE
     return None
 

@@ -42,11 +42,13 @@ class Kind:
 
 # What every engine result has (harness.c: harness_emit).
 ENGINE_MEMBERS = {"id": STR, "quantity": STR, "unit": STR, "doc": STR, "params": DICT, "samples": LIST,
-                  "group": LIST, "raw": DICT, "warnings": LIST, "engine_summary": DICT, "timing": DICT}
+                  "group": LIST, "raw": DICT, "warnings": LIST, "engine_summary": DICT, "timing": DICT,
+                  # the core-clock probe's readings per group (core/clock_probe.h; files before issue 32 lack it)
+                  "clock_probe": DICT}
 ENGINE_PARAMS = {"cpu": INT, "groups": INT, "iterations": INT, "n": INT, "pinned": BOOL,
                  "policy": STR, "policy_requested": STR}
-# What analyse() adds to every analysed result.
-ANALYSED = {"summary": DICT, "verification": DICT}
+# What analyse() adds to every analysed result (cycles: core/cycles.py).
+ANALYSED = {"summary": DICT, "verification": DICT, "cycles": DICT}
 # The per-sample switch counts (verify.c), judged by core/verification.py.
 VERIFY_ARRAYS = ("expected_voluntary", "voluntary", "involuntary", "migrations",
                  "single_voluntary", "single_involuntary", "single_migrations")

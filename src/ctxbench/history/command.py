@@ -6,6 +6,7 @@ after the change (its kernel, its commit)."""
 from __future__ import annotations
 
 import datetime
+import math
 import statistics
 
 from ctxbench.core.errors import UserError, escaped
@@ -44,6 +45,9 @@ def add_parser(sub):
     p.add_argument("--pool", action="store_true",
                    help="also pool each series' runs into one estimate with a between-run component "
                         "(random effects: Paule-Mandel, Hartung-Knapp interval)")
+    p.add_argument("--unit", choices=("auto", "cycles", "ns"), default="auto",
+                   help="the unit of the series: core cycles where every run has them, else ns (auto, the "
+                        "default: the host's clock moves between runs); or ns; or cycles only")
     p.add_argument("-o", "--output", metavar="FILE", help="also write the series, changes and pools as JSON")
     add_store(p)
     add_plot(p, "the figure (history)")
@@ -67,20 +71,33 @@ def run(args) -> int:
         raise UserError("history: no run of those ids passes the filters")
     if args.across:
         for key, by_host in found.items():
-            print(render_across(key, [p for points in by_host.values() for p in points], args.across))
+            every = [p for points in by_host.values() for p in points]
+            shown_in = series.in_unit(every, args.unit)
+            if not shown_in:
+                print(f"\n{escaped(key)}: not every run has core cycles (runs from before the probe, or a cross-CPU "
+                      "id): --unit cycles leaves it out")
+                continue
+            print(render_across(key, shown_in, args.across))
+            if shown_in[0].unit == "cycles":
+                print(render_across(key, every, args.across, "  the same in ns (the host's clock moves it):"))
         return 0
     drawn = []
     for key, by_host in found.items():
-        for host, points in by_host.items():
+        for host, ns_points in by_host.items():
+            points = series.in_unit(ns_points, args.unit)
+            if not points:
+                print(f"\n{escaped(key)} on {escaped(host)}: not every run has core cycles (runs from before the "
+                      "probe, or a cross-CPU id): --unit cycles leaves it out")
+                continue
             if args.by != "time":
                 points = sorted(points, key=lambda p: (p.key(args.by), p.started or datetime.datetime.min))
             found_changes = changes.find([p.median for p in points]) if args.by == "time" else []
             pool = pooled.pool([p.median for p in points], [p.ci_lo for p in points],
                                [p.ci_hi for p in points]) if args.pool else None
-            print(render(key, host, points, found_changes, args.by))
+            print(render(key, host, points, found_changes, args.by, ns_points))
             if args.pool:
                 print(render_pool(pool, points[0].unit))
-            drawn.append((key, host, points, found_changes, pool))
+            drawn.append((key, host, points, found_changes, pool, ns_points))
     if out is not None:
         writer.write_results(out, as_json(drawn, args))
         print(f"\nhistory written to {escaped(args.output)}")
@@ -92,7 +109,7 @@ def run(args) -> int:
     return 0
 
 
-def render_across(key: str, points: list, across: str) -> str:
+def render_across(key: str, points: list, across: str, title: str | None = None) -> str:
     """One row per value of `across`: its runs pooled (random effects; a
     single run's own interval), fastest first."""
     from ctxbench.history import pooled
@@ -115,13 +132,15 @@ def render_across(key: str, points: list, across: str) -> str:
                              "runs without intervals"))
     rows.sort(key=lambda r: r[0])
     w = max(len(across), *(len(escaped(r[1])) for r in rows))
-    lines = [f"\n{escaped(key)} across {across}: {len(points)} run(s), fastest first",
+    lines = [title or f"\n{escaped(key)} across {across}: {len(points)} run(s), fastest first"
+             + (" (in core cycles)" if unit == "cycles" else ""),
              f"  {across:<{w}}  {'runs':>4}  {'estimate [95% CI]':<34}  between runs"]
     for est, value, n, ci, share in rows:
         ci_text = f" [{fmt_value(ci[0], unit)}, {fmt_value(ci[1], unit)}]" if ci[0] is not None else ""
         lines.append(f"  {escaped(value):<{w}}  {n:>4}  {fmt_value(est, unit) + ci_text:<34}  {share}")
-    lines.append("  estimate: the runs pooled (random effects, Hartung-Knapp interval on runs - 1 df), or the "
-                 "one run's own median and interval; between runs: the share of the variance between them")
+    if title is None:
+        lines.append("  estimate: the runs pooled (random effects, Hartung-Knapp interval on runs - 1 df), or the "
+                     "one run's own median and interval; between runs: the share of the variance between them")
     return "\n".join(lines)
 
 
@@ -139,14 +158,18 @@ def as_json(drawn: list, args) -> dict:
     """The history as written by -o: per series its runs, changes and pool."""
     from ctxbench.history import changes
     series_out = []
-    for key, host, points, found, pool in drawn:
+    for key, host, points, found, pool, ns_points in drawn:
         series_out.append({
             "id": key, "host": host, "by": args.by,
             "runs": [{"run": p.run_id, "started": p.started.isoformat() if p.started else None, "kernel": p.kernel,
                       "git_commit": p.git_commit or None, "median": p.median, "ci95": [p.ci_lo, p.ci_hi],
-                      "mde": p.mde, "ok": p.ok, "unit": p.unit} for p in points],
+                      "mde": p.mde, "ok": p.ok, "unit": p.unit, "median_ns": q.median, "core_ghz": p.core_ghz}
+                     for p, q in zip(points, ns_points)],
+            "unit": points[0].unit,
             "noise": changes.noise([p.median for p in points]),
             "found_90": changes.FOUND_90_SD * changes.noise([p.median for p in points]),
+            "noise_ns": changes.noise([p.median for p in ns_points]),
+            "found_90_ns": changes.FOUND_90_SD * changes.noise([p.median for p in ns_points]),
             "changes": [{"index": c.index, "run": points[c.index].run_id, "before": c.before, "after": c.after,
                          "pct": c.pct} for c in found],
             "pooled": None if pool is None else {
@@ -160,11 +183,15 @@ def as_json(drawn: list, args) -> dict:
                         "series": series_out}}
 
 
-def render(key: str, host: str, points: list, found: list, by: str) -> str:
+def render(key: str, host: str, points: list, found: list, by: str, ns_points: list | None = None) -> str:
+    """The series in its unit; `ns_points`: the same runs in ns, printed
+    beside a series in cycles (with each run's core clock)."""
     from ctxbench.history import changes
     unit = points[0].unit
-    lines = [f"\n{escaped(key)} on {escaped(host)}: {len(points)} run(s)",
-             f"  {by:<18}  {'median [95% CI]':<32}  {'MDE':>9}  {'ok':<4}  kernel, commit"]
+    beside = ns_points if unit == "cycles" and ns_points else None
+    lines = [f"\n{escaped(key)} on {escaped(host)}: {len(points)} run(s)" + (" in core cycles" if beside else ""),
+             f"  {by:<18}  {'median [95% CI]':<32}  {'MDE':>9}  "
+             + (f"{'in ns':>9}  {'clock':>9}  " if beside else "") + f"{'ok':<4}  kernel, commit"]
     cut = {c.index: c for c in found}
     for i, p in enumerate(points):
         if i in cut:
@@ -173,8 +200,12 @@ def render(key: str, host: str, points: list, found: list, by: str) -> str:
         ci = (f" [{fmt_value(p.ci_lo, unit)}, {fmt_value(p.ci_hi, unit)}]"
               if p.ci_lo is not None and p.ci_hi is not None else "")
         ok = {True: "yes", False: "NO", None: "-"}[p.ok]
+        extra = ""
+        if beside:
+            ghz = f"{p.core_ghz:.3f} GHz" if p.core_ghz is not None else "-"
+            extra = f"{fmt_value(beside[i].median, 'ns'):>9}  {ghz:>9}  "
         lines.append(f"  {p.key(by):<18}  {fmt_value(p.median, unit) + ci:<32}  "
-                     f"{fmt_value(p.mde, unit) if p.mde is not None else '-':>9}  {ok:<4}  "
+                     f"{fmt_value(p.mde, unit) if p.mde is not None else '-':>9}  {extra}{ok:<4}  "
                      f"{escaped(p.kernel)}{', ' + escaped(p.git_commit) if p.git_commit else ''}")
     if by == "time":
         if len(points) < changes.MIN_POINTS:
@@ -183,9 +214,14 @@ def render(key: str, host: str, points: list, found: list, by: str) -> str:
             lines.append(f"  change points: none (E-divisive means, p < {changes.PVALUE})")
         sd = changes.noise([p.median for p in points])
         if len(points) >= changes.MIN_POINTS and sd == sd:
-            lines.append(f"  run-to-run noise {sd:.1%} of the median: a step under {changes.FOUND_90_SD * sd:.1%} "
-                         f"({changes.FOUND_90_SD:g} x) is found in fewer than 90% of 60-run series, and less often "
-                         "in fewer runs")
+            lines.append(f"  run-to-run noise {sd:.1%} of the median{' in cycles' if beside else ''}: a step under "
+                         f"{changes.FOUND_90_SD * sd:.1%} ({changes.FOUND_90_SD:g} x) is found in fewer than 90% of "
+                         "60-run series, and less often in fewer runs")
+            sd_ns = changes.noise([p.median for p in beside]) if beside else math.nan
+            if sd_ns == sd_ns:
+                lines.append(f"  in ns the noise is {sd_ns:.1%} (the smallest step found 90% of the time "
+                             f"{changes.FOUND_90_SD * sd_ns:.1%}): the host's clock moves every run, and cycles "
+                             "take it out")
         if len(points) > changes.MAX_POINTS:
             lines.append(f"  change points: tested over the last {changes.MAX_POINTS} of {len(points)} runs "
                          "(--since, --host, --kernel narrow the series)")

@@ -28,7 +28,7 @@ def _environment(points: list) -> str:
 def figure(drawn: list, by: str):
     n = len(drawn)
     fig, axes = plt.subplots(n, 1, figsize=(10, 2.9 * n + 0.6), squeeze=False)
-    for ax, (key, host, points, found, pool) in zip(axes[:, 0], drawn):
+    for ax, (key, host, points, found, pool, _ns) in zip(axes[:, 0], drawn):
         unit = points[0].unit
         xs = [p.started for p in points] if by == "time" and all(p.started for p in points) else list(range(len(points)))
         ys = [p.median for p in points]
@@ -56,7 +56,7 @@ def figure(drawn: list, by: str):
         if by == "time" and all(p.started for p in points):
             one_day = len({p.started.date() for p in points}) == 1
             ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M" if one_day else "%Y-%m-%d"))
-        ax.set_ylabel(f"median, {unit} (95% interval)", fontsize=8)
+        ax.set_ylabel(f"median, {'core cycles' if unit == 'cycles' else unit} (95% interval)", fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.text(0, -0.2 if by == "time" else -0.42, _environment(points), transform=ax.transAxes, fontsize=7,
                 color="0.35", va="top")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -31,6 +31,11 @@ class Point:
     mde: float | None
     ok: bool | None
     unit: str
+    cycles_median: float | None = None
+    cycles_ci_lo: float | None = None
+    cycles_ci_hi: float | None = None
+    cycles_mde: float | None = None
+    core_ghz: float | None = None
 
     def key(self, by: str) -> str:
         """The point's value of the --by key (time is its date and time)."""
@@ -47,6 +52,23 @@ class Filters:
     until: datetime.datetime | None = None
 
 
+UNITS = ("auto", "cycles", "ns")
+
+
+def in_unit(points: list[Point], unit: str) -> list[Point]:
+    """The points in `unit`: "ns" as stored, "cycles" with the median,
+    interval and MDE in core cycles (every point must have them), "auto"
+    in cycles where every point has them (the host's clock, which moves
+    between runs, taken out), else in ns."""
+    has = bool(points) and all(p.cycles_median is not None for p in points)
+    if unit == "ns" or (unit == "auto" and not has):
+        return points
+    if not has:
+        return []
+    return [replace(p, median=p.cycles_median, ci_lo=p.cycles_ci_lo, ci_hi=p.cycles_ci_hi, mde=p.cycles_mde,
+                    unit="cycles") for p in points]
+
+
 def ids_matching(conn, patterns: list[str]) -> list[str]:
     """Point keys that match any pattern (shell-style: `kernel/*/pipe/*`)."""
     keys = conn.execute(select(results.c.point_key).distinct()).scalars().all()
@@ -56,8 +78,10 @@ def ids_matching(conn, patterns: list[str]) -> list[str]:
 def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
     """{host: points in time order} for one id."""
     q = (select(runs.c.id, runs.c.started, runs.c.host, runs.c.cpu_model, runs.c.microcode, runs.c.kernel,
-                runs.c.mitigations, runs.c.ctxbench_version, runs.c.git_commit, results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi,
-                results.c.mde, results.c.ok, results.c.unit)
+                runs.c.mitigations, runs.c.ctxbench_version, runs.c.git_commit, runs.c.core_ghz,
+                results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi, results.c.mde,
+                results.c.ok, results.c.unit, results.c.cycles_median, results.c.cycles_ci_lo,
+                results.c.cycles_ci_hi, results.c.cycles_mde)
          .join(results, results.c.run_id == runs.c.id).where(results.c.point_key == point_key))
     if f.host:
         q = q.where(runs.c.host == f.host)
@@ -73,6 +97,7 @@ def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
             continue
         out.setdefault(r.host or "?", []).append(Point(
             r.id, r.started, r.host or "?", r.cpu_model or "?", r.microcode or "?", r.kernel or "?",
-            r.mitigations or "", r.runtime_version or "", r.ctxbench_version or "", r.git_commit or "", float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok,
-            r.unit or "ns"))
+            r.mitigations or "", r.runtime_version or "", r.ctxbench_version or "", r.git_commit or "",
+            float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok, r.unit or "ns", r.cycles_median, r.cycles_ci_lo,
+            r.cycles_ci_hi, r.cycles_mde, r.core_ghz))
     return out
