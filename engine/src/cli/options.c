@@ -406,12 +406,14 @@ int cmd_probe(const cli_t *c)
     clock_probe_t p[64];
     if (k > 64) k = 64;
     for (int i = 0; i < k; i++) p[i] = clock_probe_read(cpu);
-    static const char *names[] = {"add_ns", "check_ns", "pmu_cycles_per_op"};
-    for (int m = 0; m < 3; m++) {
+    static const char *names[] = {"add_ns", "check_ns", "walk_ns", "pmu_cycles_per_op"};
+    for (int m = 0; m < 4; m++) {
         json_key(&j, names[m]);
         json_arr_begin(&j);
-        for (int i = 0; i < k; i++)
-            json_num(&j, m == 0 ? p[i].add_ns : m == 1 ? p[i].check_ns : p[i].pmu_cycles_per_op);
+        for (int i = 0; i < k; i++) {
+            const double v[] = {p[i].add_ns, p[i].check_ns, p[i].walk_ns, p[i].pmu_cycles_per_op};
+            json_num(&j, v[m]);
+        }
         json_arr_end(&j);
     }
     json_kint(&j, "cpu", p[0].cpu);

@@ -109,6 +109,35 @@ static uint64_t chain_check(uint64_t iters)
 #endif
 
 static volatile uint64_t sink; /* keeps the chains' results observable */
+
+/* The walk: reference/cpu's (baseline/reference_bench.c), a data-dependent
+ * branch per step over a fixed 16 KiB table. */
+#define WALK_TABLE 2048
+static __thread uint64_t walk_table[WALK_TABLE];
+static __thread int walk_ready;
+
+static uint64_t walk(uint64_t steps)
+{
+    if (!walk_ready) {
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        for (int i = 0; i < WALK_TABLE; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            walk_table[i] = x;
+        }
+        walk_ready = 1;
+    }
+    uint64_t x = 1;
+    for (uint64_t i = 0; i < steps * PER_ITER; i++) {
+        uint64_t v = walk_table[x & (WALK_TABLE - 1)];
+        if (v & 1)
+            x = (x >> 3) + v;
+        else
+            x = x * 5 + (v >> 11);
+    }
+    return x;
+}
 static char emulated[160];
 
 void clock_probe_mark_emulated(const char *evidence)
@@ -188,6 +217,7 @@ clock_probe_t clock_probe_read(int cpu)
     clock_probe_t p;
     p.add_ns = best_ns(chain_add, PROBE_OPS, PROBE_REPS);
     p.check_ns = best_ns(chain_check, PROBE_CHECK_OPS, PROBE_CHECK_REPS);
+    p.walk_ns = best_ns(walk, PROBE_WALK_STEPS, PROBE_REPS);
     p.pmu_cycles_per_op = pmu_cycles_per_op();
     p.cpu = sched_getcpu();
     if (moved) pthread_setaffinity_np(pthread_self(), sizeof old, &old);
@@ -202,6 +232,7 @@ void clock_probe_describe(json_t *j)
     json_kstr(j, "check_chain", CHECK_NAME);
     json_kint(j, "check_ops", PROBE_CHECK_OPS);
     json_kint(j, "check_reps", PROBE_CHECK_REPS);
+    json_kint(j, "walk_steps", PROBE_WALK_STEPS);
     if (CHECK_CYCLES)
         json_kint(j, "check_latency_cycles", CHECK_CYCLES);
     else {

@@ -32,10 +32,16 @@
 #define PROBE_REPS       5
 #define PROBE_CHECK_OPS  32768 /* dependent multiplies per repetition */
 #define PROBE_CHECK_REPS 3
+/* The candidate it was compared with (docs/cycles.md): reference/cpu's
+ * branchy walk of a 16 KiB table, timed the same way per group. Not a
+ * clock (its time also holds the branch predictor's and L1's work), so
+ * its unit would be "walk steps", never cycles. */
+#define PROBE_WALK_STEPS 8000
 
 typedef struct clock_probe {
     double add_ns;            /* best repetition: ns for PROBE_OPS dependent adds */
     double check_ns;          /* best repetition: ns for PROBE_CHECK_OPS dependent multiplies */
+    double walk_ns;           /* best repetition: ns for PROBE_WALK_STEPS steps of the walk */
     double pmu_cycles_per_op; /* counted user cycles per add (the PMU), NAN where none */
     int cpu;                  /* the CPU it ran on (-1: unknown) */
 } clock_probe_t;

@@ -87,6 +87,24 @@ def group_clock(probe: dict) -> dict[int, float]:
     return out
 
 
+def group_walk(probe: dict) -> dict[int, float]:
+    """Per group label: the other candidate's speed, ns per step of
+    reference/cpu's branchy walk timed beside the add chain (mean of the
+    readings before and after). Not a clock, and not used for cycles:
+    bench/run_to_run.py compares the two corrections (docs/cycles.md)."""
+    groups, steps = probe.get("group"), probe.get("walk_steps")
+    if not isinstance(groups, list) or not isinstance(steps, (int, float)) or steps <= 0:
+        return {}
+    before, after = _nums(probe.get("walk_before_ns")), _nums(probe.get("walk_after_ns"))
+    out = {}
+    for i, g in enumerate(groups):
+        ts = [t for t in (before[i] if i < before.size else math.nan, after[i] if i < after.size else math.nan)
+              if math.isfinite(t) and t > 0]
+        if ts and isinstance(g, int):
+            out[g] = float(np.mean(ts)) / steps
+    return out
+
+
 def method(probe: dict) -> str:
     """`pmu` where every reading has counted cycles, else `probe`."""
     cpo = _nums(probe.get("pmu_cycles_per_op"))
