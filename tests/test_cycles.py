@@ -151,3 +151,12 @@ def test_under_an_emulator_the_probe_times_the_emulator_and_cycles_are_left_out(
     raw["clock_probe"]["emulated"] = "task name is qemu-aarch64"
     c = model.Result(model.analyse(raw)).cycles
     assert not c.applies and "emulator" in c.why and "qemu-aarch64" in c.why
+
+
+def test_a_sweep_point_whose_working_sets_go_to_dram_keeps_ns():
+    raw = synthetic(1000.0, [3.0, 3.0])
+    raw["params"]["working_set_level"] = "memory"
+    c = model.Result(model.analyse(raw)).cycles
+    assert not c.applies and "DRAM" in c.why
+    raw["params"]["working_set_level"] = "LLC"
+    assert model.Result(model.analyse(raw)).cycles.applies

@@ -17,7 +17,8 @@ the wrong one, and a result keeps ns only with the reason, for:
   the hypervisor's part run on other clocks;
 - a timer-reading loop's gaps (noise/): interruptions, not work;
 - a sweep point whose working sets go to DRAM: memory's latency is in ns
-  (sweep/analysis.py marks those, as only it knows the caches);
+  (the sweep marks those in params.working_set_level, as only it knows
+  the caches);
 - a result without probe readings (a file from before the probe, a
   language runtime's own harness).
 
@@ -139,6 +140,10 @@ def ns_only_reason(result: dict) -> str | None:
     for prefix, why in NS_ONLY_PREFIXES.items():
         if rid.startswith(prefix):
             return why
+    params = _obj(result.get("params"))
+    if params.get("working_set_level") == "memory":
+        return ("a sweep point whose two working sets do not fit the last-level cache: its misses go to DRAM, "
+                "whose latency is time, not core cycles")
     probe = probe_of(result)
     if probe.get("emulated"):
         return f"run under an emulator ({probe['emulated']}): the probe timed the emulator, not a core"

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from ctxbench.core import model
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.fleet import hosts as hostlist
 from ctxbench.fleet import job as jobs
@@ -152,7 +153,7 @@ def run(args) -> int:
         if o.left:
             o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
         rows.append((o, doc))
-    print(_table(rows, shown_ids if job.command == "run" else []))
+    print(_table(rows, shown_ids if job.command == "run" else [], args.store))
     print(_overhead(rows, wall, args.parallel))
     if args.plot and job.command == "run":
         from ctxbench.fleet import figures
@@ -198,25 +199,41 @@ async def _all(targets, job, settings, parallel: int, report) -> list:
     return [t.result() for t in tasks]
 
 
-def _table(rows: list, ids: list[str]) -> str:
-    head = ["host", "CPU", "kernel"] + ids + ["status"]
+def _clock(doc: dict | None, fastest: dict) -> str:
+    """A host's core clock this run, and how far below the fastest the
+    store has recorded for it."""
+    from ctxbench.core.store.between import doc_ghz
+    ghz = doc_ghz(doc) if doc else None
+    if ghz is None:
+        return "-"
+    top = fastest.get(model.Document(doc).environment.hostname)
+    return f"{ghz:.3f} GHz" + (f" ({1 - ghz / top:.1%} below)" if top else "")
+
+
+def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
+    from ctxbench.core.store.between import fastest_recorded
+    fastest = fastest_recorded(store_flag, {model.Document(d).environment.hostname for _, d in rows if d})
+    head = ["host", "CPU", "kernel", "core clock"] + ids + ["status"]
     body = []
     for o, doc in rows:
         env = (doc or {}).get("environment") or {}
         cells = [o.host.name, str((env.get("cpu") or {}).get("model") or "-")[:40],
-                 str((env.get("kernel") or {}).get("release") or "-")]
+                 str((env.get("kernel") or {}).get("release") or "-"), _clock(doc, fastest)]
         got = jobs.summary(doc) if doc else {}
         for i in ids:
             if i in got:
-                m, lo, hi, unit = got[i]
-                cells.append(f"{fmt_value(m, unit)} [{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]")
+                m, lo, hi, unit, ns = got[i]
+                cells.append(f"{fmt_value(m, unit)} [{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]"
+                             + (f" = {fmt_value(ns, 'ns')}" if unit == "cycles" else ""))
             else:
                 cells.append("-")
         cells.append("ok" if o.ok else f"FAILED: {o.reason}")
         body.append(cells)
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head) - 1)]
     fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]  # noqa: E731
-    note = ("\nmedian [95% interval] of each id on each host; same-cpu: the direct cost of a switch on one CPU"
+    note = ("\nmedian [95% interval] of each id on each host, in core cycles where they apply (= the median in ns): "
+            "the hosts' clocks differ and move between runs; same-cpu: the direct cost of a switch on one CPU; "
+            "core clock: the probe's, and how far below the fastest the store has recorded for that host"
             if ids else "")
     return "\n" + "\n".join(fmt(r).rstrip() for r in [head] + body) + note
 

@@ -1,5 +1,6 @@
 """The fleet figure: one id across hosts, each host's median with its 95%
-interval, hosts grouped (and coloured) by CPU model, with each host's
+interval (in core cycles where every host has them: the hosts' clocks
+differ), hosts grouped (and coloured) by CPU model, with each host's
 kernel under its name."""
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ NAME = "fleet"
 
 def figure(docs: list[tuple[str, dict]], point_key: str):
     rows = []
-    for host, d in docs:
-        doc = Document(d)
-        for r in doc.results:
-            if r.point_key == point_key and math.isfinite(r.summary.median):
-                env = doc.environment
-                rows.append((env.cpu_model or "unknown CPU", host, env.kernel_release or "?", r.summary.median,
-                             *r.summary.ci95, r.unit or "ns"))
+    found = [(host, Document(d), r) for host, d in docs for r in Document(d).results if r.point_key == point_key]
+    cycles = bool(found) and all(r.cycles.applies for _, _, r in found)
+    for host, doc, r in found:
+        s = r.cycles.summary if cycles else r.summary
+        if math.isfinite(s.median):
+            env = doc.environment
+            rows.append((env.cpu_model or "unknown CPU", host, env.kernel_release or "?", s.median,
+                         *s.ci95, "core cycles" if cycles else r.unit or "ns"))
     if not rows:
         return None
     rows.sort()

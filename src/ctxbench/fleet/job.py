@@ -83,9 +83,12 @@ def document(job: Job, raw: bytes, fleet: dict) -> dict:
 
 
 def summary(doc: dict) -> dict:
-    """{point key: (median, lo, hi, unit)} of a host's document."""
+    """{point key: (median, lo, hi, unit, median in ns)} of a host's
+    document: in core cycles where they apply (hosts differ in speed, and
+    one host's clock moves between runs), else in the result's unit."""
     out = {}
     for r in model.Document(doc).results:
-        lo, hi = r.summary.ci95
-        out[r.point_key] = (r.summary.median, lo, hi, r.unit or "ns")
+        s = r.cycles.summary if r.cycles.applies else r.summary
+        lo, hi = s.ci95
+        out[r.point_key] = (s.median, lo, hi, "cycles" if r.cycles.applies else r.unit or "ns", r.summary.median)
     return out

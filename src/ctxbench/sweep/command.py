@@ -318,6 +318,9 @@ def run(args) -> int:
             else:  # an id that does not echo size/stride
                 params.update(size=size, stride=stride)
             params["mechanism_name"] = name
+            # where both parties' arrays fit: past the LLC the misses go to DRAM, whose latency is
+            # time, not core cycles (core/cycles.py keeps such points in ns)
+            params["working_set_level"] = model.host.level(2 * size) if stride else "none"
             k = (bid, size, stride)
             cost = now - t_prev[0]
             t_prev[0] = now
