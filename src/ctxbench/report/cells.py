@@ -9,7 +9,7 @@ import math
 
 from ctxbench.core import schema
 from ctxbench.core.model import Result, Summary
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_cycles_cell, fmt_time
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.model import Figure
 
@@ -35,6 +35,12 @@ def median_ci(r: dict | Summary) -> str:
     if not all(map(math.isfinite, ci)):
         return fmt_time(med)
     return f"{fmt_time(med)} ± {fmt_time((ci[1] - ci[0]) / 2)}"
+
+
+def cycles_ci(r: dict) -> str:
+    """The median in core cycles with half its interval, "ns only" where
+    cycles are the wrong unit (core/cycles.py), "-" without the probe."""
+    return fmt_cycles_cell(Result(r))
 
 
 def spread(r: dict) -> list[str]:

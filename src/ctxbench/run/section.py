@@ -6,7 +6,7 @@ from __future__ import annotations
 from ctxbench.core.model import is_sweep_point
 from ctxbench.run import table
 from ctxbench.ui.figures import png_bytes
-from ctxbench.report.cells import _id, _schema_kind, median_ci, spread, verified
+from ctxbench.report.cells import _id, _schema_kind, cycles_ci, median_ci, spread, verified
 from ctxbench.report.kinds import Kind
 from ctxbench.report.model import Figure, Table
 
@@ -24,8 +24,9 @@ def render_run(rs: list[dict], env: dict) -> list:
         by.setdefault(table._section(r), []).append(r)
     for title in order:
         if by.get(title):
-            out.append(Table(["id", "median ± 95% CI", "min … max", "CV", "n", "verified"],
-                             [[_id(r), median_ci(r), *spread(r), verified(r)] for r in by[title]], title))
+            out.append(Table(["id", "median ± 95% CI", "min … max", "CV", "n", "core cycles ± CI", "verified"],
+                             [[_id(r), median_ci(r), *spread(r), cycles_ci(r), verified(r)] for r in by[title]],
+                             title))
     from ctxbench.run import figures as run_fig
     fig = run_fig.figure(rs, env)
     if fig is not None:

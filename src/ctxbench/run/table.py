@@ -8,9 +8,8 @@ import statistics
 import sys
 import textwrap
 
-from ctxbench.core import cycles
 from ctxbench.core.model import Result
-from ctxbench.ui.format import fmt_cycles_pm, fmt_time
+from ctxbench.ui.format import fmt_cycles_cell, fmt_time
 
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
@@ -32,15 +31,6 @@ def _section(r: dict) -> str:
 
 def _color(s: str, code: str, on: bool) -> str:
     return f"\033[{code}m{s}\033[0m" if on else s
-
-
-def _cycles_cell(r: Result) -> str:
-    """The median in core cycles with half its interval, or why not."""
-    c = r.cycles
-    if not c.applies:
-        return "ns only" if c.why != cycles.NO_PROBE else "-"
-    s = c.summary
-    return fmt_cycles_pm(s.median, (s.ci95[1] - s.ci95[0]) / 2)
 
 
 def render(results: list[dict], color: bool | None = None, drift: dict | None = None,
@@ -78,7 +68,7 @@ def render(results: list[dict], color: bool | None = None, drift: dict | None = 
             lines.append(f"  {r.id:<{idw}}  {medtxt:>21}  "
                          f"{fmt_time(s.min) + ' … ' + fmt_time(s.max):>21}  "
                          f"{(f'{s.cv:.1%}' if math.isfinite(s.cv) else 'n/a'):>6}  "
-                         f"{s.n:>4}  {_cycles_cell(r):>20}  {ver}")
+                         f"{s.n:>4}  {fmt_cycles_cell(r):>20}  {ver}")
         if title.startswith("User-level"):
             from ctxbench.run.usergap import gap_lines  # user vs kernel, plain to see
             lines.extend(gap_lines(results))

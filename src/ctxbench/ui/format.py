@@ -50,6 +50,18 @@ def fmt_cycles_pm(median: float, half: float) -> str:
     return f"{median:.{d}f} ± {h} cyc"
 
 
+def fmt_cycles_cell(r) -> str:
+    """A result's median in core cycles with half its interval (a
+    model.Result), "ns only" where cycles are the wrong unit for it
+    (core/cycles.py says why), "-" where it has no probe."""
+    from ctxbench.core import cycles
+    c = r.cycles
+    if not c.applies:
+        return "-" if c.why == cycles.NO_PROBE else "ns only"
+    s = c.summary
+    return fmt_cycles_pm(s.median, (s.ci95[1] - s.ci95[0]) / 2)
+
+
 def fmt_value(x: float, unit: str) -> str:
     """A result's number in its own unit: a time (ns), a size (bytes), or
     the number with its unit."""
