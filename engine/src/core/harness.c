@@ -223,18 +223,20 @@ static void probe_arrays(json_t *j, const clock_probe_t *pr, int groups)
     json_key(j, "clock_probe");
     json_obj_begin(j);
     clock_probe_describe(j);
-    static const char *names[] = {"group",          "before_ns",         "after_ns", "check_before_ns",
-                                  "check_after_ns", "pmu_cycles_per_op", "cpu"};
-    for (int k = 0; k < 7; k++) {
+    static const char *names[] = {"group",           "before_ns",         "after_ns",
+                                  "check_before_ns", "check_after_ns",    "walk_before_ns",
+                                  "walk_after_ns",   "pmu_cycles_per_op", "cpu"};
+    for (int k = 0; k < 9; k++) {
         json_key(j, names[k]);
         json_arr_begin(j);
         for (int g = 0; g < groups; g++) {
             const clock_probe_t *b = &pr[2 * g], *a = &pr[2 * g + 1];
             if (!(b->add_ns > 0)) continue; /* a group that never ran */
-            const double f[] = {g,           b->add_ns,   a->add_ns,
-                                b->check_ns, a->check_ns, (b->pmu_cycles_per_op + a->pmu_cycles_per_op) / 2,
-                                b->cpu}; /* NAN: null */
-            if (k == 0 || k == 6)
+            const double f[] = {
+                g,           b->add_ns,  a->add_ns,  b->check_ns,
+                a->check_ns, b->walk_ns, a->walk_ns, (b->pmu_cycles_per_op + a->pmu_cycles_per_op) / 2,
+                b->cpu}; /* NAN: null */
+            if (k == 0 || k == 8)
                 json_int(j, (int64_t)f[k]);
             else
                 json_num(j, f[k]);
