@@ -85,6 +85,9 @@ def run(args) -> int:
     absent = [f for f in found_all if not f.present]
     for f in absent:
         print(f"note: {f.missing}", file=sys.stderr)
+    if args.runtime and not present:  # only absent runtimes were asked for: nothing of theirs to measure
+        raise UserError(f"runtimes: {', '.join(f.runtime.name for f in absent)} asked for, and not here "
+                        "(see the note above): nothing to measure")
 
     # round after round, the engine's reference rows and then every
     # harness, a few groups each (runtimes/rounds.py says why)
