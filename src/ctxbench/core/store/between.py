@@ -23,6 +23,24 @@ class Spread:
     runs: int            # earlier runs of this host with the id
     ns: float            # sd of log(median) between them: a relative sd
     cycles: float        # the same in core cycles (nan where they have none)
+    tau_ns: float = math.nan      # the between-run part of `ns`: what a run's own interval cannot hold
+    tau_cycles: float = math.nan  # the same in cycles
+
+
+def between_part(rows: list[tuple]) -> float:
+    """The relative sd between runs beyond what each run's own interval
+    holds, from (median, ci_lo, ci_hi) rows: the variance of the log
+    medians less the runs' mean own variance (their 95% intervals' half
+    widths / 1.96, relative), 0 where the runs agree within their own
+    error (the method of moments behind a random-effects pool); nan
+    under MIN_RUNS."""
+    ok = [(m, lo, hi) for m, lo, hi in rows if m is not None and lo is not None and hi is not None
+          and math.isfinite(m) and m > 0 and hi >= lo]
+    if len(ok) < MIN_RUNS:
+        return math.nan
+    own = float(np.mean([((hi - lo) / 2 / 1.959963984540054 / m) ** 2 for m, lo, hi in ok]))
+    total = float(np.var(np.log([m for m, _, _ in ok]), ddof=1))
+    return math.sqrt(max(total - own, 0.0))
 
 
 @dataclass(frozen=True)
@@ -53,12 +71,14 @@ def spreads(conn, host: str, kernel: str | None, command: str | None, keys: list
     ids = _runs(conn, host, kernel, command)
     if not ids:
         return {}
-    q = (select(results.c.point_key, results.c.median, results.c.cycles_median)
+    q = (select(results.c.point_key, results.c.median, results.c.ci_lo, results.c.ci_hi, results.c.cycles_median,
+                results.c.cycles_ci_lo, results.c.cycles_ci_hi)
          .where(results.c.run_id.in_(ids)).where(results.c.point_key.in_(keys)))
     by: dict[str, list[tuple]] = {}
-    for key, med, cyc in conn.execute(q).all():
-        by.setdefault(key, []).append((med, cyc))
-    return {k: Spread(len(v), rel_sd([m for m, _ in v]), rel_sd([c for _, c in v])) for k, v in by.items()}
+    for key, *row in conn.execute(q).all():
+        by.setdefault(key, []).append(tuple(row))
+    return {k: Spread(len(v), rel_sd([r[0] for r in v]), rel_sd([r[3] for r in v]),
+                      between_part([r[:3] for r in v]), between_part([r[3:] for r in v])) for k, v in by.items()}
 
 
 def doc_ghz(doc: dict) -> float | None:
