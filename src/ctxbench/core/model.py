@@ -256,6 +256,27 @@ def apply_drift(results: list[dict]) -> dict:
     return out
 
 
+def apply_between_runs(results: list[dict], spreads: dict) -> int:
+    """Widen each result's interval, in ns and in cycles, by the part
+    between runs that earlier runs of this host measured (`spreads`:
+    core/store/between.spreads by point key); returns how many results
+    were widened."""
+    n = 0
+    for r in results:
+        s = spreads.get(Result(r).point_key)
+        if s is None or not math.isfinite(s.tau_ns):
+            continue
+        r["summary"] = drift.between_runs(r["summary"], s.tau_ns, s.runs)
+        r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
+        c = _obj(r.get("cycles"))
+        if c.get("applies") and isinstance(c.get("summary"), dict) and math.isfinite(s.tau_cycles):
+            cs = drift.between_runs(c["summary"], s.tau_cycles, s.runs)
+            cs["mde"] = cycles.mde_between_runs(cs)
+            r["cycles"] = dict(c, summary=cs)
+        n += 1
+    return n
+
+
 def apply_next_run(results: list[dict]) -> dict:
     """For results measured interleaved by group: each one's interval made
     the interval that holds another run's median (stats.drift.next_run:

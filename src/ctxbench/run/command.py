@@ -95,6 +95,8 @@ def run(args) -> int:
     if failures:
         doc["failures"] = failures
     earlier = life.earlier(doc)
+    # with earlier runs of this host, each interval also holds what moved between them
+    earlier["widened"] = results.apply_between_runs(res, earlier.get("spreads") or {})
     doc["run"]["between_runs"] = table.earlier_record(earlier)
     life.write(doc)
 

@@ -93,12 +93,12 @@ def clock_lines(results: list[dict]) -> list[str]:
     chk = views[0].cycles.clock.get("check") or {}
     method = "counted cycles (PMU)" if all(v.cycles.method == "pmu" for v in views) else \
         "a chain of dependent adds, one cycle each"
-    check = (f"; its check chain ran {chk['ratio']:.2f}x per op (imul's latency is {chk['expected']})"
+    check = (f", checked against a chain of {chk['expected']}-cycle multiplies: {chk['ratio']:.2f}x per op"
              if chk.get("ratio") and chk.get("expected") else "")
     return [f"core cycles: each sample's ns x its group's core clock, timed on the measured CPU before and after "
             f"every group ({method}{check}). This run's clock: {statistics.median(ghz):.3f} GHz "
             f"({lo:.3f}-{hi:.3f} over its groups). ns only: cross-CPU wake-ups (other CPUs' and the "
-            "hypervisor's time)."]
+            "hypervisor's time). See docs/cycles.md."]
 
 
 def drift_lines(drift: dict | None) -> list[str]:
@@ -117,9 +117,11 @@ def earlier_record(earlier: dict) -> dict:
     speed = earlier.get("speed")
     out = {"store": earlier.get("store"), "why": earlier.get("why"),
            "host_fastest_ghz": speed.fastest_ghz if speed else None, "host_runs_with_clock": speed.runs if speed else 0}
-    out["spreads"] = {k: {"runs": s.runs, "ns_rel_sd": s.ns if math.isfinite(s.ns) else None,
-                          "cycles_rel_sd": s.cycles if math.isfinite(s.cycles) else None}
+    fin = lambda x: x if math.isfinite(x) else None  # noqa: E731
+    out["spreads"] = {k: {"runs": s.runs, "ns_rel_sd": fin(s.ns), "cycles_rel_sd": fin(s.cycles),
+                          "ns_between_rel_sd": fin(s.tau_ns), "cycles_between_rel_sd": fin(s.tau_cycles)}
                       for k, s in (earlier.get("spreads") or {}).items()}
+    out["intervals_widened"] = earlier.get("widened", 0)
     return out
 
 
@@ -141,13 +143,15 @@ def earlier_lines(results: list[dict], earlier: dict | None, idw: int) -> list[s
                    f"this host has recorded ({speed.fastest_ghz:.3f} GHz over {speed.runs} run(s) in the store).")
     sp = earlier["spreads"]
     n = max(s.runs for s in sp.values())
-    out.append(f"Between runs here: sd of the medians of this host's last {n} run(s) of this command and kernel "
-               f"in the store ({earlier.get('store')}): how far another run lands")
-    out.append(f"  {'id':<{idw}}  {'ns':>7}  {'cycles':>7}  runs")
+    out += textwrap.wrap(f"Between runs here: the sd of the medians of this host's last {n} run(s) of this command "
+                         f"and kernel in the store ({earlier.get('store')}), and its part beyond each run's own "
+                         "interval, which this run's intervals now also hold: how far another run lands.",
+                         width=110, break_on_hyphens=False)
+    out.append(f"  {'id':<{idw}}  {'sd ns':>7}  {'cycles':>7}  {'beyond':>7}  {'cycles':>7}  runs")
     for r in map(Result, results):
         s = sp.get(r.point_key)
         if s is None or s.runs < 2:
             continue
-        ns, cyc = (f"{x:.1%}" if math.isfinite(x) else "-" for x in (s.ns, s.cycles))
-        out.append(f"  {r.id:<{idw}}  {ns:>7}  {cyc:>7}  {s.runs:>4}")
+        cells = (f"{x:.1%}" if math.isfinite(x) else "-" for x in (s.ns, s.cycles, s.tau_ns, s.tau_cycles))
+        out.append(f"  {r.id:<{idw}}  " + "  ".join(f"{c:>7}" for c in cells) + f"  {s.runs:>4}")
     return out

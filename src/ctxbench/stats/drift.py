@@ -182,3 +182,32 @@ def next_run(summary: dict, common_sd: float, own: float, rounds: int) -> dict:
     out["own_drift_rel_sd"] = own
     out["ci95_multiple"] = k  # of the one-run interval: sqrt(2) x t(rounds - 1) / z
     return out
+
+
+# ---- the part between runs, from earlier runs of this host (ctxbench run) ------
+#
+# The drift above is what moves within one run; a run later meets the host in
+# another state (its clock, a neighbour), which one run cannot see. Earlier
+# runs of the same host, kernel and command in the results store can: the
+# variance of their log medians beyond what their own intervals hold is the
+# between-run part (core/store/between.between_part). Added in quadrature, as
+# the drift is, it makes the interval one for another run's median here.
+
+
+def between_runs(summary: dict, tau_rel: float, runs: int) -> dict:
+    """The summary with its interval widened by the between-run part
+    `tau_rel` (relative sd) measured over `runs` earlier runs; the
+    interval before kept as ci95_this_run."""
+    med = summary.get("median")
+    lo, hi = summary.get("ci95") or [math.nan, math.nan]
+    if not (math.isfinite(tau_rel) and med is not None and math.isfinite(med) and math.isfinite(lo)
+            and math.isfinite(hi)):
+        return summary
+    d = Z95 * tau_rel * abs(med)
+    out = dict(summary)
+    out["ci95_this_run"] = [lo, hi]
+    out["ci95"] = [med - math.hypot(med - lo, d), med + math.hypot(hi - med, d)]
+    out["between_run_rel_sd"] = tau_rel
+    out["between_runs"] = runs
+    out["ci95_for"] = f"another run's median on this host ({runs} earlier runs in the store)"
+    return out
