@@ -197,17 +197,19 @@ def _analyse(batches, tasks, rates, args) -> dict:
     return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin, method)
 
 
-def _cell(e: dict) -> str:
+def _cell(e: dict, at: bool = True) -> str:
     """An effect for the table, in the unit its verdict uses (ns or core
-    cycles: the smaller MDE): estimate [CI], or 'below MDE'. For I, the
+    cycles: the smaller MDE): estimate [CI], or 'below MDE'; in cycles,
+    with the estimate read in ns at the run's clock (`at`). For I, the
     interval is the simultaneous one (over all points)."""
     v = cycles.chosen(e)
-    est, (lo, hi) = v["estimate"], v.get("ci95_simultaneous") or v["ci95"]
+    est, (lo, hi), u = v["estimate"], v.get("ci95_simultaneous") or v["ci95"], v["unit"]
     if est is None or not math.isfinite(est):
         return "n/a"
+    ns = f" = {fmt_time(est / e['ghz'])} at {e['ghz']:.2f} GHz" if at and u == "cycles" else ""
     if v["below_mde"]:
-        return f"below {fmt_in(v['mde'], v['unit'])} ({fmt_in(est, v['unit'])})"
-    return f"{fmt_in(est, v['unit'])} [{fmt_in(lo, v['unit'])}, {fmt_in(hi, v['unit'])}]"
+        return f"below {fmt_in(v['mde'], u)} ({fmt_in(est, u)}{ns})"
+    return f"{fmt_in(est, u)} [{fmt_in(lo, u)}, {fmt_in(hi, u)}]{ns}"
 
 
 def render(an: dict) -> str:
@@ -236,7 +238,7 @@ def render(an: dict) -> str:
             q = p.effects
             i = q["I"]
             v = cycles.chosen(i)
-            cell = _cell(i)
+            cell = _cell(i, at=False)  # the unit column says which
             if any(w.code == "self_check" for w in p.warnings):
                 cell = "SELF-CHECK FAILED " + cell
             if task == "spin":
