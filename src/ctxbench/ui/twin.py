@@ -6,18 +6,8 @@ from __future__ import annotations
 import math
 
 from ctxbench.core import cycles
+from ctxbench.ui.format import fmt_cycles as fmt_cyc
 from ctxbench.ui.format import fmt_effect, fmt_time
-
-
-def fmt_cyc(c: float) -> str:
-    """Core cycles, short: 16.2 cyc, 8448 cyc, 1.21 Mcyc."""
-    if c is None or not math.isfinite(c):
-        return "n/a"
-    if abs(c) >= 1e7:
-        return f"{c / 1e6:.3g} Mcyc"
-    if abs(c) >= 100:
-        return f"{c:.0f} cyc"
-    return f"{c:.3g} cyc"
 
 
 def fmt_in(x: float, unit: str) -> str:
