@@ -113,7 +113,10 @@ public final class CtxbenchRt {
                 "samples", samples, "group", s.group, "raw", raw,
                 "verify", map("voluntary", s.vol, "involuntary", s.inv, "source", Kernel.SOURCE),
                 "warmup", map("ms", warmupMs, "method", s.warmup), "warnings", s.warnings);
-        if (s.pinned != null) r.put("jfr", map("virtual_thread_pinned", s.pinned));
+        if (s.pinned != null)
+            r.put("jfr", map("virtual_thread_pinned", s.pinned, "counted_over", "an untimed check after the timed groups: "
+                    + "a fresh pair per delay running the same loop, a JFR recording of jdk.VirtualThreadPinned (no threshold) on",
+                    "ns_per_handoff_while_recording", List.of(s.recordingNs)));
         return r;
     }
 
@@ -136,26 +139,17 @@ public final class CtxbenchRt {
         long excess = 0;
         for (long d : a.delays) if (d > 0) excess = Pair.calibrateSpin(d);
         List<String> families = new ArrayList<>();
+        Map<Mechanism, List<Measure.Samples>> measured = new LinkedHashMap<>();
         for (Mechanism m : a.mechanisms) {
             if (m.virtual && feature < 21) {
                 System.out.println(Json.of(map("skipped", m.name, "why", "JDK " + feature + " has no virtual threads (JDK >= 21 needed)")));
                 continue;
             }
             Threads th = m.virtual ? virtualThreads() : new Threads.Platform();
-            List<Measure.Samples> perDelay = th.drive(() -> Measure.handoff(d -> m.pair.apply(th, d), m.type, th, o));
-            int workers = m.virtual ? Integer.parseInt(System.getProperty("jdk.virtualThreadScheduler.parallelism",
-                    String.valueOf(Runtime.getRuntime().availableProcessors()))) : 2;
-            for (int k = 0; k < perDelay.size(); k++) {
-                Measure.Samples s = perDelay.get(k);
-                if (m.virtual && pinned && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism")))
-                    s.warnings.add("pinned placement without -Djdk.virtualThreadScheduler.parallelism=1: more than one carrier");
-                Map<String, Object> params = map("runtime", "java", "mechanism", m.name, "placement", a.placement, "n", s.n,
-                        "delay_ns", a.delays[k], "delay_overhead_ns", a.delays[k] > 0 ? excess : 0, "workers", workers);
-                System.out.println(Json.of(result("runtimes/java/" + m.name + "/" + a.placement, "handoff", "ns", m.doc, params, s,
-                        perUnit(s), map("total_ns", s.total, "handoffs", s.count), a.warmupMs)));
-            }
+            measured.put(m, th.drive(() -> Measure.handoff(d -> m.pair.apply(th, d), m.type, o)));
             if (!families.contains(m.family)) families.add(m.family);
         }
+        List<Map<String, Object>> out = new ArrayList<>();
         for (String f : families) {
             Threads th = f.equals("virtual-thread") ? virtualThreads() : new Threads.Platform();
             if (a.spawn > 0) {
@@ -165,9 +159,9 @@ public final class CtxbenchRt {
                     return System.nanoTime() - t0;
                 }, a.spawn, o));
                 Map<String, Object> params = map("runtime", "java", "mechanism", f, "placement", a.placement, "n", a.spawn);
-                System.out.println(Json.of(result("runtimes/java/" + f + "/spawn/" + a.placement, "spawn", "ns",
+                out.add(result("runtimes/java/" + f + "/spawn/" + a.placement, "spawn", "ns",
                         "start one empty " + th.kind() + " thread and join it, from a " + th.kind() + " thread", params, s,
-                        perUnit(s), map("total_ns", s.total, "spawns", s.count), a.warmupMs)));
+                        perUnit(s), map("total_ns", s.total, "spawns", s.count), a.warmupMs));
             }
             if (a.park > 0) {
                 int p = (int) (f.equals("platform-thread") ? Math.min(a.park, PLATFORM_PARK_CAP) : a.park);
@@ -189,14 +183,38 @@ public final class CtxbenchRt {
                 boolean heap = th.kind().equals("virtual");
                 Map<String, Object> params = map("runtime", "java", "mechanism", f, "placement", a.placement, "parked", p,
                         "measure", heap ? "heap_used" : "rss");
-                System.out.println(Json.of(result("runtimes/java/" + f + "/memory/" + a.placement, "memory", "bytes",
+                out.add(result("runtimes/java/" + f + "/memory/" + a.placement, "memory", "bytes",
                         heap ? "Java heap in use per virtual thread parked in LockSupport.park (its stack is a heap object; after a full GC)"
                                 : "resident bytes per platform thread parked in LockSupport.park (user stack and JVM structures; "
                                 + "the kernel stack is not in RSS)", params, s, samples,
                         map("rss_before", before, "rss_after", after, "source", "VmRSS of /proc/self/status",
-                                "heap_used_before", heapBefore, "heap_used_after", heapAfter), 0)));
+                                "heap_used_before", heapBefore, "heap_used_after", heapAfter), 0));
             }
         }
+        // the pin checks last: a JFR recording leaves every later virtual-thread hand-off of the JVM dearer
+        List<Map<String, Object>> handoffs = new ArrayList<>();
+        for (Map.Entry<Mechanism, List<Measure.Samples>> e : measured.entrySet()) {
+            Mechanism m = e.getKey();
+            List<Measure.Samples> perDelay = e.getValue();
+            Threads th = m.virtual ? virtualThreads() : new Threads.Platform();
+            th.drive(() -> {
+                Measure.pinCheck(d -> m.pair.apply(th, d), th, o, perDelay);
+                return null;
+            });
+            int workers = m.virtual ? Integer.parseInt(System.getProperty("jdk.virtualThreadScheduler.parallelism",
+                    String.valueOf(Runtime.getRuntime().availableProcessors()))) : 2;
+            for (int k = 0; k < perDelay.size(); k++) {
+                Measure.Samples s = perDelay.get(k);
+                if (m.virtual && pinned && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism")))
+                    s.warnings.add("pinned placement without -Djdk.virtualThreadScheduler.parallelism=1: more than one carrier");
+                Map<String, Object> params = map("runtime", "java", "mechanism", m.name, "placement", a.placement, "n", s.n,
+                        "delay_ns", a.delays[k], "delay_overhead_ns", a.delays[k] > 0 ? excess : 0, "workers", workers);
+                handoffs.add(result("runtimes/java/" + m.name + "/" + a.placement, "handoff", "ns", m.doc, params, s,
+                        perUnit(s), map("total_ns", s.total, "handoffs", s.count), a.warmupMs));
+            }
+        }
+        handoffs.addAll(out);
+        for (Map<String, Object> r : handoffs) System.out.println(Json.of(r));
     }
 
     public static void main(String[] argv) {

@@ -98,8 +98,9 @@ def analyse(raw: dict) -> dict:
         warnings += [spread["warning"]] if "warning" in spread else []
     if isinstance(pinned, int) and pinned > 0:
         warnings.append(model.warning(
-            "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events while timing: the virtual thread held its "
-                         "carrier, so this is not a virtual-thread hand-off", pinned_events=pinned))
+            "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events in the untimed check of the same loop: the "
+                         "virtual thread held its carrier, so this is not a virtual-thread hand-off",
+            pinned_events=pinned))
     r["warnings"] = warnings
     return r
 

@@ -79,6 +79,9 @@ def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
             pinned = [x.get("jfr", {}).get("virtual_thread_pinned") for x in (a, r)]
             if all(isinstance(p, int) for p in pinned):
                 out["jfr"] = dict(a["jfr"], virtual_thread_pinned=sum(pinned))
+                cost = [x["jfr"].get("ns_per_handoff_while_recording") for x in (a, r)]
+                if all(isinstance(c, list) for c in cost):  # one per launch: what a recording costs
+                    out["jfr"]["ns_per_handoff_while_recording"] = cost[0] + cost[1]
             merged[k] = out
         offset += width
     out = []
