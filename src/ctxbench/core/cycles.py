@@ -19,8 +19,9 @@ the wrong one, and a result keeps ns only with the reason, for:
 - a sweep point whose working sets go to DRAM: memory's latency is in ns
   (the sweep marks those in params.working_set_level, as only it knows
   the caches);
-- a result without probe readings (a file from before the probe, a
-  language runtime's own harness).
+- parties that ran on more than one CPU (params.cpus: a runtimes row of
+  the default placement), where a hand-off can be a cross-CPU wake-up;
+- a result without probe readings (a file from before the probe).
 
 Everything here is arithmetic on what the file holds, so an old file is
 re-analysed the same way and a test can feed it known clocks.
@@ -48,6 +49,8 @@ NS_ONLY_QUANTITIES = {
 NS_ONLY_PREFIXES = {
     "noise/": "the gaps of a timer-reading loop are interruptions, measured in time",
 }
+MORE_THAN_ONE_CPU = ("its parties ran on more than one CPU (params.cpus): a hand-off to another CPU is a cross-CPU "
+                     "wake-up, whose interrupt, idle exit and hypervisor's part do not run at one core's clock")
 NO_PROBE = "no core-clock probe in this result (written before the probe, or not by the engine)"
 
 
@@ -141,6 +144,9 @@ def ns_only_reason(result: dict) -> str | None:
         if rid.startswith(prefix):
             return why
     params = _obj(result.get("params"))
+    cpus = params.get("cpus")
+    if isinstance(cpus, list) and len({c for c in cpus if isinstance(c, int) and not isinstance(c, bool)}) > 1:
+        return MORE_THAN_ONE_CPU
     if params.get("working_set_level") == "memory":
         return ("a sweep point whose two working sets do not fit the last-level cache: its misses go to DRAM, "
                 "whose latency is time, not core cycles")
