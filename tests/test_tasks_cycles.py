@@ -130,3 +130,22 @@ def test_the_known_answer_stays_in_ns():
     s = tasks_analysis.analyse_pair(as_job("empty+empty/burn-5us", rows_pair), as_job("empty+empty", rows_empty),
                                     resamples=200).effects
     assert s["per_switch"]["estimate_ns"] == pytest.approx(d_ns, rel=1e-6)
+
+
+def test_each_run_at_the_clock_read_beside_it_where_the_engine_read_one():
+    """The engine reads the clock before and after every run of a pair
+    (raw clock_ns): a run at a clock its group's readings did not see is
+    still taken at its own, and its cycles come back."""
+    def cycles_of(n, a, b):
+        return a + b + n * C_CYC
+    pair = job("sort+crc", NS, cycles_of, lambda n: 1.8e9 + n * KA, lambda n: 1.5e9 + n * KB,
+               {r: 3.5 for r in range(6)}, 2)
+    known = np.array(pair["raw"]["t_total_ns"]) * 3.5  # every run's cycles
+    f = np.random.default_rng(3).uniform(3.0, 3.7, known.size)  # each run's own clock
+    for k in ("t_total_ns", "t_task_a_ns", "t_task_b_ns"):
+        pair["raw"][k] = list(np.array(pair["raw"][k]) * 3.5 / f)
+    pair["samples"] = list(pair["raw"]["t_total_ns"])
+    pair["raw"]["clock_ns"] = list(OPS / f)
+    cols, _ = tasks_analysis.table(pair)
+    assert cols["total"].size == known.size
+    assert np.allclose(cols["total"] * cols["f"], known)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include "core/json.h"
 
-#define MAX_RAW      12
+#define MAX_RAW      16
 #define MAX_WARNINGS 8
 
 enum bench_flags {

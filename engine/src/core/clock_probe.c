@@ -205,15 +205,31 @@ static double pmu_cycles_per_op(void)
     return ((double)(c[3] - c[2]) - own) / PROBE_OPS;
 }
 
+/* Moves the calling thread to `cpu` if it is elsewhere: 1 if moved (and
+ * `old` holds its affinity to restore). */
+static int move_to(int cpu, cpu_set_t *old)
+{
+    cpu_set_t one;
+    if (cpu < 0 || sched_getcpu() == cpu || pthread_getaffinity_np(pthread_self(), sizeof *old, old))
+        return 0;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
+
+double clock_probe_quick(int cpu)
+{
+    cpu_set_t old;
+    int moved = move_to(cpu, &old);
+    double ns = best_ns(chain_add, PROBE_OPS, PROBE_QUICK_REPS);
+    if (moved) pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+    return ns;
+}
+
 clock_probe_t clock_probe_read(int cpu)
 {
-    cpu_set_t old, one;
-    int moved = 0;
-    if (cpu >= 0 && sched_getcpu() != cpu && pthread_getaffinity_np(pthread_self(), sizeof old, &old) == 0) {
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        moved = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
-    }
+    cpu_set_t old;
+    int moved = move_to(cpu, &old);
     clock_probe_t p;
     p.add_ns = best_ns(chain_add, PROBE_OPS, PROBE_REPS);
     p.check_ns = best_ns(chain_check, PROBE_CHECK_OPS, PROBE_CHECK_REPS);

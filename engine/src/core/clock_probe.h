@@ -50,6 +50,14 @@ typedef struct clock_probe {
  * and its affinity restored; cpu < 0: where it runs). */
 clock_probe_t clock_probe_read(int cpu);
 
+/* The add chain alone, best of PROBE_QUICK_REPS, on `cpu` (as
+ * clock_probe_read): ns for PROBE_OPS adds. For a benchmark whose one
+ * sample holds runs long enough to take a reading beside each (a task
+ * pair's run, irq's plain and forced runs): each run then has its own
+ * clock, not only its group's. */
+#define PROBE_QUICK_REPS 3
+double clock_probe_quick(int cpu);
+
 /* The probe's constants and its check chain's latency (0 where no fixed
  * latency is known on this architecture) as members of an open object. */
 void clock_probe_describe(json_t *j);

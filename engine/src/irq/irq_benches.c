@@ -7,6 +7,7 @@
  * interrupt experiment, which flushes nothing.
  * irq/direct: D, the direct cost of servicing one signal (irq_direct). */
 #include "core/bench.h"
+#include "core/clock_probe.h"
 #include "core/clock.h"
 #include "irq/irq.h"
 #include "core/sched_ctl.h"
@@ -26,9 +27,10 @@ typedef struct {
     uint64_t round; /* setups so far: rotates the rates from group to group */
 } irq_state_t;
 
-static const char *const irq_raw[] = {
-    "rate_hz",   "r_task_ns", "r_prime_ns",      "interrupts", "overruns",       "expirations", "d_ns",
-    "d_dropped", "waited_ns", "waited_prime_ns", "switches",   "switches_prime", NULL};
+static const char *const irq_raw[] = {"rate_hz",   "r_task_ns",       "r_prime_ns", "interrupts",
+                                      "overruns",  "expirations",     "d_ns",       "d_dropped",
+                                      "waited_ns", "waited_prime_ns", "switches",   "switches_prime",
+                                      "clock_ns",  "clock_prime_ns",  NULL};
 static const char *const direct_raw[] = {"d_ns",       "median_gap_ns", "min_step_ns",
                                          "interrupts", "dropped",       NULL};
 
@@ -195,17 +197,24 @@ static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
     int64_t w0, w1;
     int forced_first = (int)((st->round ^ (uint64_t)idx) & 1);
     st->k++;
+    /* the core clock beside each run (core/clock_probe.h): a reading before,
+     * between and after, so that a clock that moves between the plain and
+     * the forced run is taken out of R' - R in cycles */
+    double p0 = clock_probe_quick(st->cpu), p1, p2;
     if (forced_first) {
         if (timed_run(st, period, &forced, &e1, &c1, &w1)) return -1;
         h = irq_handled();
         o = irq_overruns();
+        p1 = clock_probe_quick(st->cpu);
         if (timed_run(st, 0, &plain, &e0, &c0, &w0)) return -1;
     } else {
         if (timed_run(st, 0, &plain, &e0, &c0, &w0)) return -1;
+        p1 = clock_probe_quick(st->cpu);
         if (timed_run(st, period, &forced, &e1, &c1, &w1)) return -1;
         h = irq_handled();
         o = irq_overruns();
     }
+    p2 = clock_probe_quick(st->cpu);
     irq_direct_t d;
     if (irq_direct(100, direct_period(r->opt), &d)) return -1;
     out->value = (double)forced - (double)plain;
@@ -221,6 +230,9 @@ static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
     out->raw[9] = (double)w1;
     out->raw[10] = (double)(c0.involuntary + c0.voluntary);
     out->raw[11] = (double)(c1.involuntary + c1.voluntary);
+    out->raw[12] =
+        forced_first ? (p1 + p2) / 2 : (p0 + p1) / 2; /* ns for PROBE_OPS adds, beside the plain run */
+    out->raw[13] = forced_first ? (p0 + p1) / 2 : (p1 + p2) / 2; /* ... beside the forced run */
     out->duration_ns = plain + forced;
     return 0;
 }

@@ -28,6 +28,7 @@
  * run. */
 #include "core/bench.h"
 #include "core/clock.h"
+#include "core/clock_probe.h"
 #include "core/party.h"
 #include "kernel/mech.h"
 #include "core/reap.h"
@@ -79,7 +80,7 @@ typedef struct {
     uint64_t k, rounds; /* sample in this group; groups so far (the rotation) */
 } pair_state_t;
 
-static const char *const pair_raw[] = {"t_total_ns", "t_task_a_ns", "t_task_b_ns", "n", NULL};
+static const char *const pair_raw[] = {"t_total_ns", "t_task_a_ns", "t_task_b_ns", "n", "clock_ns", NULL};
 
 static int pair_setup(bench_run_t *r)
 {
@@ -222,6 +223,9 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     const run_opts_t *o = r->opt;
     if (o->n_count) n = o->n_list[(st->k + st->rounds) % (uint64_t)o->n_count];
     st->k++;
+    /* the core clock beside this run (core/clock_probe.h), on the pair's CPU
+     * with no task alive: a reading before the forks and after the reaping */
+    double clock0 = clock_probe_quick(st->cpu);
     int tok[2][2], ready[2], done[2];
     if (pipe2(tok[0], O_CLOEXEC) || pipe2(tok[1], O_CLOEXEC) || pipe2(ready, O_CLOEXEC) ||
         pipe2(done, O_CLOEXEC)) {
@@ -286,6 +290,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     out->raw[1] = (double)sh->seg_ns[0];
     out->raw[2] = (double)sh->seg_ns[1];
     out->raw[3] = (double)n;
+    out->raw[4] = (clock0 + clock_probe_quick(st->cpu)) / 2; /* ns for PROBE_OPS adds */
     out->duration_ns = sh->t_end - sh->t0;
     out->has_verify = 1;
     verify_zero(&out->v);

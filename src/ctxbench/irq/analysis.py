@@ -47,6 +47,10 @@ FIELDS = ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "expir
           "waited_ns", "waited_prime_ns", "switches", "switches_prime")
 TIMES = ("r_task_ns", "r_prime_ns", "d_ns", "waited_ns", "waited_prime_ns")  # in cycles: times the run's f
 CLOCK = "clock_ghz"  # a point's raw per-run core clock (its round's f), for re-deriving the cycles
+# the clock beside each of a sample's two runs (the engine's readings before, between and after
+# them; files before it have the round's only), kept by a point as the run's GHz
+RUN_CLOCKS = {"f_plain": ("clock_ns", "clock_plain_ghz"), "f_prime": ("clock_prime_ns", "clock_prime_ghz")}
+PLAIN_TIMES, PRIME_TIMES = ("r_task_ns", "waited_ns"), ("r_prime_ns", "waited_prime_ns")
 
 
 def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
@@ -60,8 +64,13 @@ def rows(result: dict, round0: int = 0) -> dict[str, np.ndarray]:
     g = np.asarray(v.rounds or [0] * n, dtype=int)[:n]
     out["round"] = g + round0
     out["keep"] = np.asarray(v.keep, dtype=bool) if n else np.zeros(0, bool)
-    clock = cycles.group_clock(cycles.probe_of(result))  # the probe's groups are this process's rounds
+    probe = cycles.probe_of(result)
+    clock = cycles.group_clock(probe)  # the probe's groups are this process's rounds
     out["f"] = np.array([clock.get(int(x), math.nan) for x in g], dtype=float)
+    ops = probe.get("ops")
+    for col, (name, _) in RUN_CLOCKS.items():  # each run's own clock, where the engine took it
+        t = v.raw(name)[:n]
+        out[col] = ops / t if t.size == n and isinstance(ops, (int, float)) and np.all(t > 0) else out["f"]
     return out
 
 
@@ -73,7 +82,12 @@ def in_cycles(t: dict[str, np.ndarray] | None) -> dict[str, np.ndarray] | None:
     f = t.get("f")
     if f is None or f.size != t["round"].size or not np.isfinite(f).all():
         return None
-    return dict(t, **{k: t[k] * f for k in TIMES})
+    fp, fq = t.get("f_plain", f), t.get("f_prime", f)
+    if not (np.isfinite(fp).all() and np.isfinite(fq).all()):
+        fp = fq = f
+    # each run at its own clock; D, measured right after the pair, at the pair's mean
+    each = {k: fp for k in PLAIN_TIMES} | {k: fq for k in PRIME_TIMES}
+    return dict(t, **{k: t[k] * each.get(k, (fp + fq) / 2) for k in TIMES})
 
 
 def _field(v: model.Result, name: str, n: int) -> np.ndarray:
@@ -315,6 +329,9 @@ def irq_point(t: dict[str, np.ndarray], task: str, rate: int, fit: dict, params:
     }
     if tc is not None:
         raw[CLOCK] = [float(x) for x in sel["f"]]
+        for col, (_, name) in RUN_CLOCKS.items():
+            if col in sel:
+                raw[name] = [float(x) for x in sel[col]]
         yc, _, gc, _ = _adjusted({kk: vv[at] for kk, vv in tc.items()}, {int(r): 0.0 for r in sel["round"]})
         out["cycles"] = {"applies": True, "unit": cycles.UNIT, "method": clock_method,
                          "summary": stats.summarize(list(yc), list(gc)),
@@ -432,6 +449,9 @@ def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:
         n = len(p.rounds)
         t = {f: _field(p, f, n) for f in FIELDS + (CLOCK,)}
         t["f"] = t.pop(CLOCK)
+        for col, (_, name) in RUN_CLOCKS.items():  # points from before the runs' own clocks: the round's
+            x = _field(p, name, n)
+            t[col] = x if np.isfinite(x).all() else t["f"]
         t["round"] = np.asarray(p.rounds, dtype=int)
         t["keep"] = np.ones(n, bool)
         by.setdefault(p.params.task, []).append(t)

@@ -62,8 +62,8 @@ TIMES = ("total", "a", "b")  # the columns in ns (in cycles: times their round's
 
 def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
     """The kept runs of one job as columns: n, total, a, b, round, and f
-    (the core clock of the run's group, cycles per ns; nan without a probe
-    reading)."""
+    (the core clock beside the run, cycles per ns: the engine's reading
+    before and after it, else its group's; nan without a probe reading)."""
     idx, warns = kept_rows(result)
     r = model.Result(result)
     cols = {"total": r.raw("t_total_ns"), "a": r.raw("t_task_a_ns"), "b": r.raw("t_task_b_ns"),
@@ -72,8 +72,12 @@ def table(result: dict) -> tuple[dict[str, np.ndarray], list[dict]]:
         cols["n"] = np.full(len(r.samples), float(r.params.get("n") or 1))
     g = r.groups
     cols["round"] = np.asarray(g if g is not None else range(len(r.samples)))
-    clock = cycles.group_clock(cycles.probe_of(result))
+    probe = cycles.probe_of(result)
+    clock = cycles.group_clock(probe)
     cols["f"] = np.array([clock.get(int(x), math.nan) for x in cols["round"]], dtype=float)
+    own, ops = r.raw("clock_ns"), probe.get("ops")  # the engine's reading beside each run, where it took one
+    if own.size == cols["f"].size and isinstance(ops, (int, float)) and np.all(own > 0):
+        cols["f"] = ops / own
     if set(cols["n"][idx]) != set(cols["n"]):  # an n with no clean run left: keep them all, and say so
         idx = np.arange(len(r.samples))
         warns = [model.warning("disturbed_runs", "every run at some n was disturbed (other load on the CPU): "
