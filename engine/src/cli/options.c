@@ -394,6 +394,8 @@ int cmd_probe(const cli_t *c)
     int cpu = c->o.cpu >= 0 ? c->o.cpu : default_cpu();
     if (!cpu_allowed(cpu)) die(2, "--cpu %d: not an allowed CPU", cpu);
     int k = c->set_iterations ? c->o.iterations : 3;
+    if (k > 64) die(2, "probe: --iterations %d: at most 64 readings", k);
+    if (c->out) die(2, "probe: -o is not taken: the readings are one JSON object on standard output");
     char err[200], evidence[160] = "";
     if (pin_self(cpu, err, sizeof err)) die(1, "%s", err);
     if (emulation_detect(evidence, sizeof evidence)) clock_probe_mark_emulated(evidence);
@@ -404,7 +406,6 @@ int cmd_probe(const cli_t *c)
     json_obj_begin(&j);
     clock_probe_describe(&j);
     clock_probe_t p[64];
-    if (k > 64) k = 64;
     for (int i = 0; i < k; i++) p[i] = clock_probe_read(cpu);
     static const char *names[] = {"add_ns", "check_ns", "walk_ns", "pmu_cycles_per_op"};
     for (int m = 0; m < 4; m++) {
