@@ -46,11 +46,83 @@ def kernel_record(r: dict) -> dict:
 
 
 def resolution(r: dict) -> dict:
-    """The row's standard error (from its 95% interval over groups) and
-    the smallest change another run could tell from it (power.mde)."""
-    lo, hi = Result(r).summary.ci95
-    se = (hi - lo) / (2 * Z95) if math.isfinite(lo) and math.isfinite(hi) else math.nan
-    return {"se_ns": se, "mde_ns": power.mde(se)}
+    """The row's standard error and the smallest change another run could
+    tell from it (power.mde), in ns and, where they apply, in cycles: over
+    launches (Student's t, launches - 1 degrees of freedom) where the row
+    has two or more, else from its 95% interval over groups."""
+    out = {}
+    summaries = {"ns": Result(r).summary.d, "cycles": (r.get("cycles") or {}).get("summary")}
+    for unit, s in summaries.items():
+        if not isinstance(s, dict):
+            continue
+        over = s.get("launch_interval")
+        if isinstance(over, dict):
+            se, df = float(over["se"]), int(over["df"])
+        else:
+            lo, hi = (s.get("ci95") or [math.nan, math.nan])[:2]
+            se = (hi - lo) / (2 * Z95) if _finite(lo) and _finite(hi) else math.nan
+            df = None
+        out[f"se_{unit}"] = se
+        out[f"mde_{unit}"] = power.mde(se, df)
+        if unit == "ns":
+            out["over"] = "launches" if df is not None else "groups"
+            out["df"] = df
+    return out
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def launch_interval(medians: list[float]) -> dict | None:
+    """Kalibera and Jones (2013): a benchmark's launches are the top level
+    of its random effects, so an interval that is to cover what a launch
+    decides is over the launches' own results. Student's t over the
+    launches' medians with launches - 1 degrees of freedom: their mean,
+    sd, standard error and 95% interval; None below two launches."""
+    x = np.array([m for m in medians if _finite(m)], dtype=float)
+    if x.size < 2:
+        return None
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    se = sd / math.sqrt(x.size)
+    t = power.family_t(1, x.size - 1)
+    return {"launches": int(x.size), "df": int(x.size - 1), "mean": mean, "sd": sd, "se": se, "t": t,
+            "ci95": [mean - t * se, mean + t * se], "medians": [float(m) for m in x]}
+
+
+LAUNCH_INTERVAL = ("Student's t over the launches' medians (launches - 1 degrees of freedom, Kalibera and Jones "
+                   "2013), around their mean")
+
+
+def with_launches(summary: dict, iv: dict | None) -> dict:
+    """The summary with `ci95` the launch-level interval (the bootstrap
+    over groups kept as ci95_groups) and its MDE between two runs; the
+    summary unchanged without one."""
+    if not iv or not isinstance(summary, dict):
+        return summary
+    out = dict(summary)
+    out["ci95_groups"] = summary.get("ci95")
+    out["ci95"] = list(iv["ci95"])
+    out["ci95_of"] = "mean of the launches' medians"
+    out["ci95_over"] = LAUNCH_INTERVAL
+    out["launch_interval"] = iv
+    # two runs, each with this error (as cycles.mde_between_runs), on the launches' degrees of freedom
+    out["mde"] = math.sqrt(2) * power.mde(iv["se"], iv["df"])
+    return out
+
+
+def over_launches(r: dict) -> dict:
+    """An analysed row with its intervals over launches, in ns and in
+    cycles where they apply (rounds.launches: each launch's median of its
+    groups' medians)."""
+    ns = launch_interval([float(np.median(x)) for x in rounds.launches(r)])
+    r["summary"] = with_launches(r["summary"], ns)
+    cyc = r.get("cycles")
+    if isinstance(cyc, dict) and cyc.get("applies") and isinstance(cyc.get("summary"), dict):
+        values = Result(r).cycles.samples
+        iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, values)])
+        r["cycles"] = dict(cyc, summary=with_launches(cyc["summary"], iv))
+    return r
 
 
 LAUNCH_ALPHA = 0.01  # a launch effect is claimed at this level (a one-way ANOVA over launches)
@@ -59,11 +131,11 @@ LAUNCH_ALPHA = 0.01  # a launch effect is claimed at this level (a one-way ANOVA
 def launch_spread(r: dict) -> dict | None:
     """The median of each of a row's launches (rounds.py), and a warning
     when they differ beyond what the groups within each launch vary by (a
-    one-way F test on the group medians). The row's interval is over
-    groups, and the groups of one launch share what a launch decides (a
-    JIT's choices, where a runtime put its threads, the host's speed that
-    minute), so it cannot cover a difference between launches: another run
-    can land anywhere among them."""
+    one-way F test on the group medians). The groups of one launch share
+    what a launch decides (a JIT's choices, where a runtime put its
+    threads, the host's speed that minute): the row's interval is over its
+    launches (over_launches) and so covers that, as wide as it must be;
+    the warning says which rows it made wide, and why."""
     parts = rounds.launches(r)
     if len(parts) < 2 or sum(len(x) for x in parts) <= len(parts):
         return None
@@ -78,7 +150,8 @@ def launch_spread(r: dict) -> dict | None:
         shown = ", ".join(fmt_value(m, Result(r).unit) for m in medians)
         out["warning"] = model.warning(
             "launch_spread", f"its {len(medians)} launches gave {shown} ({spread / med:.0%} apart; F test "
-                             f"p = {p:.2g}): another run can land anywhere among them",
+                             f"p = {p:.2g}): what a launch decides moves this row more than its groups vary, and "
+                             "its interval (over launches) is that wide",
             medians=medians, spread=spread, p=p)
     return out
 
@@ -87,7 +160,7 @@ def analyse(raw: dict) -> dict:
     """A harness record as an analysed result (model.analyse plus `kernel`
     and `resolution`); a virtual thread that pinned its carrier is
     flagged, since its hand-off then blocked a kernel thread."""
-    r = model.analyse(raw)
+    r = over_launches(model.analyse(raw))
     r["kernel"] = kernel_record(r)
     r["resolution"] = resolution(r)
     pinned = (r.get("jfr") or {}).get("virtual_thread_pinned")

@@ -19,7 +19,7 @@ from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.runtimes import analysis, harness, references, rounds, table
+from ctxbench.runtimes import analysis, harness, probe, references, rounds, table
 from ctxbench.ui import options
 from ctxbench.ui.progress import Progress
 
@@ -68,6 +68,18 @@ def _cpus(args) -> tuple[int, int | None]:
     return measured, (others[-1] if others else None)
 
 
+def _probe(cpu: int, notes: list[str]) -> dict | None:
+    """The core-clock readings around a launch, or None (said once: the
+    rows of a launch without them keep ns only)."""
+    try:
+        return probe.read(cpu)
+    except UserError as e:
+        if not notes:
+            print(f"note: core-clock probe failed ({e}): the runtimes' rows it missed keep ns only", file=sys.stderr)
+        notes.append(str(e))
+        return None
+
+
 def run(args) -> int:
     life = Lifecycle("runtimes", args.output, store=args.store)
     preset = options.preset(args)
@@ -100,6 +112,7 @@ def run(args) -> int:
     engine_rounds, handoff_rounds = [], []
     measured: dict[tuple[str, str], list[list[dict]]] = {}
     versions, skipped, failures = {}, [], []
+    probe_notes: list[str] = []
     for r, width in enumerate(per_round):
         prog.update(f"round {r + 1}/{len(per_round)}: engine references")
         header, refs = run_ids(ref_ids, replace(opts, groups=width), interleave=True)
@@ -125,7 +138,10 @@ def run(args) -> int:
                     settings = replace(settings, park=PARK[preset])
                 try:
                     cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
+                    # core-clock readings around a pinned launch (runtimes/probe.py)
+                    before = _probe(cpu, probe_notes) if place == "pinned" else None
                     head, got, skip = harness.run(found, cmd, settings.deadline_s(len(rt.mechanisms)))
+                    after = _probe(cpu, probe_notes) if before else None
                 except UserError as e:  # one runtime's failure costs its own rows
                     failures.append({"id": f"runtimes/{rt.name}/{place}", "runtime": rt.name, "placement": place,
                                      "error": str(e)})
@@ -136,7 +152,7 @@ def run(args) -> int:
                 got = [dict(raw, params=dict(Result(raw).params.items(),
                                              version=versions[rt.name].get("version") or found.version,
                                              flags=versions[rt.name].get("flags") or {}, cpus=list(cpus)))
-                       for raw in got]
+                       for raw in probe.attach(got, before, after)]
                 measured.setdefault(key, [[] for _ in per_round])[r] = got
                 if r == 0:
                     skipped += [dict(s, runtime=rt.name, placement=place) for s in skip]
@@ -151,10 +167,12 @@ def run(args) -> int:
     doc = life.document(header, results, {
         "preset": preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
         "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
-        "rounds": len(per_round), "groups_per_round": per_round,
+        "rounds": len(per_round), "groups_per_round": per_round, "clock_probe": probe.WHERE,
         "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()})
     if failures:
         doc["failures"] = failures
+    if probe_notes:
+        doc["clock_probe_failures"] = probe_notes
     life.write(doc)
     cpu_model = (env.get("cpu") or {}).get("model", "unknown CPU")
     print(f"\nHand-offs by runtime on {cpu_model} (measured CPU {cpu}"

@@ -32,10 +32,11 @@ def handoff_record(engine_result: dict) -> dict | None:
     if not isinstance(n, int) or n <= 0 or not t_switch.size:
         return None
     per = [float(t) / (2 * n) for t in t_switch]
+    cpus = sorted({c for c in (r.params.cpu, r.params.get("cpu_b")) if isinstance(c, int) and c >= 0})
     out = {"id": f"runtimes/c/{r.id}", "quantity": "handoff", "unit": "ns",
            "doc": f"ctxbench's own {label}: the engine's {r.id}, t_switch / 2n (nothing subtracted)",
            "params": {"runtime": "c", "mechanism": label, "placement": placement, "n": n,
-                      "engine_id": r.id, "cpu": r.params.cpu, "cpu_b": r.params.get("cpu_b")},
+                      "engine_id": r.id, "cpu": r.params.cpu, "cpu_b": r.params.get("cpu_b"), "cpus": cpus},
            "samples": per, "group": list(r.groups or []),
            "raw": {"total_ns": list(map(float, t_switch)), "handoffs": [2 * n] * len(per)},
            "verify": {"voluntary": r.counts("voluntary"), "involuntary": r.counts("involuntary"),
@@ -43,4 +44,6 @@ def handoff_record(engine_result: dict) -> dict | None:
            "warnings": []}
     if not out["group"]:
         del out["group"]
+    if isinstance(engine_result.get("clock_probe"), dict):  # the engine's per-group readings: cycles as for its own ids
+        out["clock_probe"] = engine_result["clock_probe"]
     return out

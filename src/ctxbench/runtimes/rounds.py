@@ -13,6 +13,8 @@ groups of each round keep their own numbers (round r's group g is
 r * per_round + g), so the interval over groups resamples rounds too."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ctxbench.core import model
@@ -36,14 +38,16 @@ def _renumbered(r: dict, offset: int) -> dict:
     return model.relabel_groups(r, lambda g: g + offset) if groups is not None and offset else r
 
 
-def launches(r: dict) -> list[list[float]]:
+def launches(r: dict, values: list[float] | None = None) -> list[list[float]]:
     """A merged record's group medians (of kept samples) by launch
     (params.launch_groups: the groups each launch measured, in order); one
-    launch for a record measured once or written before rounds."""
+    launch for a record measured once or written before rounds. `values`:
+    the samples in another unit (core cycles), one per sample."""
     v = Result(r)
+    xs = v.samples if values is None else values
     by: dict[int, list[float]] = {}
-    for x, g, k in zip(v.samples, v.groups or [0] * len(v.samples), v.keep):
-        if k and x is not None:
+    for x, g, k in zip(xs, v.groups or [0] * len(xs), v.keep):
+        if k and x is not None and math.isfinite(float(x)):
             by.setdefault(int(g), []).append(float(x))
     medians = {g: float(np.median(x)) for g, x in by.items()}
     widths = v.params.get("launch_groups")

@@ -18,7 +18,8 @@ def render_runtimes(rs: list[dict], env: dict) -> list:
                           "and one worker, default: two CPUs; colour: user-level or kernel-assisted by the "
                           "kernel switches counted"))
     launches = table.launch_lines(rs)
-    out.append(Table(table.HANDOFF_HEADER, table.handoff_rows(rs), "Runtimes: one-way hand-off"
+    notes = " ".join(x for x in [table.interval_line(rs), *table.cycles_lines(rs)] if x)
+    out.append(Table(table.HANDOFF_HEADER, table.handoff_rows(rs), "Runtimes: one-way hand-off. " + notes
                      + (f" ({launches[0]})" if launches else "")))
     other = table.other_rows(rs)
     if other:

@@ -3,10 +3,11 @@ the spawn and memory rows after it."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 from ctxbench.core.model import Result
 from ctxbench.runtimes.analysis import Handoff, is_handoff
-from ctxbench.ui.format import fmt_bytes, fmt_time
+from ctxbench.ui.format import fmt_bytes, fmt_cycles, fmt_time
 
 PLACEMENT = {"pinned": "pinned, 1 CPU", "default": "default, 2 CPUs"}
 
@@ -17,6 +18,25 @@ def _ci(r: Result) -> str:
     if not math.isfinite(s.median):
         return "n/a"
     return fmt_time(s.median) + (f" [{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else "")
+
+
+def _cycles(r: Result) -> str:
+    """The row's median in core cycles with its interval, or "ns only"
+    (cycles_lines says why)."""
+    c = r.cycles
+    if not c.applies:
+        return "ns only"
+    s = c.summary
+    lo, hi = s.ci95
+    if not math.isfinite(s.median):
+        return "n/a"
+    num = lambda x: fmt_cycles(x).removesuffix(" cyc")  # noqa: E731
+    return fmt_cycles(s.median) + (f" [{num(lo)}, {num(hi)}]" if math.isfinite(lo) else "")
+
+
+def _mde(h: "Handoff") -> str:
+    c = (h.d.get("resolution") or {}).get("mde_cycles")
+    return fmt_time(h.mde) + (f" / {fmt_cycles(c)}" if isinstance(c, (int, float)) and math.isfinite(c) else "")
 
 
 def _kernel(h: Handoff) -> str:
@@ -42,7 +62,8 @@ def handoff_rows(results: list[dict]) -> list[list[str]]:
     rows = []
     for h in _sorted(results):
         rows.append([h.runtime, h.mechanism, PLACEMENT.get(h.placement, h.placement),
-                     _ci(h) + (f" {LAUNCHES_DIFFER}" if _spread(h) else ""), fmt_time(h.mde), _kernel(h), h.version])
+                     _ci(h) + (f" {LAUNCHES_DIFFER}" if _spread(h) else ""), _cycles(h), _mde(h), _kernel(h),
+                     h.version])
     return rows
 
 
@@ -52,8 +73,9 @@ def launch_lines(results: list[dict]) -> list[str]:
     rows = [(h, w) for h, w in rows if w]
     if not rows:
         return []
-    out = [f"{LAUNCHES_DIFFER} its launches differ beyond what their groups vary by (a one-way F test, p < 0.01; "
-           "the interval is over groups, so it does not cover this): another run can land anywhere among them"]
+    out = [f"{LAUNCHES_DIFFER} its launches differ beyond what their groups vary by (a one-way F test, p < 0.01): "
+           "what a launch decides moves this row; its interval, over launches, is that wide for it. The "
+           "launches' medians:"]
     for h, w in rows:
         medians = (w.get("data") or {}).get("medians") or []
         out.append(f"  {h.runtime} {h.mechanism} ({h.placement}): "
@@ -61,8 +83,49 @@ def launch_lines(results: list[dict]) -> list[str]:
     return out
 
 
-HANDOFF_HEADER = ["runtime", "mechanism", "placement", "ns per hand-off [95% CI]", "MDE",
-                  "kernel switches per hand-off", "version"]
+HANDOFF_HEADER = ["runtime", "mechanism", "placement", "ns per hand-off [95% CI]", "core cycles [95% CI]",
+                  "MDE ns / cycles", "kernel switches per hand-off", "version"]
+
+
+def interval_line(results: list[dict]) -> str:
+    """What the rows' intervals cover: their launches (and how many), or,
+    for rows measured in one launch, that launch's groups only."""
+    rows = _sorted(results)
+    over = sorted({int((h.summary.d.get("launch_interval") or {}).get("launches") or 0) for h in rows} - {0})
+    single = sum(1 for h in rows if not h.summary.d.get("launch_interval"))
+    parts = []
+    if over:
+        parts.append(f"95% CI: Student's t over each row's {'/'.join(map(str, over))} launches' medians "
+                     "(launches - 1 degrees of freedom; Kalibera and Jones 2013), around their mean: it covers what "
+                     "differs between launches of a harness (a JIT's choices, where the runtime put its threads, "
+                     "the layout, the host's speed that minute) as well as between groups; the median printed is "
+                     "that of all groups")
+    if single:
+        parts.append(f"{'the ' + str(single) + ' row(s) measured in one launch: ' if over else ''}95% CI over groups "
+                     "(a bootstrap): it covers this launch only, not what another launch or run would give")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def cycles_lines(results: list[dict]) -> list[str]:
+    """What a core cycle is in this table, the clock the run got, and why
+    the rows without cycles keep ns only."""
+    rows = _sorted(results)
+    views = [h for h in rows if h.cycles.applies]
+    out = []
+    if views:
+        ghz = sorted(g for h in views for g in (h.cycles.clock.get("ghz_min"), h.cycles.clock.get("ghz_max"))
+                     if isinstance(g, (int, float)) and math.isfinite(g))
+        method = "counted cycles (PMU)" if all(h.cycles.method == "pmu" for h in views) else \
+            "a chain of dependent adds, one cycle each"
+        out.append("core cycles: each sample's ns x its launch's core clock on the measured CPU (" + method
+                   + "; the engine's rows: per group, before and after it; a harness: before and after its launch"
+                   + (f"; {ghz[0]:.3f}-{ghz[-1]:.3f} GHz over this run" if ghz else "") + ").")
+    why: dict[str, int] = {}
+    for h in rows:
+        if not h.cycles.applies:
+            why[h.cycles.why] = why.get(h.cycles.why, 0) + 1
+    out += [f"ns only ({n} row{'s' if n > 1 else ''}): {w}" for w, n in why.items()]
+    return out
 
 
 def other_rows(results: list[dict]) -> list[list[str]]:
@@ -88,10 +151,12 @@ def render(results: list[dict]) -> str:
     other = other_rows(results)
     if other:
         lines += [""] + _text(["runtime", "thread", "placement", "measure", "median [95% CI]"], other)
-    lines += ["", "hand-off: one way, total / 2N of N round trips, nothing subtracted; pinned rows ran on one CPU "
-                  "with the runtime limited to one worker (same-CPU), default rows on two CPUs as the runtime "
-                  "chooses (a cross-CPU wake-up where it hands to another CPU). Kernel switches: the process's "
-                  "voluntary + involuntary switches per hand-off (user-level below 0.01). MDE: the smallest change "
-                  "of the median another run could tell (2.8 standard errors)."]
+    notes = ["hand-off: one way, total / 2N of N round trips, nothing subtracted; pinned rows ran on one CPU "
+             "with the runtime limited to one worker (same-CPU), default rows on two CPUs as the runtime "
+             "chooses (a cross-CPU wake-up where it hands to another CPU). Kernel switches: the process's "
+             "voluntary + involuntary switches per hand-off (user-level below 0.01). MDE: the smallest change "
+             "of the median another run could tell (2.8 standard errors; with launches, the t test's on "
+             "their degrees of freedom).", interval_line(results), *cycles_lines(results)]
+    lines += [""] + [textwrap.fill(x, width=110, break_on_hyphens=False) for x in notes if x]
     launches = launch_lines(results)
     return "\n".join(lines + ([""] + launches if launches else []))
