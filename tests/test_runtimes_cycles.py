@@ -130,8 +130,10 @@ def test_a_row_of_one_launch_keeps_its_interval_over_groups_and_says_so():
     recs = probe.attach([_launch(300, 3.0, groups=4, jitter=0.02)], _reading(3.0), _reading(3.0))
     r = analysis.analyse(rounds.merge([recs], [4])[0])
     assert "launch_interval" not in r["summary"] and r["resolution"]["over"] == "groups"
-    text = table.render([r])
-    assert "covers this launch only" in text and "Student's t" not in text
+    line = table.interval_line([r])
+    assert "covers this launch only" in line and "Student's t" not in line
+    col = table.HANDOFF_HEADER.index("ns per hand-off [95% CI]")
+    assert table.handoff_rows([r])[0][col].startswith("100 ns [")  # the median of its groups
 
 
 def test_default_rows_keep_ns_only_and_the_table_says_why():
@@ -140,10 +142,11 @@ def test_default_rows_keep_ns_only_and_the_table_says_why():
     assert not Result(default).cycles.applies and Result(default).cycles.why == cycles.MORE_THAN_ONE_CPU
     rows = table.handoff_rows([pinned, default])
     col = table.HANDOFF_HEADER.index("core cycles [95% CI]")
-    assert rows[0][col].startswith("310 cyc [") and rows[1][col] == "ns only"
-    text = table.render([pinned, default])
-    assert "ns only (1 row): its parties ran on more than one CPU" in text
-    assert "Student's t over each row's 2 launches' medians" in text
+    assert rows[0][col].startswith("310 cyc [") and rows[1][col] == "ns only"  # the mean of 300 and 320
+    assert "ns only (1 row): its parties ran on more than one CPU" in " ".join(table.cycles_lines([pinned, default]))
+    line = table.interval_line([pinned, default])
+    assert "measured in 2 launches: the mean of its launches' medians" in line and "Student's t" in line
+    assert "ns only (1 row)" in table.render([pinned, default]).replace("\n", " ")
 
 
 def test_the_engines_reference_rows_carry_its_probe_and_cpus():

@@ -111,6 +111,15 @@ def with_launches(summary: dict, iv: dict | None) -> dict:
     return out
 
 
+def estimate(summary: dict | None) -> float:
+    """What a row's interval is around: the mean of its launches' medians
+    where the interval is over launches, else the median of its groups."""
+    s = summary if isinstance(summary, dict) else {}
+    iv = s.get("launch_interval")
+    x = iv.get("mean") if isinstance(iv, dict) else s.get("median")
+    return float(x) if _finite(x) else math.nan
+
+
 def over_launches(r: dict) -> dict:
     """An analysed row with its intervals over launches, in ns and in
     cycles where they apply (rounds.launches: each launch's median of its
@@ -193,3 +202,6 @@ class Handoff(Result):
     mde = property(lambda s: float((s.d.get("resolution") or {}).get("mde_ns", math.nan)))
     # the toolchain line without its build detail ("rustc 1.95.0 (59807616e 2026-04-14)")
     version = property(lambda s: str(s.params.get("version") or "").split(" (")[0])
+    # the number the row's interval is around (estimate()), in ns and in cycles
+    estimate = property(lambda s: estimate(s.summary.d))
+    estimate_cycles = property(lambda s: estimate(s.cycles.c.get("summary")))

@@ -19,7 +19,7 @@ REFERENCES = {"user/asm/same-thread": ("asm switch (floor)", ":"),
 
 def figure(results: list[dict], env: dict):
     """One matplotlib figure, or None without a hand-off row."""
-    rows = [h for h in (Handoff(r) for r in results if is_handoff(r)) if math.isfinite(h.summary.median)]
+    rows = [h for h in (Handoff(r) for r in results if is_handoff(r)) if math.isfinite(h.estimate)]
     if not rows:
         return None
     labels = sorted({(h.runtime, h.mechanism) for h in rows if h.runtime != "c"},
@@ -30,7 +30,7 @@ def figure(results: list[dict], env: dict):
         if h.runtime == "c":
             continue
         lo, hi = h.summary.ci95
-        med = h.summary.median
+        med = h.estimate  # what the interval is around (over launches: the mean of their medians)
         err = [[max(med - lo, 0) if math.isfinite(lo) else 0], [max(hi - med, 0) if math.isfinite(hi) else 0]]
         off = -0.15 if h.placement == "pinned" else 0.15
         colour = COLOUR.get(h.kernel.get("switch"), "0.4")
@@ -43,8 +43,8 @@ def figure(results: list[dict], env: dict):
     for h in rows:
         ref = REFERENCES.get(str(h.params.get("engine_id")))
         if h.runtime == "c" and ref and h.placement == "pinned":
-            ax.axvline(h.summary.median, color="0.3", ls=ref[1], lw=0.9,
-                       label=f"{ref[0]}: {fmt_time(h.summary.median)}")
+            ax.axvline(h.estimate, color="0.3", ls=ref[1], lw=0.9,
+                       label=f"{ref[0]}: {fmt_time(h.estimate)}")
     for kind, c in COLOUR.items():
         ax.plot([], [], "o", color=c, label=kind)
     for place, m in MARKER.items():
@@ -53,7 +53,9 @@ def figure(results: list[dict], env: dict):
         ax.plot([], [], "|", color="0.4", ms=7, label="one launch's median")
     ax.set_yticks(list(y.values()), [f"{rt}: {mech}" for rt, mech in y])
     ax.set_xscale("log")
-    ax.set_xlabel("one-way hand-off, ns (median, 95% interval; log scale)")
+    over = any(h.summary.d.get("launch_interval") for h in rows)
+    ax.set_xlabel("one-way hand-off, ns (" + ("mean of the launches' medians, 95% interval over launches"
+                                               if over else "median, 95% interval over groups") + "; log scale)")
     ax.grid(True, axis="x", which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.set_title("What a hand-off costs in each runtime (pinned: 1 CPU, 1 worker; default: 2 CPUs)", fontsize=10)

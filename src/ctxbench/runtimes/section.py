@@ -14,7 +14,8 @@ def render_runtimes(rs: list[dict], env: dict) -> list:
     fig = figures.figure(rs, env)
     if fig is not None:
         out.append(Figure("Hand-off cost per runtime", png_bytes(fig),
-                          "median and 95% interval, log scale, ticks at each launch's median; pinned: one CPU "
+                          "estimate and 95% interval (over launches where a row has several: the mean of their "
+                          "medians), log scale, ticks at each launch's median; pinned: one CPU "
                           "and one worker, default: two CPUs; colour: user-level or kernel-assisted by the "
                           "kernel switches counted"))
     launches = table.launch_lines(rs)

@@ -6,32 +6,35 @@ import math
 import textwrap
 
 from ctxbench.core.model import Result
-from ctxbench.runtimes.analysis import Handoff, is_handoff
+from ctxbench.runtimes.analysis import Handoff, estimate, is_handoff
 from ctxbench.ui.format import fmt_bytes, fmt_cycles, fmt_time
 
 PLACEMENT = {"pinned": "pinned, 1 CPU", "default": "default, 2 CPUs"}
 
 
 def _ci(r: Result) -> str:
+    """A spawn row's median [interval over groups], a hand-off row's
+    estimate [interval] (analysis.estimate: over launches where it has
+    them)."""
     s = r.summary
     lo, hi = s.ci95
-    if not math.isfinite(s.median):
+    x = estimate(s.d) if is_handoff(r.d) else s.median
+    if not math.isfinite(x):
         return "n/a"
-    return fmt_time(s.median) + (f" [{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else "")
+    return fmt_time(x) + (f" [{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else "")
 
 
-def _cycles(r: Result) -> str:
-    """The row's median in core cycles with its interval, or "ns only"
+def _cycles(h: Handoff) -> str:
+    """The row's estimate in core cycles with its interval, or "ns only"
     (cycles_lines says why)."""
-    c = r.cycles
-    if not c.applies:
+    if not h.cycles.applies:
         return "ns only"
-    s = c.summary
-    lo, hi = s.ci95
-    if not math.isfinite(s.median):
+    lo, hi = h.cycles.summary.ci95
+    x = h.estimate_cycles
+    if not math.isfinite(x):
         return "n/a"
-    num = lambda x: fmt_cycles(x).removesuffix(" cyc")  # noqa: E731
-    return fmt_cycles(s.median) + (f" [{num(lo)}, {num(hi)}]" if math.isfinite(lo) else "")
+    num = lambda v: fmt_cycles(v).removesuffix(" cyc")  # noqa: E731
+    return fmt_cycles(x) + (f" [{num(lo)}, {num(hi)}]" if math.isfinite(lo) else "")
 
 
 def _mde(h: "Handoff") -> str:
@@ -55,7 +58,7 @@ def _spread(h: Handoff) -> dict | None:
 
 def _sorted(results: list[dict]) -> list[Handoff]:
     return sorted((Handoff(r) for r in results if is_handoff(r)),
-                  key=lambda h: (h.runtime == "c", h.runtime, h.placement != "pinned", h.summary.median))
+                  key=lambda h: (h.runtime == "c", h.runtime, h.placement != "pinned", h.estimate))
 
 
 def handoff_rows(results: list[dict]) -> list[list[str]]:
@@ -95,14 +98,14 @@ def interval_line(results: list[dict]) -> str:
     single = sum(1 for h in rows if not h.summary.d.get("launch_interval"))
     parts = []
     if over:
-        parts.append(f"95% CI: Student's t over each row's {'/'.join(map(str, over))} launches' medians "
-                     "(launches - 1 degrees of freedom; Kalibera and Jones 2013), around their mean: it covers what "
-                     "differs between launches of a harness (a JIT's choices, where the runtime put its threads, "
-                     "the layout, the host's speed that minute) as well as between groups; the median printed is "
-                     "that of all groups")
+        parts.append(f"A row measured in {'/'.join(map(str, over))} launches: the mean of its launches' medians "
+                     "and its 95% CI, Student's t over them (launches - 1 degrees of freedom; Kalibera and Jones "
+                     "2013), which covers what differs between launches of a harness (a JIT's choices, where the "
+                     "runtime put its threads, the layout, the host's speed that minute) as well as between groups")
     if single:
-        parts.append(f"{'the ' + str(single) + ' row(s) measured in one launch: ' if over else ''}95% CI over groups "
-                     "(a bootstrap): it covers this launch only, not what another launch or run would give")
+        parts.append(f"{'the ' + str(single) + ' row(s) ' if over else 'rows '}measured in one launch: the median "
+                     "and its 95% CI over groups (a bootstrap), which covers this launch only, not what another "
+                     "launch or run would give")
     return "; ".join(parts) + "." if parts else ""
 
 
