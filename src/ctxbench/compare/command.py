@@ -97,7 +97,9 @@ def env_differences(base: list[dict], new: list[dict]) -> list[str]:
                 vals.setdefault(k, set()).add(str(v))
         return vals
     b, n = side(base), side(new)
-    return [f"{k}: {' / '.join(sorted(b[k]))}  ->  {' / '.join(sorted(n[k]))}" for k in b if b[k] != n.get(k)]
+    # the values come from the documents (files, or another client's runs in a shared store): escaped
+    return [f"{k}: {' / '.join(map(escaped, sorted(b[k])))}  ->  {' / '.join(map(escaped, sorted(n.get(k, ()))))}"
+            for k in b if b[k] != n.get(k)]
 
 
 def run(args) -> int:
@@ -110,8 +112,17 @@ def run(args) -> int:
         raise UserError("compare: give two files (BASE NEW), or --base FILE|KEY=VALUE... --new FILE|KEY=VALUE...")
     if args.junit and args.fail_if_slower is None:
         raise UserError("compare: --junit writes the gate's verdicts: give --fail-if-slower PCT with it")
+    sides.check(base_specs + new_specs)  # keys and dates, before anything is read
+    from ctxbench.core.store import choice
+    choice.never_onto(args.store, [args.junit])  # the store (read in passing for core clocks, too) is no output
     junit_out = writer.check_writable(args.junit, base_specs + new_specs) if args.junit else None
-    bs, ns = sides.resolve(base_specs, args.store), sides.resolve(new_specs, args.store)
+    store = None
+    if any(map(sides.is_selector, base_specs + new_specs)):
+        from ctxbench.core.store.db import open_store
+        store = open_store(args.store, writes=False, outputs=[args.junit])
+    elif args.store is not None:  # named, though only read in passing (core clocks): it must be usable
+        choice.decide(args.store, writes=False, outputs=[args.junit])
+    bs, ns = sides.resolve(base_specs, store), sides.resolve(new_specs, store)
     base, new = bs.docs, ns.docs
     # kept samples per id, first-seen order, in ns and (where they apply) in core cycles
     sb_ns, sn_ns = changes.side_samples(base), changes.side_samples(new)
@@ -161,7 +172,7 @@ def run(args) -> int:
     print()
     if args.fail_if_slower is not None:
         return _gate(common, found, args.fail_if_slower, junit_out, bs, ns, in_cycles)
-    w = max(len(k) for k in common)
+    w = max(len(escaped(k)) for k in common)
     print(f"{'id':<{w}}  {'unit':<6}  {'base median':>12}  {'±%sd':>6}  {'new median':>12}  {'±%sd':>6}  "
           f"{'change [95% CI]':>24}  {'in ns':>7}  {'p (U test)':>10}  verdict")
     ratios, few, on_samples = [], [], []
@@ -182,7 +193,7 @@ def run(args) -> int:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
         in_ns = f"{found_ns[k].rel:+.1%}" if k in found_ns and math.isfinite(found_ns[k].rel) else ""
-        print(f"{k:<{w}}  {'cycles' if k in in_cycles else 'ns':<6}  {fmt_value(ma, units.get(k, 'ns')):>12}  "
+        print(f"{escaped(k):<{w}}  {'cycles' if k in in_cycles else 'ns':<6}  {fmt_value(ma, units.get(k, 'ns')):>12}  "
               f"{_pct(c.sd_base):>6}  {fmt_value(mb, units.get(k, 'ns')):>12}  {_pct(c.sd_new):>6}  "
               f"{_change(c):>24}  {in_ns:>7}  {(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
@@ -270,7 +281,7 @@ def _cycles_note(in_cycles: set, common: list[str], asked: str) -> str:
 def _gate(common: list[str], found: dict, pct: float, junit_out, bs: sides.Side, ns: sides.Side,
           in_cycles: set) -> int:
     verdicts = [gate.judge(k, found[k], pct, "cycles" if k in in_cycles else "ns") for k in common if k != REFERENCE]
-    w = max(len(v.key) for v in verdicts) if verdicts else 2
+    w = max(len(escaped(v.key)) for v in verdicts) if verdicts else 2
     for v in verdicts:
         print(gate.line(v, w))
     failed = [v for v in verdicts if v.status == gate.FAIL]

@@ -50,7 +50,8 @@ def _judge(key: str, c: Change, pct: float) -> Verdict:
 
 
 def line(v: Verdict, width: int) -> str:
-    return f"{v.status:<10}  {v.key:<{width}}  {v.text}"
+    from ctxbench.core.errors import escaped
+    return f"{v.status:<10}  {escaped(v.key):<{width}}  {v.text}"
 
 
 def junit(verdicts: list[Verdict], name: str) -> bytes:

@@ -4,7 +4,6 @@ as LKP's ncompare sets groups of runs against each other. Each side is a
 list of (label, document); a file and a selection may be mixed."""
 from __future__ import annotations
 
-import datetime
 import os
 from dataclasses import dataclass
 
@@ -43,48 +42,48 @@ def parse(spec: str) -> dict[str, str]:
     return out
 
 
-def _date(spec: str, text: str) -> datetime.datetime:
-    try:
-        return datetime.datetime.fromisoformat(text)
-    except ValueError:
-        raise UserError(f"compare: {escaped(spec)}: '{escaped(text)}' is not a date (YYYY-MM-DD)")
-
-
 def select_runs(conn, spec: str) -> list[int]:
-    """Ids of the store's runs a selector names, oldest first; * in a value
-    matches any text."""
+    """Ids of the store's runs a selector names, oldest first: * in a value
+    matches any text and is the only wildcard, case counts, and a date
+    names its whole day (core/store/query.py: the same on SQLite and
+    PostgreSQL)."""
     from sqlalchemy import select
 
+    from ctxbench.core.store import query
     from ctxbench.core.store.tables import runs
     q = select(runs.c.id)
     for key, value in parse(spec).items():
         col = runs.c[KEYS[key]]
         if key == "since":
-            q = q.where(col >= _date(spec, value))
+            q = q.where(query.since(col, value, f"compare: {escaped(spec)}"))
         elif key == "until":
-            q = q.where(col <= _date(spec, value))
-        elif "*" in value:
-            q = q.where(col.like(value.replace("*", "%")))
+            q = q.where(query.until(col, value, f"compare: {escaped(spec)}"))
         else:
-            q = q.where(col == value)
+            q = q.where(query.matches(conn, col, value))
     return list(conn.execute(q.order_by(runs.c.started, runs.c.id)).scalars())
 
 
-def resolve(specs: list[str], store_flag: str | None) -> Side:
-    """The runs of one side. Selectors read the store (--store, else
-    $CTXBENCH_STORE, else the default one); files are read as files."""
+def check(specs: list[str]) -> None:
+    """Every selector's keys and dates, before anything is read."""
+    from ctxbench.core.store import query
+    for spec in specs:
+        if is_selector(spec):
+            for key, value in parse(spec).items():
+                if key in ("since", "until"):
+                    query.check(value, f"compare: {escaped(spec)}")
+
+
+def resolve(specs: list[str], store) -> Side:
+    """The runs of one side: selectors read `store` (opened by the caller
+    once any side names one), files are read as files."""
     docs, labels, stored = [], [], 0
-    store = None
     for spec in specs:
         if not is_selector(spec):
             docs.append(reader.load(spec))
             labels.append(spec)
             continue
-        if store is None:
-            from ctxbench.core.store.db import open_named
-            store = open_named(store_flag)
         from ctxbench.core.store import record
-        with store.begin() as conn:
+        with store.begin(write=False) as conn:
             ids = select_runs(conn, spec)
             if not ids:
                 raise UserError(f"compare: no run in the store {store.name} matches {escaped(spec)}")

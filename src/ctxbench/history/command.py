@@ -21,11 +21,24 @@ BY = ("time", "kernel", "microcode", "host", "runtime_version", "ctxbench_versio
 ACROSS = ("host", "cpu_model", "kernel", "microcode", "runtime_version", "ctxbench_version", "mitigations")
 
 
-def _date(text: str) -> datetime.datetime:
-    try:
-        return datetime.datetime.fromisoformat(text)
-    except ValueError:
-        raise UserError(f"history: {escaped(text)} is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)")
+MAX_PANELS = 24  # series drawn in one figure: a taller one takes minutes and cannot be read
+
+
+def _date(what: str):
+    def parse(text: str) -> str:
+        from ctxbench.core.store import query  # no SQLAlchemy: a date's meaning, checked as it is parsed
+        return query.check(text, what)
+    parse.__name__ = "date"
+    return parse
+
+
+def _nonempty(text: str) -> str:
+    if not text.strip():
+        raise ValueError("empty")
+    return text
+
+
+_nonempty.__name__ = "name"
 
 
 def add_parser(sub):
@@ -35,10 +48,12 @@ def add_parser(sub):
     p.add_argument("ids", nargs="+", metavar="ID", help="ids or points; shell patterns (kernel/*/pipe/*) match several")
     p.add_argument("--by", choices=BY, default="time", help="what the runs are ordered and labelled by "
                    "(default: time)")
-    p.add_argument("--host", help="only this host's runs")
-    p.add_argument("--kernel", metavar="RELEASE", help="only runs on this kernel release (* matches any text)")
-    p.add_argument("--since", type=_date, metavar="DATE", help="only runs started at or after DATE")
-    p.add_argument("--until", type=_date, metavar="DATE", help="only runs started at or before DATE")
+    p.add_argument("--host", type=_nonempty, help="only this host's runs (* matches any text)")
+    p.add_argument("--kernel", type=_nonempty, metavar="RELEASE",
+                   help="only runs on this kernel release (* matches any text)")
+    p.add_argument("--since", type=_date("--since"), metavar="DATE", help="only runs started at or after DATE")
+    p.add_argument("--until", type=_date("--until"), metavar="DATE",
+                   help="only runs started at or before DATE (a date: up to the end of that day)")
     p.add_argument("--across", choices=ACROSS, metavar="KEY",
                    help=f"rank the values of KEY ({', '.join(ACROSS)}): each one's runs pooled, fastest first "
                         "(which host, CPU or kernel switches fastest)")
@@ -55,13 +70,17 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    import os
+
     from ctxbench.core import writer
-    from ctxbench.core.store.db import open_named
+    from ctxbench.core.store.db import open_store
     from ctxbench.history import changes, pooled, series  # SQLAlchemy, the detector: when the command runs
+    figures_at = [os.path.join(args.plot, f"history.{ext}") for ext in ("png", "svg")] if args.plot else []
+    # every output decided before the store is opened: none may be the store (a reader never creates one)
     out = writer.check_writable(args.output) if args.output else None
-    store = open_named(args.store)
+    store = open_store(args.store, writes=False, outputs=[args.output, *figures_at])
     f = series.Filters(args.host, args.kernel, args.since, args.until)
-    with store.begin() as conn:
+    with store.begin(write=False) as conn:
         keys = series.ids_matching(conn, args.ids)
         if not keys:
             raise UserError(f"history: no id in {store.name} matches {', '.join(map(escaped, args.ids))}")
@@ -101,10 +120,14 @@ def run(args) -> int:
     if out is not None:
         writer.write_results(out, as_json(drawn, args))
         print(f"\nhistory written to {escaped(args.output)}")
-    if args.plot:
+    if args.plot and drawn:
         from ctxbench.history import figures
         from ctxbench.ui.figures import save
-        for path in save(figures.figure(drawn, args.by), args.plot, figures.NAME):
+        if len(drawn) > MAX_PANELS:
+            print(f"\nfigure: the first {MAX_PANELS} of {len(drawn)} series (one panel each; name fewer ids, or "
+                  "--host, --kernel, --since, to draw others)")
+        for path in save(figures.figure(drawn[:MAX_PANELS], args.by), args.plot, figures.NAME,
+                         protect=store.place.files()):
             print(f"figure: {escaped(path)}")
     return 0
 
@@ -178,8 +201,7 @@ def as_json(drawn: list, args) -> dict:
                 "method": "random effects (statsmodels combine_effects: Paule-Mandel tau^2, "
                           "Hartung-Knapp-Sidik-Jonkman interval on runs - 1 df)"}})
     return {"history": {"ids": args.ids, "filters": {"host": args.host, "kernel": args.kernel,
-                                                     "since": args.since.isoformat() if args.since else None,
-                                                     "until": args.until.isoformat() if args.until else None},
+                                                     "since": args.since, "until": args.until},
                         "series": series_out}}
 
 
@@ -204,7 +226,7 @@ def render(key: str, host: str, points: list, found: list, by: str, ns_points: l
         if beside:
             ghz = f"{p.core_ghz:.3f} GHz" if p.core_ghz is not None else "-"
             extra = f"{fmt_value(beside[i].median, 'ns'):>9}  {ghz:>9}  "
-        lines.append(f"  {p.key(by):<18}  {fmt_value(p.median, unit) + ci:<32}  "
+        lines.append(f"  {escaped(p.key(by)):<18}  {fmt_value(p.median, unit) + ci:<32}  "
                      f"{fmt_value(p.mde, unit) if p.mde is not None else '-':>9}  {extra}{ok:<4}  "
                      f"{escaped(p.kernel)}{', ' + escaped(p.git_commit) if p.git_commit else ''}")
     if by == "time":

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
+from ctxbench.core.store import query
 from ctxbench.core.store.tables import results, runs
 
 
@@ -48,8 +49,8 @@ class Point:
 class Filters:
     host: str | None = None
     kernel: str | None = None
-    since: datetime.datetime | None = None
-    until: datetime.datetime | None = None
+    since: str | None = None    # as given: a date names its whole day (core/store/query.py)
+    until: str | None = None
 
 
 UNITS = ("auto", "cycles", "ns")
@@ -83,14 +84,14 @@ def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
                 results.c.ok, results.c.unit, results.c.cycles_median, results.c.cycles_ci_lo,
                 results.c.cycles_ci_hi, results.c.cycles_mde)
          .join(results, results.c.run_id == runs.c.id).where(results.c.point_key == point_key))
-    if f.host:
-        q = q.where(runs.c.host == f.host)
-    if f.kernel:
-        q = q.where(runs.c.kernel.like(f.kernel.replace("*", "%")))
+    if f.host is not None:
+        q = q.where(query.matches(conn, runs.c.host, f.host))
+    if f.kernel is not None:
+        q = q.where(query.matches(conn, runs.c.kernel, f.kernel))
     if f.since:
-        q = q.where(runs.c.started >= f.since)
+        q = q.where(query.since(runs.c.started, f.since))
     if f.until:
-        q = q.where(runs.c.started <= f.until)
+        q = q.where(query.until(runs.c.started, f.until))
     out: dict[str, list[Point]] = {}
     for r in conn.execute(q.order_by(runs.c.started, runs.c.id)).all():
         if r.median is None:

@@ -6,11 +6,20 @@ postgresql:// URL. SQLAlchemy is imported here, when the command runs, not
 at the CLI's start."""
 from __future__ import annotations
 
-import sys
-
 from ctxbench.core import reader
-from ctxbench.core.errors import escaped, shown
+from ctxbench.core.errors import UserError, escaped, shown
 from ctxbench.ui import options
+
+MAX_COMMIT = 64  # the store's git_commit column (a SHA-256 commit's 64 hex digits)
+
+
+def _commit(text: str) -> str:
+    if not text.strip() or len(text) > MAX_COMMIT:
+        raise ValueError(text)
+    return text
+
+
+_commit.__name__ = "commit (at most 64 characters)"
 
 
 def add_parser(sub):
@@ -20,16 +29,12 @@ def add_parser(sub):
     s = p.add_subparsers(dest="store_command", metavar="ACTION", parser_class=type(p))
     a = s.add_parser("add", help="add results files (each kept once)")
     a.add_argument("files", nargs="+", metavar="FILE")
-    a.add_argument("--commit", metavar="SHA", help="the git commit the runs measured (kept with each)")
+    a.add_argument("--commit", metavar="SHA", type=_commit,
+                   help="the git commit the runs measured (kept with each; at most 64 characters)")
     options.add_store(a)
     i = s.add_parser("info", help="what the store holds")
     options.add_store(i)
     p.set_defaults(func=run)
-
-
-def open_store(args):
-    from ctxbench.core.store.db import open_named
-    return open_named(args.store)
 
 
 def run(args) -> int:
@@ -37,14 +42,14 @@ def run(args) -> int:
         return _add(args)
     if args.store_command == "info":
         return _info(args)
-    print("ctxbench store: say add or info (ctxbench store --help)", file=sys.stderr)
-    return 2
+    raise UserError("store: say add or info (ctxbench store --help)")
 
 
 def _add(args) -> int:
     from ctxbench.core.store import record
+    from ctxbench.core.store.db import open_store
     docs = [(path, reader.load(path)) for path in args.files]  # every file checked before the store is touched
-    store = open_store(args)
+    store = open_store(args.store, writes=True)  # the one command here that makes a store
     new = 0
     with store.begin() as conn:
         for path, doc in docs:
@@ -58,18 +63,19 @@ def _add(args) -> int:
 def _info(args) -> int:
     from sqlalchemy import func, select
 
+    from ctxbench.core.store.db import open_store
     from ctxbench.core.store.tables import results, runs
-    store = open_store(args)
-    with store.begin() as conn:
+    store = open_store(args.store, writes=False)  # a reader: never makes one
+    with store.begin(write=False) as conn:
         n_runs = conn.execute(select(func.count()).select_from(runs)).scalar_one()
         n_results = conn.execute(select(func.count()).select_from(results)).scalar_one()
         n_points = conn.execute(select(func.count(func.distinct(results.c.point_key)))).scalar_one()
         hosts = conn.execute(select(runs.c.host, func.count()).group_by(runs.c.host).order_by(runs.c.host)).all()
         first, last = conn.execute(select(func.min(runs.c.started), func.max(runs.c.started))).one()
-    print(f"store: {store.name} (schema {store.revision()})")
+    print(f"store: {store.name} (schema {escaped(str(store.revision()))})")
     print(f"{n_runs} run(s), {n_results} result(s) of {n_points} id(s)")
     if n_runs:
-        print(f"runs from {first or '?'} to {last or '?'}")
+        print(f"runs from {escaped(str(first or '?'))} to {escaped(str(last or '?'))}")
         for host, n in hosts:
             print(f"  {escaped(str(host))}: {n} run(s)")
     return 0

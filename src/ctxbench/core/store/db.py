@@ -1,63 +1,154 @@
-"""Opening a store: which database (a path or URL, default SQLite in the
-data directory), its schema brought to the newest version by Alembic, and
-every failure said in one line (a file that is not a database, a database
-that is not a store, a schema from a newer ctxbench, a server that is not
-there).
+"""Opening a store: the place core/store/choice.py decided and checked
+(before anything was measured), its schema brought to the newest version
+by Alembic, and every failure of the database said in one line naming the
+store, its password masked: a file that is not a database or a damaged
+one, a database that is not a store, a schema from a newer ctxbench, a
+server that is not there or goes away, a role that may not write, a value
+the server refuses. A command that only reads a store never creates one
+(nor its tables in an empty PostgreSQL database).
 
 Concurrency: two processes adding at once must lose nothing. SQLite
-serialises writers on the file; each transaction here starts with BEGIN
-IMMEDIATE (the writer lock taken at once, so two first-time migrations
-cannot both create the tables) and waits up to BUSY_S for it. PostgreSQL
-migrations take an advisory lock for the same reason; its rows need none."""
+serialises writers on the file; each writing transaction here starts with
+BEGIN IMMEDIATE (the writer lock taken at once, so two first-time
+migrations cannot both create the tables) and waits up to BUSY_S for it;
+a reading one is a plain BEGIN, so a read-only file can be read.
+PostgreSQL migrations take an advisory lock for the same reason; its rows
+need none."""
 from __future__ import annotations
 
-import os
+import json
+import sqlite3
+import zlib
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, inspect, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from ctxbench.core import datadir
-from ctxbench.core.errors import UserError, escaped, shown
+from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.store import choice
+from ctxbench.core.store.choice import OFF, Place
 
 BUSY_S = 60                         # how long a writer waits for another's lock
 MIGRATION_LOCK = 0x63747862          # PostgreSQL advisory lock key ("ctxb")
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+READ = "ctxbench_read"               # execution option: a reading transaction (plain BEGIN on SQLite)
 
 
-def default_url() -> str:
-    """SQLite in the user's data directory (XDG rules), beside the runs
-    kept without -o (core/datadir)."""
-    return "sqlite:///" + os.path.join(datadir.base(), "store.sqlite")
+def url_of(place: Place) -> URL:
+    """SQLAlchemy's URL for a place, built from its parts (a password
+    with '@' or ':' in it stays whole)."""
+    if place.sqlite:
+        return URL.create("sqlite", database=place.path)
+    p = place.parts
+    return URL.create("postgresql+psycopg", username=p.get("username"), password=p.get("password"),
+                      host=p.get("host"), port=p.get("port"), database=p.get("database"), query=p.get("query") or {})
 
 
-def normalise(where: str | None) -> str:
-    """A URL SQLAlchemy understands: a plain path is a SQLite file;
-    postgresql:// and postgres:// go through psycopg 3."""
-    if not where:
-        return default_url()
-    if "://" not in where:
-        return "sqlite:///" + os.path.abspath(where)
-    scheme, rest = where.split("://", 1)
-    if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
-        return "postgresql+psycopg://" + rest
-    if scheme in ("sqlite", "sqlite+pysqlite"):
-        return "sqlite:///" + rest.lstrip("/") if rest.startswith("/") and not rest.startswith("//") else where
-    raise UserError(f"store {shown(where)}: not a SQLite path or a postgresql:// URL")
+def normalise(where: str | None) -> URL:
+    """The URL a store's name means (for tools and tests that open one
+    with SQLAlchemy directly)."""
+    return url_of(choice.place_of(where, writes=True))
 
 
-def redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        cred, host = rest.rsplit("@", 1)
-        return f"{scheme}://{cred.split(':', 1)[0]}:***@{host}" if ":" in cred else url
-    return url
+def open_store(flag: str | None, *, writes: bool, outputs: tuple | list = ()) -> "Store":
+    """The store a command that reads (or, `writes`, fills) one was asked
+    for, checked (choice.decide) and open; one line otherwise."""
+    return Store(choice.decide(flag, writes=writes, outputs=outputs), writes=writes)
 
 
-def _sqlite_immediate(engine: Engine) -> None:
+def open_named(flag: str | None) -> "Store":
+    """The store `store add` fills: created if it is not there yet."""
+    return open_store(flag, writes=True)
+
+
+def existing(flag: str | None) -> "Store | None":
+    """The store a command reads in passing (compare's core clocks, the
+    fleet's table), if it exists and can be read; None otherwise (off, not
+    there, not usable): it never creates one and never costs the command."""
+    try:
+        place = choice.decide(flag, writes=False, measuring=True)
+        return Store(place, writes=False) if place is not None else None
+    except UserError:
+        return None
+
+
+class Store:
+    """An open store; `with store.begin() as conn:` for one transaction
+    (`store.begin(write=False)` for one that only reads)."""
+
+    def __init__(self, where: str | Place | None = None, writes: bool = True):
+        place = where if isinstance(where, Place) else (
+            choice.decide(where, writes=writes) if where is not None else choice.place_of(None, writes=writes))
+        if place is None:
+            raise UserError(f"store {OFF}: no store")
+        self.place = place
+        self.writes = writes
+        self.name = place.name
+        self.sqlite = place.sqlite
+        self.url = url_of(place)
+        try:
+            self.engine = create_engine(self.url, connect_args={"timeout": BUSY_S} if self.sqlite
+                                        else {"connect_timeout": 10})
+        except (SQLAlchemyError, ImportError, ValueError) as e:
+            raise UserError(f"store {self.name}: {why(e, place)}")
+        if self.sqlite:
+            _sqlite_locking(self.engine)
+        self.migrate()
+
+    def begin(self, write: bool = True):
+        return _Guard(self, write and self.writes)
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest version (Alembic upgrade head),
+        after checking that the database is a store or empty. A reader
+        finds an empty database is no store yet, and does not make one."""
+        from alembic import command
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        script = ScriptDirectory.from_config(cfg)
+        known = {s.revision for s in script.walk_revisions()}
+        head = script.get_current_head()
+        with self.begin(write=False) as conn:
+            have = self._revision(conn, known)
+        if have == head:
+            return
+        if have is None and not self.writes:
+            raise UserError(f"store {self.name}: no store there yet (an empty database: nothing has been "
+                            "recorded in it)")
+        with self.begin(write=True) as conn:
+            if not self.sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
+            if self._revision(conn, known) == head:
+                return
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    def _revision(self, conn, known: set) -> str | None:
+        tables = set(inspect(conn).get_table_names())
+        if tables and "alembic_version" not in tables:
+            raise UserError(f"store {self.name}: a database, but not a ctxbench store (tables: "
+                            f"{', '.join(escaped(t) for t in sorted(tables)[:5])}); name another with --store")
+        if "alembic_version" not in tables:
+            return None
+        have = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        newer = [v for v in have if v not in known]
+        if newer:
+            raise UserError(f"store {self.name}: its schema ({', '.join(map(escaped, newer))}) is from a newer "
+                            "ctxbench; upgrade ctxbench to use it")
+        return have[0] if have else None
+
+    def revision(self) -> str | None:
+        with self.begin(write=False) as conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _sqlite_locking(engine: Engine) -> None:
     """pysqlite's own transaction handling is replaced by BEGIN IMMEDIATE
+    for a writing transaction and a plain BEGIN for a reading one
     (SQLAlchemy's documented recipe for SQLite locking)."""
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
@@ -67,119 +158,96 @@ def _sqlite_immediate(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ) else "BEGIN IMMEDIATE")
 
 
-def open_named(flag: str | None) -> "Store":
-    """The store a command that reads or fills one was asked for: --store,
-    else $CTXBENCH_STORE, else the default. CTXBENCH_STORE=off stops
-    measuring commands recording their runs; a command asked for a store
-    uses the default one then."""
-    from ctxbench.core.store.choice import OFF, chosen
-    where = chosen(flag)
-    return Store(None if where == OFF else where)
+# What the database layer raises, each said as one line naming the store.
+FAULTS = (SQLAlchemyError, sqlite3.Error, OSError, zlib.error, json.JSONDecodeError, UnicodeError, ValueError)
 
 
-def existing(flag: str | None) -> "Store | None":
-    """The store open_named would open, if it exists already (a SQLite
-    file that is there, or a server's database); None where it does not
-    or where storing is off: for a command that only reads a store in
-    passing and must not create one."""
-    from ctxbench.core.store.choice import OFF, chosen
-    where = chosen(flag)
-    if where == OFF:
-        return None
-    url = normalise(where)
-    if url.startswith("sqlite") and not os.path.isfile(url[len("sqlite:///"):]):
-        return None
-    return Store(where)
-
-
-class Store:
-    """An open store; `with store.begin() as conn:` for one transaction."""
-
-    def __init__(self, where: str | None = None):
-        self.url = normalise(where)
-        self.name = escaped(redacted(where or self.url))
-        self.sqlite = self.url.startswith("sqlite")
-        if self.sqlite:
-            path = self.url[len("sqlite:///"):]
-            try:
-                os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
-            except OSError as e:
-                raise UserError(f"store {shown(path)}: cannot make its directory ({e.strerror or e})")
-            if os.path.isdir(path):
-                raise UserError(f"store {shown(path)}: a directory, not a database file")
-        try:
-            self.engine = create_engine(self.url, connect_args={"timeout": BUSY_S} if self.sqlite
-                                        else {"connect_timeout": 10})
-        except (SQLAlchemyError, ImportError, ValueError) as e:
-            raise UserError(f"store {self.name}: {_why(e)}")
-        if self.sqlite:
-            _sqlite_immediate(self.engine)
-        self.migrate()
-
-    def begin(self):
-        return _Guard(self)
-
-    def migrate(self) -> None:
-        """Bring the schema to the newest version (Alembic upgrade head),
-        after checking that the database is a store or empty."""
-        from alembic import command
-        from alembic.config import Config
-        from alembic.script import ScriptDirectory
-
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
-        known = {s.revision for s in ScriptDirectory.from_config(cfg).walk_revisions()}
-        with self.begin() as conn:
-            if not self.sqlite:
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
-            tables = set(inspect(conn).get_table_names())
-            if tables and "alembic_version" not in tables:
-                raise UserError(f"store {self.name}: a database, but not a ctxbench store (tables: "
-                                f"{', '.join(sorted(tables)[:5])}); name another with --store")
-            if "alembic_version" in tables:
-                have = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-                newer = [v for v in have if v not in known]
-                if newer:
-                    raise UserError(f"store {self.name}: its schema ({', '.join(newer)}) is from a newer ctxbench; "
-                                    "upgrade ctxbench to use it")
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
-
-    def revision(self) -> str | None:
-        with self.begin() as conn:
-            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+def _faults() -> tuple:
+    extra = []
+    try:
+        from alembic.util.exc import CommandError
+        extra.append(CommandError)
+    except ImportError:
+        pass
+    try:
+        import psycopg
+        extra.append(psycopg.Error)
+    except ImportError:
+        pass
+    return FAULTS + tuple(extra)
 
 
 class _Guard:
-    """A transaction whose database errors become one line."""
+    """A transaction whose database errors, wherever they arise (opening
+    it, a statement in it, its commit or rollback), become one line."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, write: bool):
         self.store = store
-        self.cm = None
+        self.write = write
+        self.conn = None
+        self.tx = None
+
+    def _fault(self, e: BaseException) -> UserError:
+        return UserError(f"store {self.store.name}: {why(e, self.store.place)}", code=2)
 
     def __enter__(self) -> Connection:
         try:
-            self.cm = self.store.engine.begin()
-            return self.cm.__enter__()
-        except (SQLAlchemyError, OSError) as e:
-            raise UserError(f"store {self.store.name}: {_why(e)}")
+            self.conn = self.store.engine.connect()
+            if not self.write:
+                self.conn = self.conn.execution_options(**{READ: True})
+            self.tx = self.conn.begin()
+            return self.conn
+        except _faults() as e:
+            self._close()
+            raise self._fault(e) from None
 
     def __exit__(self, kind, value, tb):
-        # the transaction's end re-raises what ended it; a database's
-        # error, from there or from the commit, becomes one line
+        """Commit or roll back. A database error (the body's, or the
+        commit's) becomes one line; any other error of the body (a
+        UserError, an interruption) goes on as it was."""
+        body_fault = kind is not None and isinstance(value, _faults())
         try:
-            return self.cm.__exit__(kind, value, tb)
-        except (SQLAlchemyError, OSError) as e:
-            raise UserError(f"store {self.store.name}: {_why(e)}") from None
+            if kind is None:
+                self.tx.commit()
+            else:
+                self.tx.rollback()
+        except _faults() as e:
+            self._close()
+            if kind is None:
+                raise self._fault(e) from None
+            if body_fault:
+                raise self._fault(value) from None
+            return False
+        self._close()
+        if body_fault:
+            raise self._fault(value) from None
+        return False
+
+    def _close(self) -> None:
+        try:
+            if self.conn is not None:
+                self.conn.close()
+        except Exception:  # noqa: BLE001 (a connection already gone: nothing left to close)
+            pass
 
 
-def _why(e: BaseException) -> str:
-    """The database's own words, first line only."""
+def why(e: BaseException, place: Place | None = None) -> str:
+    """The database's own words, first line only, escaped, without the
+    store's password."""
     orig = e.orig if isinstance(e, DBAPIError) and e.orig is not None else e
-    text_ = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-    if "file is not a database" in text_ or "malformed" in text_:
-        return f"not a SQLite database, or a damaged one ({text_})"
-    return escaped(text_)
+    said = str(orig).strip()
+    line = said.splitlines()[0] if said else type(orig).__name__
+    secret = place.secret if place is not None else None
+    if secret and len(secret) >= 3:
+        line = line.replace(secret, "***")
+    low = line.lower()
+    if "file is not a database" in low or "malformed" in low or "database disk image" in low:
+        return f"not a SQLite database, or a damaged one ({escaped(line)})"
+    if "readonly database" in low or "read-only" in low:
+        return f"cannot be written ({escaped(line)})"
+    if isinstance(orig, zlib.error) or isinstance(orig, json.JSONDecodeError):
+        return f"a run's kept document is damaged ({escaped(line)})"
+    return escaped(line)

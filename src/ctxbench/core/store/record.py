@@ -11,7 +11,7 @@ import math
 import statistics
 import zlib
 
-from sqlalchemy import insert, select
+from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
@@ -27,12 +27,21 @@ def _num(x) -> float | None:
 
 
 def _started(doc: Document) -> datetime.datetime | None:
+    """When the run started, in local time without a zone (as the
+    lifecycle writes it): a time with a zone is converted, so SQLite and
+    PostgreSQL keep the same instant."""
     section = doc.d.get(doc.command) if doc.command else None
     when = section.get("started") if isinstance(section, dict) else None
     try:
-        return datetime.datetime.fromisoformat(when) if isinstance(when, str) else None
+        t = datetime.datetime.fromisoformat(when) if isinstance(when, str) else None
     except ValueError:
         return None
+    if t is not None and t.tzinfo is not None:
+        try:
+            t = t.astimezone().replace(tzinfo=None)
+        except (OverflowError, ValueError):
+            return None
+    return t
 
 
 def run_row(doc: dict, git_commit: str | None = None) -> dict:
@@ -41,18 +50,36 @@ def run_row(doc: dict, git_commit: str | None = None) -> dict:
     vm = env.get("virtualization.is_vm")
     vm = vm if isinstance(vm, bool) else None
     mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
-    return {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
-            "microcode": _text(env.microcode, 64),
-            "kernel": env.kernel_release, "mitigations": mitigations or None,
-            "ctxbench_version": str(d.tool.get("version")) if d.tool.get("version") is not None else None,
-            "git_commit": git_commit, "started": _started(d), "added": datetime.datetime.now(),
-            "governor": _text(", ".join(sorted({str(v) for v in env.governors.values()})), 64), "vm": vm,
-            "core_ghz": core_ghz(d),
-            "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
+    row = {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
+           "microcode": env.microcode, "kernel": env.kernel_release, "mitigations": mitigations or None,
+           "ctxbench_version": d.tool.get("version"), "git_commit": git_commit, "started": _started(d),
+           "added": datetime.datetime.now(),
+           "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": vm,
+           "core_ghz": core_ghz(d),
+           "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
+    return fitted(runs, row)
 
 
-def _text(x, most: int) -> str | None:
-    return str(x)[:most] if x not in (None, "") else None
+def _text(x, most: int | None) -> str | None:
+    """A value as a text column holds it on both backends: no NUL (which
+    PostgreSQL refuses) or lone surrogate (which neither encodes), at most
+    the column's length (which PostgreSQL enforces and SQLite does not:
+    cut on both, so the two keep the same rows; the document keeps it
+    whole)."""
+    if x is None or x == "":
+        return None
+    t = str(x).replace("\0", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+    return t[:most] if most else t
+
+
+def fitted(table, row: dict) -> dict:
+    """`row` with every text value fitted to its column of `table`."""
+    out = dict(row)
+    for k, v in row.items():
+        col = table.c[k]
+        if isinstance(col.type, (String, Text)) and v is not None:
+            out[k] = _text(v, getattr(col.type, "length", None))
+    return out
 
 
 def core_ghz(d: Document) -> float | None:
@@ -82,11 +109,11 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
         lo, hi = s.ci95
         ok = r.verification.get("ok")
         version = r.params.get("version")
-        out.append({"run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
-                    "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi),
-                    "mde": _mde(r) if _mde(r) is not None else _num(s.d.get("mde")), **_cycles(r),
-                    "ok": ok if isinstance(ok, bool) else None,
-                    "runtime_version": str(version)[:128] if version is not None else None})
+        out.append(fitted(results, {
+            "run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
+            "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi),
+            "mde": _mde(r) if _mde(r) is not None else _num(s.d.get("mde")), **_cycles(r),
+            "ok": ok if isinstance(ok, bool) else None, "runtime_version": version}))
     return out
 
 
@@ -108,9 +135,10 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
                 continue
             ci = e.get("ci95") if isinstance(e.get("ci95"), list) and len(e["ci95"]) == 2 else [None, None]
             key = f"tasks/{pair}/{name}"
-            out.append({"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
-                        "median": _num(e["estimate_ns"]), "ci_lo": _num(ci[0]), "ci_hi": _num(ci[1]),
-                        "mde": _num(e.get("mde_ns")), "ok": None, "runtime_version": None})
+            out.append(fitted(results, {"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
+                                        "median": _num(e["estimate_ns"]), "ci_lo": _num(ci[0]),
+                                        "ci_hi": _num(ci[1]), "mde": _num(e.get("mde_ns")), "ok": None,
+                                        "runtime_version": None}))
     return out
 
 
@@ -133,5 +161,19 @@ def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
 
 
 def document(conn, run_id: int) -> dict:
+    """A kept run's document, its strings cleaned as a file's are
+    (core/reader: control characters replaced): a store is shared, and
+    what another client put there is input like any file. Its results were
+    analysed when it was recorded, and are not again. One line for a
+    document that cannot be read back."""
+    from ctxbench.core import reader
+    from ctxbench.core.errors import UserError
     blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
-    return json.loads(zlib.decompress(blob))
+    try:
+        data = zlib.decompress(blob)
+    except (zlib.error, TypeError) as e:
+        raise UserError(f"run {run_id} in the store: its kept document is damaged ({e})")
+    doc = reader.decode(data, f"run {run_id} in the store")
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise UserError(f"run {run_id} in the store: its kept document is not a results document")
+    return doc
