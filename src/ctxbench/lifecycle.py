@@ -51,8 +51,12 @@ class Lifecycle:
             self.out.close()
             raise UserError(f"-o {shown(self.output)}: a {kind} saves as it goes and continues from its "
                             f"file: name a file")
+        try:  # the store too is decided now (core/store/choice): one it cannot use is refused before measuring
+            self.store = choice.decide(store, writes=True, outputs=[self.out.target], measuring=True)
+        except UserError:
+            self.out.close()
+            raise
         self.started = datetime.datetime.now().isoformat(timespec="seconds")
-        self.store = choice.chosen(store)  # recorded in finish(): once, the last document written
         self._last: dict | None = None
         self.written: list[str] = []
         self._said_shared = False
@@ -81,7 +85,8 @@ class Lifecycle:
         if not directory:
             return []
         from ctxbench.ui import figures
-        protect = self.inputs + ((self.out.target,) if self.out.target else ())
+        protect = (self.inputs + ((self.out.target,) if self.out.target else ())
+                   + tuple(self.store.files() if self.store else ()))
         try:
             paths = [p for name, fig in figs if fig is not None
                      for p in figures.save(fig, directory, name, protect=protect)]
@@ -109,7 +114,7 @@ class Lifecycle:
         in ns and cycles, and the host's recorded core clocks; read before
         this run is recorded. {"why": ...} where there is nothing to say.
         Never costs the run: a store that cannot be read is a reason."""
-        if self.store == choice.OFF:
+        if self.store is None:
             return {"why": "no results store (--no-store)"}
         try:
             from ctxbench.core.store import between, db
@@ -131,7 +136,7 @@ class Lifecycle:
         """The run into the results store (core/store), unless --no-store.
         The results are safe in their file by now: a store that cannot
         take them costs a warning, not the run."""
-        if self._last is None or self.store == choice.OFF:
+        if self._last is None or self.store is None:  # recorded once, the last document written
             return
         where = sys.stderr if self.out.fd == 1 else sys.stdout
         try:
