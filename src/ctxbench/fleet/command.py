@@ -8,6 +8,8 @@ when any host failed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import os
 import re
 import signal
@@ -58,11 +60,28 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:100] or "host"
 
 
+def stems(targets: list) -> dict[str, str]:
+    """{host name: the name its results file takes}, unique: the name made
+    safe for a file; where two names give the same one (büro, bäro), each
+    of them with its address; where that still meets another, a suffix.
+    Two hosts never share a file."""
+    plain = [_safe(h.name) for h in targets]
+    cands = [p if plain.count(p) == 1 else f"{p}-{_safe(h.address)}" for p, h in zip(plain, targets)]
+    out, used = {}, set()
+    for h, c in zip(targets, cands):
+        stem, k = c, 2
+        while stem.lower() in used:  # also apart on a file system that ignores case
+            stem, k = f"{c}-{k}", k + 1
+        used.add(stem.lower())
+        out[h.name] = stem
+    return out
+
+
 def _chosen_hosts(args) -> list:
     found = [hostlist.from_spec(h) for h in args.hosts]
     if args.inventory:
         found += hostlist.from_inventory(args.inventory, args.limit)
-    elif args.limit:
+    elif args.limit is not None:
         raise UserError("fleet: --limit selects from an --inventory")
     if not found:
         raise UserError("fleet: name the hosts (HOST... or --inventory FILE), then -- and the command")
@@ -109,6 +128,7 @@ class _Lines:
 
 
 def run(args) -> int:
+    from ctxbench.core.store import choice
     from ctxbench.fleet import engines, remote
     job = jobs.parse(args.remote or [])
     targets = _chosen_hosts(args)
@@ -116,22 +136,27 @@ def run(args) -> int:
     if args.engines and not build.is_dir():
         raise UserError(f"fleet: --engines {escaped(args.engines)}: no such directory")
     shown_ids = [i.strip() for i in args.show.split(",") if i.strip()]
+    if not shown_ids:
+        raise UserError("fleet: --show: empty list (leave the option out for the default)")
+    if args.plot:  # the figure is no more written over the store than a host's file is
+        choice.never_onto(args.store, [os.path.join(args.plot, f"fleet.{ext}") for ext in ("png", "svg")])
     if args.output:
         try:
             os.makedirs(args.output, exist_ok=True)
         except OSError as e:
             raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
-    # every output decided before anything is measured (the lifecycle's rule)
-    lives = {h.name: Lifecycle(f"fleet-{_safe(h.name)}", os.path.join(args.output, f"{_safe(h.name)}.json")
+    # every output decided before anything is measured (the lifecycle's rule), one file per host
+    names = stems(targets)
+    lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")
                                if args.output else None, store=args.store) for h in targets}
     settings = remote.Settings(build, float(args.timeout), _ssh_config(args))
     report = _Lines([h.name for h in targets])
-    started = time.monotonic()
-    outcomes = asyncio.run(_all(targets, job, settings, args.parallel, report))
-    wall = time.monotonic() - started
+    kept: list[tuple] = []  # (stream, line): what each ended host's write and record said, printed above the table
 
-    rows = []
-    for o in outcomes:
+    def finished(o) -> tuple:
+        """A host that has ended: its document analysed, written and
+        recorded now, not at the end of the command, so that Ctrl-C or a
+        later host's failure loses nothing it brought back."""
         doc = None
         if o.ok:
             fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
@@ -141,18 +166,37 @@ def run(args) -> int:
                 t = time.monotonic()
                 doc = jobs.document(job, o.output, fleet)
                 o.timings["analyse"] = time.monotonic() - t
-                life = lives[o.host.name]
-                life.write(doc)
-                life.finish()
             except UserError as e:
-                o.ok, o.reason, doc = False, str(e), None
-        if doc is not None and doc.get("failures"):
+                o.ok, o.reason = False, str(e)
+        if doc is not None:
+            out, err = io.StringIO(), io.StringIO()  # said after the progress lines, not through them
+            life = lives[o.host.name]
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    life.write(doc)   # a write that fails keeps the run in a fallback file its reason names
+                    life.finish()     # a store that cannot take the run costs a warning, not the run
+            except UserError as e:
+                o.ok, o.reason = False, str(e)
+            kept.extend((sys.stdout, line) for line in out.getvalue().splitlines() if line.strip())
+            kept.extend((sys.stderr, line) for line in err.getvalue().splitlines() if line.strip())
+        if doc is not None and doc.get("failures") and o.ok:
             f = doc["failures"]
             o.ok, o.reason = False, (f"{len(f)} id(s) failed, the others kept (first: {f[0]['id']}: "
                                      f"{f[0]['error']})")
         if o.left:
             o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
-        rows.append((o, doc))
+        return o, doc
+
+    started = time.monotonic()
+    try:
+        rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished))
+    except KeyboardInterrupt:
+        for stream, line in kept:  # what ended before Ctrl-C is kept, and said where
+            print(line, file=stream)
+        raise
+    wall = time.monotonic() - started
+    for stream, line in kept:
+        print(line, file=stream)
     print(_table(rows, shown_ids if job.command == "run" else [], args.store))
     print(_overhead(rows, wall, args.parallel))
     if args.plot and job.command == "run":
@@ -170,18 +214,21 @@ def run(args) -> int:
     return 0
 
 
-async def _all(targets, job, settings, parallel: int, report) -> list:
-    """Every host, at most `parallel` at once. Ctrl-C or SIGTERM here:
-    each host's task is cancelled and cleans its host up before this
-    returns the interruption."""
+async def _all(targets, job, settings, parallel: int, report, finished) -> list:
+    """Every host, at most `parallel` at once, each one `finished` (its
+    results written and recorded) as soon as it ends. Ctrl-C or SIGTERM
+    here: each host still measuring is cancelled and cleans its host up
+    before this returns the interruption; the hosts that had ended are
+    kept."""
     from ctxbench.fleet import remote
     gate = asyncio.Semaphore(parallel)
 
     async def one(h):
         async with gate:
             o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
-            report(h, "done" if o.ok else f"FAILED: {o.reason}")
-            return o
+        o, doc = finished(o)  # no await from here on: a cancellation cannot cut it short
+        report(h, "done" if o.ok else f"FAILED: {o.reason}")
+        return o, doc
 
     tasks = [asyncio.ensure_future(one(h)) for h in targets]
     loop = asyncio.get_running_loop()
@@ -213,12 +260,13 @@ def _clock(doc: dict | None, fastest: dict) -> str:
 def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
     from ctxbench.core.store.between import fastest_recorded
     fastest = fastest_recorded(store_flag, {model.Document(d).environment.hostname for _, d in rows if d})
-    head = ["host", "CPU", "kernel", "core clock"] + ids + ["status"]
+    head = ["host", "CPU", "kernel", "core clock"] + [escaped(i) for i in ids] + ["status"]
     body = []
     for o, doc in rows:
         env = (doc or {}).get("environment") or {}
-        cells = [o.host.name, str((env.get("cpu") or {}).get("model") or "-")[:40],
-                 str((env.get("kernel") or {}).get("release") or "-"), _clock(doc, fastest)]
+        # every string from outside (the command line, an inventory, a host's engine) escaped, as in errors
+        cells = [escaped(o.host.name), escaped(str((env.get("cpu") or {}).get("model") or "-")[:40]),
+                 escaped(str((env.get("kernel") or {}).get("release") or "-")), _clock(doc, fastest)]
         got = jobs.summary(doc) if doc else {}
         for i in ids:
             if i in got:
@@ -227,7 +275,7 @@ def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
                              + (f" = {fmt_value(ns, 'ns')}" if unit == "cycles" else ""))
             else:
                 cells.append("-")
-        cells.append("ok" if o.ok else f"FAILED: {o.reason}")
+        cells.append("ok" if o.ok else f"FAILED: {escaped(o.reason)}")
         body.append(cells)
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head) - 1)]
     fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]  # noqa: E731
@@ -244,5 +292,6 @@ def _overhead(rows: list, wall: float, parallel: int) -> str:
     import statistics
     parts = ("connect", "prepare", "copy", "run", "clean", "analyse")
     med = {p: statistics.median(v) for p in parts if (v := [o.timings[p] for o, _ in rows if p in o.timings])}
-    return (f"\n{len(rows)} host(s) in {wall:.2f} s, {parallel} at once; per host (median): "
-            + ", ".join(f"{p} {med[p]:.2f} s" for p in parts if p in med))
+    return (f"\n{len(rows)} host(s) in {wall:.2f} s, {parallel} at once; "
+            + ("per host (median): " + ", ".join(f"{p} {med[p]:.2f} s" for p in parts if p in med) if med
+               else "no host was connected to"))

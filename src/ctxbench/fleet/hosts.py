@@ -48,13 +48,42 @@ def _int(value, what: str, host: str) -> int | None:
         raise UserError(f"fleet: inventory host {escaped(host)}: {what} {escaped(str(value))} is not a number")
 
 
-def _reason(said: str, e: Exception) -> str:
+# The parser whose words say what is wrong with a file: ansible tries each
+# inventory plugin in turn, and a YAML file's error is in the yaml plugin's
+# words, not in those of the INI parser that tried it after.
+PLUGIN_BY_EXT = {".yml": "yaml", ".yaml": "yaml", ".json": "yaml", ".toml": "toml"}
+
+
+def _reason(said: str, e: Exception, path: str) -> str:
     """The line of ansible's words that says what is wrong with the file."""
-    for line in said.splitlines() + str(e).splitlines():
-        line = line.strip()
+    plugin = PLUGIN_BY_EXT.get(os.path.splitext(path)[1].lower(), "ini")
+    lines = [line.strip() for line in said.splitlines() + str(e).splitlines()]
+    mark = f"with '{plugin}' plugin:"
+    for i, line in enumerate(lines):
+        if mark in line:
+            text = line.split(mark, 1)[1].strip()
+            where = next((m.group(1) for later in lines[i + 1:i + 12]
+                          if (m := re.search(r"^Origin: .*:(\d+):\d+$", later))), None)
+            return escaped(text + (f" (line {where})" if where else ""))
+    for line in lines:
         if line.startswith("Failed to parse inventory:") or line.startswith("Invalid"):
             return escaped(line)
     return escaped(str(e).splitlines()[0] if str(e) else type(e).__name__)
+
+
+def _check_limit(limit: str) -> None:
+    """A --limit Ansible would read as something else than was written is
+    refused: empty, or with characters its parser drops ('[' alone gives
+    no pattern, which Ansible reads as every host)."""
+    from ansible.inventory.manager import split_host_pattern
+    if not limit.strip():
+        raise UserError("fleet: --limit '': an empty pattern (leave --limit out for every host)")
+    patterns = split_host_pattern(limit)
+    kept = re.sub(r"[\s,:]", "", "".join(patterns))
+    if not patterns or kept != re.sub(r"[\s,:]", "", limit) or any(p.strip() in ("~", "!", "&", "!~", "&~")
+                                                                   for p in patterns):
+        raise UserError(f"fleet: --limit {escaped(limit)}: not a host pattern Ansible reads as written "
+                        "(a group, a host, a glob like web-*, a:b, a:!b, ~regex)")
 
 
 def from_inventory(path: str, limit: str | None = None) -> list[Host]:
@@ -68,27 +97,35 @@ def from_inventory(path: str, limit: str | None = None) -> list[Host]:
     # nothing on the terminal; its words are kept for the one line below
     os.environ["ANSIBLE_INVENTORY_UNPARSED_FAILED"] = "True"
     os.environ["ANSIBLE_LOCALHOST_WARNING"] = "False"
+    os.environ["ANSIBLE_HOST_PATTERN_MISMATCH"] = "ignore"  # a --limit that matches nothing: said here, once
     said = io.StringIO()
     with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from ansible.inventory.manager import InventoryManager
         from ansible.parsing.dataloader import DataLoader
         from ansible.vars.manager import VariableManager
+        if limit is not None:
+            _check_limit(limit)
         loader = DataLoader()
         try:
             inv = InventoryManager(loader=loader, sources=[path])
         except Exception as e:  # ansible's own AnsibleError family, for a file it cannot read
-            raise UserError(f"fleet: inventory {escaped(path)}: {_reason(said.getvalue(), e)}")
-    chosen = inv.get_hosts(limit) if limit else inv.get_hosts()
-    if not chosen:
-        raise UserError(f"fleet: inventory {escaped(path)}: no host" + (f" matches {escaped(limit)}" if limit
-                                                                          else " (not an inventory Ansible reads?)"))
-    vm = VariableManager(loader=loader, inventory=inv)
-    out = []
-    for h in chosen:
-        v = vm.get_vars(host=h)
-        out.append(Host(h.name, str(v.get("ansible_host") or h.name), _int(v.get("ansible_port"), "port", h.name),
-                        v.get("ansible_user"), v.get("ansible_ssh_private_key_file"),
-                        _int(v.get("ctxbench_cpu"), "ctxbench_cpu", h.name),
-                        tuple(g.name for g in h.get_groups() if g.name != "all")))
+            raise UserError(f"fleet: inventory {escaped(path)}: {_reason(said.getvalue(), e, path)}")
+        try:
+            chosen = inv.get_hosts(limit) if limit is not None else inv.get_hosts()
+        except Exception as e:  # noqa: BLE001 (ansible's AnsibleError: an invalid regular expression)
+            raise UserError(f"fleet: --limit {escaped(limit or '')}: {escaped(str(e).splitlines()[0])}")
+        if not chosen:
+            raise UserError(f"fleet: inventory {escaped(path)}: no host" + (
+                f" matches {escaped(limit)}" if limit is not None else " (not an inventory Ansible reads?)"))
+        vm = VariableManager(loader=loader, inventory=inv)
+        out = []
+        for h in chosen:
+            v = vm.get_vars(host=h)
+            key = v.get("ansible_ssh_private_key_file")
+            out.append(Host(h.name, str(v.get("ansible_host") or h.name), _int(v.get("ansible_port"), "port", h.name),
+                            str(v["ansible_user"]) if v.get("ansible_user") not in (None, "") else None,
+                            os.path.expanduser(str(key)) if key else None,
+                            _int(v.get("ctxbench_cpu"), "ctxbench_cpu", h.name),
+                            tuple(g.name for g in h.get_groups() if g.name != "all")))
     return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import os
 import shlex
 import signal
 import time
@@ -127,6 +128,8 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
 
     async def steps() -> None:
         nonlocal conn, workdir, proc
+        if host.key and not os.path.isfile(host.key):
+            raise HostFailed(f"its key file {host.key} does not exist (ansible_ssh_private_key_file)")
         report(host, "connecting")
         opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
                     connect_timeout=s.connect_s)
