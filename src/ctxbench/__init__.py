@@ -1,7 +1,16 @@
 """ctxbench: what a context switch really costs."""
-from importlib.metadata import PackageNotFoundError, version as _version
 
-try:
-    __version__ = _version("ctxbench")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0-dev"
+
+def __getattr__(name: str):
+    """`__version__`, read from the installed package's metadata when it is
+    first asked for: importing the package runs nothing (the command line
+    answers Ctrl-C from its first instruction, ctxbench/cli.py)."""
+    if name != "__version__":
+        raise AttributeError(name)
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        v = version("ctxbench")
+    except PackageNotFoundError:  # running from a source tree without install
+        v = "0.0.0-dev"
+    globals()["__version__"] = v
+    return v

@@ -1,11 +1,39 @@
 """The ctxbench command line. Each subcommand lives in ctxbench.<name>.command
 with add_parser(subparsers) and run(args) -> exit code; the measuring ones
-run through ctxbench.lifecycle."""
+run through ctxbench.lifecycle.
+
+Ctrl-C is one line and exit 130 from the first instruction to the last:
+while this module imports the commands (a quarter of a second), and after
+main() has returned, a SIGINT handler says so and exits (nothing has been
+measured or is left to clean up then); in between it is Python's
+KeyboardInterrupt, which every command turns into its own clean-up, and
+main() into that line."""
 from __future__ import annotations
 
-import argparse
 import os
+import signal
 import sys
+
+
+def _interrupted_now(signum, frame) -> None:  # pragma: no cover (a signal's timing)
+    """Ctrl-C before main() runs or after it returned: nothing to keep."""
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except Exception:  # noqa: BLE001 (a stream already gone)
+            pass
+    os.write(2, b"ctxbench: interrupted\n")
+    os._exit(130)
+
+
+# Only as the ctxbench command (the console script, or python -m ctxbench),
+# not where a program or a test imports this module.
+_AS_COMMAND = (os.path.basename(sys.argv[0] if sys.argv else "") in ("ctxbench", "-m", "__main__.py")
+               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+if _AS_COMMAND:
+    signal.signal(signal.SIGINT, _interrupted_now)
+
+import argparse  # noqa: E402
 
 # Before numpy is imported anywhere: one BLAS thread. Each thread reserves
 # its own memory at start-up, and under `ulimit -v` that alone made a small
@@ -69,18 +97,40 @@ def _tolerant_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    streams.guard()
+    if _AS_COMMAND and signal.getsignal(signal.SIGINT) is _interrupted_now:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here, each command's own clean-up
     try:
-        _tolerant_streams()
-        rc = _command(argv)
-    finally:
-        lost = streams.release()
-    for fd, e in sorted(lost.items()):
-        line = streams.lost_line(fd, e)
-        if line and 2 not in lost:
-            print(f"ctxbench: {line}", file=sys.stderr)
-        rc = rc or 1
+        streams.guard()
+        try:
+            _tolerant_streams()
+            rc = _command(argv)
+        finally:
+            lost = streams.release()
+        for fd, e in sorted(lost.items()):
+            line = streams.lost_line(fd, e)
+            if line and 2 not in lost:
+                print(f"ctxbench: {line}", file=sys.stderr)
+            rc = rc or 1
+    except KeyboardInterrupt:  # between the command's end and here
+        print("ctxbench: interrupted", file=sys.stderr)
+        rc = 130
+    if _AS_COMMAND:
+        signal.signal(signal.SIGINT, _interrupted_now)  # and on to the interpreter's exit
     return rc
+
+
+def _interruption(e: BaseException) -> bool:
+    """An exception that is a Ctrl-C in disguise: ctypes turns a
+    KeyboardInterrupt raised while it converts a C call's arguments
+    (E-divisive's, in history) into an ArgumentError naming it."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, KeyboardInterrupt) or (type(e).__name__ == "ArgumentError"
+                                                and "KeyboardInterrupt" in str(e)):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _command(argv: list[str] | None) -> int:
@@ -104,6 +154,11 @@ def _command(argv: list[str] | None) -> int:
         return e.code
     except KeyboardInterrupt:
         # commands that save as they go (sweep) say what they kept themselves
+        print("ctxbench: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if not _interruption(e):
+            raise  # a fault no one foresaw: its traceback is what a bug report needs
         print("ctxbench: interrupted", file=sys.stderr)
         return 130
     except MemoryError:

@@ -1,0 +1,102 @@
+"""Ctrl-C is one line and exit 130 from the first instruction to the last
+(issue 33): while the command line imports its commands, inside a C
+extension's call (E-divisive's, where ctypes turns the KeyboardInterrupt
+into an ArgumentError), and while a store is being filled (whose
+transaction is then rolled back: nothing half-added). None measures."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import ctxbench_cmd
+
+pytest.importorskip("sqlalchemy")
+from ctxbench.cli import main  # noqa: E402
+from ctxbench.core.store import record  # noqa: E402
+from ctxbench.core.store.db import Store  # noqa: E402
+from test_store import synthetic  # noqa: E402
+
+
+def _interrupted_after(argv: list[str], delay: float, **kw) -> tuple[int, str, str]:
+    """`argv` started with SIGINT at its default, as a terminal starts it,
+    and sent SIGINT (to its group) `delay` s later."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+    time.sleep(delay)
+    try:
+        os.killpg(p.pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    out, err = p.communicate(timeout=60)
+    return p.returncode, out, err
+
+
+def _said_interrupted(rc: int, err: str) -> bool:
+    """Exit 130 with the one line; or, when the signal came before Python
+    itself had started (no code of ours ran), the shell's 130 for a death
+    by SIGINT with nothing printed."""
+    return (rc == 130 and err.strip() == "ctxbench: interrupted") or (rc == -signal.SIGINT and not err.strip())
+
+
+@pytest.mark.parametrize("delay", [0.03, 0.06, 0.09, 0.12, 0.15, 0.2, 0.25, 0.3])
+def test_ctrl_c_while_the_command_line_starts(tmp_path, delay):
+    """The first quarter second is the imports (numpy, the commands): the
+    audit's Ctrl-C there gave a KeyboardInterrupt traceback."""
+    argv = ctxbench_cmd() + ["history", "kernel/*", "--store", str(tmp_path / "none.sqlite")]
+    rc, out, err = _interrupted_after(argv, delay)
+    if rc == 2 and "no store there" in err:
+        return  # the command had finished before the signal came
+    assert _said_interrupted(rc, err), (delay, rc, err[-2000:])
+
+
+def test_ctrl_c_inside_e_divisive_s_c_call_is_an_interruption(tmp_path, capsys, monkeypatch):
+    """A KeyboardInterrupt raised while ctypes converts the arguments of
+    E-divisive's C function (numpy's ndpointer.from_param, Python code)
+    reaches the caller as ctypes.ArgumentError: it is still Ctrl-C."""
+    cext = pytest.importorskip("signal_processing_algorithms.energy_statistics.cext_calculator")
+    url = str(tmp_path / "s.sqlite")
+    s = Store(url)
+    with s.begin() as conn:
+        for k in range(0, 40, 4):  # one host: a series of 10 runs, long enough to be tested
+            record.add(conn, synthetic(k))
+    fn = cext.LIB_E_DIVISIVE.calculate_distance_matrix
+    kind = fn.argtypes[0]
+
+    class Interrupting(kind):
+        @classmethod
+        def from_param(cls, obj):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(fn, "argtypes", [Interrupting, *fn.argtypes[1:]])
+    rc = main(["history", "kernel/thread/pipe/same-cpu", "--store", url])
+    err = capsys.readouterr().err
+    assert rc == 130 and err.strip() == "ctxbench: interrupted", err
+
+
+def test_ctrl_c_while_a_store_is_filled_adds_nothing_half(tmp_path):
+    """store add of 300 files interrupted while it adds: 130, one line,
+    and the store holds the runs of before, or all of them: one
+    transaction, rolled back."""
+    url = str(tmp_path / "s.sqlite")
+    s = Store(url)
+    with s.begin() as conn:
+        record.add(conn, synthetic(0))
+    paths = []
+    for k in range(1, 301):
+        p = tmp_path / f"r{k}.json"
+        p.write_text(json.dumps(synthetic(k)))
+        paths.append(str(p))
+    rc, out, err = _interrupted_after(ctxbench_cmd() + ["store", "add", *paths, "--store", url], 1.2)
+    from sqlalchemy import text
+    with Store(url).begin() as conn:
+        n = conn.execute(text("SELECT count(*) FROM runs")).scalar_one()
+    if rc == 0:
+        assert n == 301
+        return
+    assert _said_interrupted(rc, err), (rc, err[-2000:])
+    assert n == 1
