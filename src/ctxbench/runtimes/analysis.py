@@ -171,6 +171,9 @@ def analyse(raw: dict) -> dict:
     flagged, since its hand-off then blocked a kernel thread."""
     r = over_launches(model.analyse(raw))
     r["kernel"] = kernel_record(r)
+    contended = contention_record(r)
+    if contended:
+        r["contention"] = contended
     r["resolution"] = resolution(r)
     pinned = (r.get("jfr") or {}).get("virtual_thread_pinned")
     warnings = model.Result(r).warnings_stored("vt_pinned", "launch_spread")  # re-analysed: said once
@@ -185,6 +188,22 @@ def analyse(raw: dict) -> dict:
             pinned_events=pinned))
     r["warnings"] = warnings
     return r
+
+
+def contention_record(r: dict) -> dict:
+    """What other tasks took of the row's CPUs in each kept launch
+    (runtimes/contention.py), how many launches were tried, and the
+    launches still above contention.QUIET; {} where it was not measured."""
+    params = Result(r).params
+    shares = params.get("others_share_per_round") or ([params.get("others_share")] if "others_share" in params
+                                                      else [])
+    tried = params.get("launches_tried_per_round") or ([params.get("launches_tried")] if "launches_tried" in params
+                                                       else [])
+    if not any(isinstance(x, (int, float)) for x in shares):
+        return {}
+    from ctxbench.runtimes.contention import QUIET
+    return {"others_share": shares, "launches_tried": tried, "quiet": QUIET,
+            "disturbed": [i + 1 for i, x in enumerate(shares) if isinstance(x, (int, float)) and x > QUIET]}
 
 
 def is_handoff(r: dict) -> bool:

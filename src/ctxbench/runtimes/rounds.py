@@ -61,6 +61,9 @@ def launches(r: dict, values: list[float] | None = None) -> list[list[float]]:
     return [x for x in out if x]
 
 
+PER_LAUNCH = ("others_share", "launches_tried")  # params a launch sets, kept per launch in a merged record
+
+
 def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
     """One raw record per id (and delay) from the rounds' records: their
     samples appended in round order, groups renumbered after the rounds
@@ -69,12 +72,15 @@ def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
     not measure (spawn and memory are measured once) is simply shorter."""
     merged: dict[tuple, dict] = {}
     n_per_round: dict[tuple, list] = {}
+    per_launch: dict[tuple, list] = {}
     offset = 0
     for records, width in zip(rounds, per_round):
         for r in records:
             k = _key(r)
             r = _renumbered(r, offset)
             n_per_round.setdefault(k, []).append(Result(r).params.get("n"))
+            for name in PER_LAUNCH:
+                per_launch.setdefault((k, name), []).append(Result(r).params.get(name))
             if k not in merged:
                 merged[k] = r
                 continue
@@ -95,5 +101,8 @@ def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
         params = dict(Result(r).params.items(), rounds=len(n_per_round[k]), launch_groups=widths)
         if Result(r).quantity == "handoff":
             params["n_per_round"] = n_per_round[k]
+        for name in PER_LAUNCH:  # what the front end measured around each launch (contention.py)
+            if any(x is not None for x in per_launch.get((k, name), [])):
+                params[f"{name}_per_round"] = per_launch[(k, name)]
         out.append(dict(r, params=params))
     return out

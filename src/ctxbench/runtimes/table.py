@@ -109,6 +109,28 @@ def interval_line(results: list[dict]) -> str:
     return "; ".join(parts) + "." if parts else ""
 
 
+def contention_line(results: list[dict]) -> str:
+    """How many launches were launched again because other tasks took
+    their CPUs, and the rows that kept a disturbed one anyway."""
+    rows = _sorted(results)
+    recs = [(h, h.d.get("contention")) for h in rows if isinstance(h.d.get("contention"), dict)]
+    if not recs:
+        return ""
+    quiet = recs[0][1].get("quiet", 0)
+    tried = {(h.runtime, h.placement, i): t for h, c in recs for i, t in enumerate(c.get("launches_tried") or [])
+             if isinstance(t, int)}  # one per harness launch, whatever its mechanisms
+    again = sum(t - 1 for t in tried.values())
+    kept = [f"{h.runtime} {h.mechanism} launch {', '.join(map(str, c['disturbed']))}"
+            for h, c in recs if c.get("disturbed") and h.placement == "pinned"]
+    default = [c for h, c in recs if h.placement != "pinned"]
+    most = max((x for c in default for x in c.get("others_share") or [] if isinstance(x, (int, float))), default=None)
+    return (f"Other tasks on a launch's CPUs: a pinned launch of a harness in which they took more than {quiet:.0%} "
+            f"of its CPU was launched again (at most twice, the least disturbed kept): {again} relaunch(es) in this "
+            "run" + (f"; still disturbed: {'; '.join(kept)}." if kept else "; none kept disturbed.")
+            + (f" Default launches share the other CPU with the rest of the machine and are only counted (others "
+               f"took up to {most:.0%} of their two CPUs here)." if most is not None else ""))
+
+
 def cycles_lines(results: list[dict]) -> list[str]:
     """What a core cycle is in this table, the clock the run got, and why
     the rows without cycles keep ns only."""
@@ -159,7 +181,7 @@ def render(results: list[dict]) -> str:
              "chooses (a cross-CPU wake-up where it hands to another CPU). Kernel switches: the process's "
              "voluntary + involuntary switches per hand-off (user-level below 0.01). MDE: the smallest change "
              "of the median another run could tell (2.8 standard errors; with launches, the t test's on "
-             "their degrees of freedom).", interval_line(results), *cycles_lines(results)]
+             "their degrees of freedom).", interval_line(results), *cycles_lines(results), contention_line(results)]
     lines += [""] + [textwrap.fill(x, width=110, break_on_hyphens=False) for x in notes if x]
     launches = launch_lines(results)
     return "\n".join(lines + ([""] + launches if launches else []))

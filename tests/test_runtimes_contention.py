@@ -1,0 +1,82 @@
+"""Who else ran on a harness launch's CPUs (runtimes/contention.py), on
+numbers whose answer is known: a /proc/stat written here, CPU times set by
+hand; nothing measured."""
+import os
+
+import pytest
+
+from ctxbench.runtimes import analysis, contention, rounds, table
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(tmp_path, cpu1_ticks: dict[str, int]):
+    """A /proc/stat whose cpu1 line has these fields (user nice system idle
+    iowait irq softirq steal), cpu0 all 7s."""
+    names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+    line1 = " ".join(str(cpu1_ticks.get(n, 0)) for n in names)
+    p = tmp_path / "stat"
+    p.write_text(f"cpu  1 1 1 1 1 1 1 1\ncpu0 {' '.join(['7'] * 8)}\ncpu1 {line1} 0 0\nintr 5\n")
+    return p
+
+
+def test_busy_time_counts_what_runs_and_not_idle(tmp_path, monkeypatch):
+    monkeypatch.setattr(contention, "STAT", str(_stat(tmp_path, {"user": 100, "system": 20, "idle": 900,
+                                                                    "iowait": 50, "irq": 3, "softirq": 2,
+                                                                    "steal": 5})))
+    assert contention.busy_s([1]) == pytest.approx(130 / HZ)
+    assert contention.busy_s([0, 1]) == pytest.approx((130 + 6 * 7) / HZ)  # cpu0: all but idle and iowait
+    assert contention.busy_s([2]) is None  # a CPU it does not list: cannot say
+    monkeypatch.setattr(contention, "STAT", str(tmp_path / "absent"))
+    assert contention.busy_s([1]) is None
+
+
+def test_others_share_is_busy_time_less_the_harness_and_the_front_end(monkeypatch):
+    # over 2.0 s of wall time, CPU 1 was busy 1.9 s: the harness used 1.4 s, the front end 0.1 s
+    clock = iter([10.0, 12.0])
+    busy = iter([100.0, 101.9])
+    children = iter([5.0, 6.4])
+    mine = iter([1.0, 1.1])
+    monkeypatch.setattr(contention, "busy_s", lambda cpus: next(busy))
+    monkeypatch.setattr(contention, "_children_s", lambda: next(children))
+    monkeypatch.setattr(contention, "_self_s", lambda: next(mine))
+    monkeypatch.setattr(contention.time, "monotonic", lambda: next(clock))
+    w = contention.Window((1,), front_end_there=True).start().stop()
+    assert w["others_share"] == pytest.approx(0.4 / 2.0) and w["harness_cpu_s"] == pytest.approx(1.4)
+    assert contention.disturbed(w) and not contention.disturbed(dict(w, others_share=0.05))
+    assert not contention.disturbed({"others_share": None})
+
+
+def test_the_front_end_off_the_cpus_is_not_subtracted(monkeypatch):
+    clock, busy, children, mine = iter([0.0, 1.0]), iter([0.0, 1.0]), iter([0.0, 0.9]), iter([0.0, 0.5])
+    monkeypatch.setattr(contention, "busy_s", lambda cpus: next(busy))
+    monkeypatch.setattr(contention, "_children_s", lambda: next(children))
+    monkeypatch.setattr(contention, "_self_s", lambda: next(mine))
+    monkeypatch.setattr(contention.time, "monotonic", lambda: next(clock))
+    w = contention.Window((1,), front_end_there=False).start().stop()
+    assert w["others_share"] == pytest.approx(0.1) and w["front_end_cpu_s"] == 0
+
+
+def _rec(share, tried, placement="pinned"):
+    n = 4
+    return {"id": f"runtimes/go/channel/{placement}", "quantity": "handoff", "unit": "ns",
+            "params": {"runtime": "go", "mechanism": "channel", "placement": placement, "n": 100, "delay_ns": 0,
+                       "others_share": share, "launches_tried": tried},
+            "samples": [100.0] * n, "group": [0, 0, 1, 1], "raw": {"total_ns": [2e4] * n, "handoffs": [200] * n},
+            "verify": {"voluntary": [0] * n, "involuntary": [0] * n, "source": "getrusage"}, "warnings": []}
+
+
+def test_each_launchs_share_is_kept_and_the_table_says_what_was_relaunched():
+    merged = rounds.merge([[_rec(0.01, 1)], [_rec(0.30, 3)], [_rec(0.02, 2)]], [2, 2, 2])[0]
+    assert merged["params"]["others_share_per_round"] == [0.01, 0.30, 0.02]
+    assert merged["params"]["launches_tried_per_round"] == [1, 3, 2]
+    r = analysis.analyse(merged)
+    assert r["contention"]["disturbed"] == [2] and r["contention"]["quiet"] == contention.QUIET
+    line = table.contention_line([r])
+    assert "3 relaunch(es) in this run" in line and "still disturbed: go channel launch 2" in line
+    clean = analysis.analyse(rounds.merge([[_rec(0.01, 1)], [_rec(0.0, 1)]], [2, 2])[0])
+    assert "0 relaunch(es)" in table.contention_line([clean]) and "none kept disturbed" in table.contention_line([clean])
+    # a record from before the count says nothing
+    old = _rec(0.0, 1)
+    del old["params"]["others_share"], old["params"]["launches_tried"]
+    assert "contention" not in analysis.analyse(old) and table.contention_line([analysis.analyse(old)]) == ""
