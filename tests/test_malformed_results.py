@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, run_cli
 from test_faults import one_line_error
 
 from ctxbench.cli import main
@@ -85,3 +85,25 @@ def test_parts_a_file_lacks_read_as_unknown(tmp_path, capsys, fixture, command):
     if command == "report":
         html = (tmp_path / "r.html").read_text()
         assert "n/a" in html
+
+
+def test_a_fresh_irq_file_is_read_by_report_and_compare(tmp_path):
+    """issue 34: a default irq file's points carry I_pct, a plain number
+    among the stats records of `parts`; the reader refused it ('parts.I_pct
+    is float, not an object'). tests/fixtures/irq-fresh.json is `ctxbench irq
+    --task crc --rates 1000,10000 --rounds 3` of 2026-11-26."""
+    src = FIXTURES / "irq-fresh.json"
+    p = run_cli("report", str(src), "-o", str(tmp_path / "r.html"))
+    assert p.returncode == 0, p.stderr
+    q = run_cli("compare", str(src), str(src))
+    assert q.returncode == 0, q.stderr
+
+
+def test_an_irq_share_that_is_not_a_number_is_one_line(tmp_path):
+    doc = json.loads((FIXTURES / "irq-fresh.json").read_text())
+    next(r for r in doc["results"] if "I_pct" in (r.get("parts") or {}))["parts"]["I_pct"] = "much"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    p = run_cli("report", str(bad), "-o", str(tmp_path / "r.html"))
+    assert p.returncode == 2 and "parts.I_pct is str, not a number" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1

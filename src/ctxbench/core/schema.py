@@ -222,8 +222,16 @@ PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()
 PART_NUMBERS = ("median", "mean", "estimate_ns", "se_ns", "mde_ns", "min", "max", "cv", "stdev")
 
 
+# parts that may be a plain number instead of a stats record (irq's I as a
+# share of R_task is one since issue 32's analysis; tasks' and older irq
+# files' are records)
+NUMBER_PARTS = ("I_pct",)
+
+
 def part_problem(name: str, part) -> str | None:
     """What is wrong with one member of a derived result's parts (None: fits)."""
+    if name in NUMBER_PARTS and not isinstance(part, dict):
+        return None if part is None or fits(part, NUM) else f"parts.{name} is {type_of(part)}, not a number"
     if not isinstance(part, dict):
         return f"parts.{name} is {type_of(part)}, not an object"
     for key in PART_NUMBERS:
