@@ -623,3 +623,28 @@ def test_a_store_read_in_passing_costs_compare_nothing(tmp_path, capsys, monkeyp
     monkeypatch.setenv("CTXBENCH_STORE", path)
     rc, out, err = cli(capsys, "compare", *a, *b)
     assert rc == 0 and "Traceback" not in err and open(path, "rb").read() == before
+
+
+def test_history_plot_over_many_series_draws_a_bounded_figure_and_says_so(tmp_path, capsys):
+    """`history '*' --plot` over 40 series (one panel each): the figure
+    holds the first MAX_PANELS, and the command says which (the audit's
+    hundreds of panels ran a minute without a word, for a figure too tall
+    to read)."""
+    import copy
+
+    from ctxbench.history import command as history
+    MAX_PANELS = getattr(history, "MAX_PANELS", 24)
+    url = str(tmp_path / "many.sqlite")
+    docs = []
+    for k in range(6):
+        d = synthetic(k)
+        d["environment"]["hostname"] = "one"
+        one = d["results"][0]
+        d["results"] = [dict(copy.deepcopy(one), id=f"kernel/x{j}/pipe/same-cpu") for j in range(40)]
+        docs.append(d)
+    fill(url, docs)
+    rc, out, err = cli(capsys, "history", "*", "--store", url, "--plot", tmp_path / "figs")
+    assert rc == 0, err
+    assert f"the first {MAX_PANELS} of 40 series" in out
+    svg = (tmp_path / "figs" / "history.svg").read_text()
+    assert svg.count('<g id="axes_') == MAX_PANELS

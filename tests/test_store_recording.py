@@ -48,7 +48,7 @@ def test_the_default_store_is_the_data_directory_s_and_no_store_is_none(tmp_path
     default = tmp_path / "data" / "ctxbench" / "store.sqlite"
     assert default.is_file() and len(_runs(str(default))) == 1
     q = _run(tmp_path, "--no-store")
-    assert q.returncode == 0 and "results store" not in q.stdout + q.stderr
+    assert q.returncode == 0 and "recorded in the results store" not in q.stdout + q.stderr
     assert len(_runs(str(default))) == 1
     r = _run(tmp_path, store_env="off")
     assert r.returncode == 0 and len(_runs(str(default))) == 1
@@ -61,4 +61,38 @@ def test_a_store_that_cannot_take_the_run_costs_a_warning_not_the_results(tmp_pa
     assert p.returncode == 0, p.stderr
     warn = [line for line in p.stderr.splitlines() if "not recorded in the results store" in line]
     assert len(warn) == 1 and "not a SQLite database" in warn[0] and "Traceback" not in p.stderr
+    assert json.loads((tmp_path / "out.json").read_text())["results"]
+
+
+def _warned_once(p, *words):
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    warn = [line for line in p.stderr.splitlines() if "not recorded in the results store" in line]
+    assert len(warn) == 1 and all(w in warn[0] for w in words), p.stderr
+
+
+def test_a_store_whose_database_fails_costs_a_warning_not_the_results(tmp_path, server):
+    """Issue 33: a store with pages overwritten after its header, a
+    PostgreSQL role without INSERT, a server stopped after the run began:
+    each is the documented warning, exit 0, the results file whole (the
+    audit's run ended in a SQLAlchemy traceback and exit 1)."""
+    from test_store_edges import damaged, fill, synthetic
+    p = _run(tmp_path, "--store", damaged(tmp_path))
+    _warned_once(p, "damaged")
+    assert json.loads((tmp_path / "out.json").read_text())["results"]
+    url = server.database(f"rec{os.getpid()}")
+    fill(url, [synthetic(1)])
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute("CREATE ROLE runner LOGIN")
+        c.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO runner")
+    (tmp_path / "out.json").unlink()
+    p = _run(tmp_path, "--store", url.replace("//ctxbench@", "//runner:s3cretpw@"))
+    _warned_once(p, "permission denied", "runner:***@")
+    assert "s3cretpw" not in p.stdout + p.stderr and json.loads((tmp_path / "out.json").read_text())["results"]
+    from postgres_server import Server
+    srv = Server()
+    gone = srv.database("gone")
+    srv.stop()
+    (tmp_path / "out.json").unlink()
+    _warned_once(_run(tmp_path, "--store", gone), "store postgresql://")
     assert json.loads((tmp_path / "out.json").read_text())["results"]
