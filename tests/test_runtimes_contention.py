@@ -47,36 +47,44 @@ def test_others_share_is_busy_time_less_the_harness_and_the_front_end(monkeypatc
     assert not contention.disturbed({"others_share": None})
 
 
-def test_the_front_end_off_the_cpus_is_not_subtracted(monkeypatch):
-    clock, busy, children, mine = iter([0.0, 1.0]), iter([0.0, 1.0]), iter([0.0, 0.9]), iter([0.0, 0.5])
-    monkeypatch.setattr(contention, "busy_s", lambda cpus: next(busy))
+def test_the_front_end_off_the_launchs_cpu_counts_against_the_rest(monkeypatch):
+    # 1.0 s of wall time: CPU 1 busy 1.0 s, the harness 0.9 s of it; CPU 0 busy 0.8 s, the front end 0.5 s of it
+    clock, children, mine = iter([0.0, 1.0]), iter([0.0, 0.9]), iter([0.0, 0.5])
+    busy = {(1,): iter([0.0, 1.0]), (0,): iter([0.0, 0.8])}
+    monkeypatch.setattr(contention, "busy_s", lambda cpus: next(busy[tuple(cpus)]))
     monkeypatch.setattr(contention, "_children_s", lambda: next(children))
     monkeypatch.setattr(contention, "_self_s", lambda: next(mine))
     monkeypatch.setattr(contention.time, "monotonic", lambda: next(clock))
-    w = contention.Window((1,), front_end_there=False).start().stop()
-    assert w["others_share"] == pytest.approx(0.1) and w["front_end_cpu_s"] == 0
+    w = contention.Window((1,), front_end_there=False, rest=(0,)).start().stop()
+    assert w["others_share"] == pytest.approx(0.1) and w["machine_share"] == pytest.approx(0.3)
+    # 0.1 / 5% = 2, 0.3 / 20% = 1.5: disturbed, by its own CPU
+    assert contention.score(w) == pytest.approx(0.1 / contention.QUIET) and contention.disturbed(w)
+    assert not contention.disturbed({"others_share": 0.01, "machine_share": 0.1})
+    assert contention.disturbed({"others_share": 0.01, "machine_share": 0.5})  # the rest of the machine busy
 
 
-def _rec(share, tried, placement="pinned"):
+def _rec(share, tried, placement="pinned", machine=0.0):
     n = 4
     return {"id": f"runtimes/go/channel/{placement}", "quantity": "handoff", "unit": "ns",
             "params": {"runtime": "go", "mechanism": "channel", "placement": placement, "n": 100, "delay_ns": 0,
-                       "others_share": share, "launches_tried": tried},
+                       "others_share": share, "machine_share": machine, "launches_tried": tried},
             "samples": [100.0] * n, "group": [0, 0, 1, 1], "raw": {"total_ns": [2e4] * n, "handoffs": [200] * n},
             "verify": {"voluntary": [0] * n, "involuntary": [0] * n, "source": "getrusage"}, "warnings": []}
 
 
 def test_each_launchs_share_is_kept_and_the_table_says_what_was_relaunched():
-    merged = rounds.merge([[_rec(0.01, 1)], [_rec(0.30, 3)], [_rec(0.02, 2)]], [2, 2, 2])[0]
+    merged = rounds.merge([[_rec(0.01, 1)], [_rec(0.30, 3)], [_rec(0.02, 2, machine=0.5)]], [2, 2, 2])[0]
     assert merged["params"]["others_share_per_round"] == [0.01, 0.30, 0.02]
+    assert merged["params"]["machine_share_per_round"] == [0.0, 0.0, 0.5]
     assert merged["params"]["launches_tried_per_round"] == [1, 3, 2]
     r = analysis.analyse(merged)
-    assert r["contention"]["disturbed"] == [2] and r["contention"]["quiet"] == contention.QUIET
+    assert r["contention"]["disturbed"] == [2, 3] and r["contention"]["quiet"] == contention.QUIET
     line = table.contention_line([r])
-    assert "3 relaunch(es) in this run" in line and "still disturbed: go channel launch 2" in line
+    assert "3 relaunch(es) in this run" in line and "still disturbed: go channel launch 2, 3" in line
     clean = analysis.analyse(rounds.merge([[_rec(0.01, 1)], [_rec(0.0, 1)]], [2, 2])[0])
     assert "0 relaunch(es)" in table.contention_line([clean]) and "none kept disturbed" in table.contention_line([clean])
     # a record from before the count says nothing
     old = _rec(0.0, 1)
-    del old["params"]["others_share"], old["params"]["launches_tried"]
+    for k in ("others_share", "machine_share", "launches_tried"):
+        del old["params"][k]
     assert "contention" not in analysis.analyse(old) and table.contention_line([analysis.analyse(old)]) == ""

@@ -191,19 +191,26 @@ def analyse(raw: dict) -> dict:
 
 
 def contention_record(r: dict) -> dict:
-    """What other tasks took of the row's CPUs in each kept launch
-    (runtimes/contention.py), how many launches were tried, and the
-    launches still above contention.QUIET; {} where it was not measured."""
+    """What other tasks took in each kept launch of the row (runtimes/
+    contention.py): of its CPUs, of the machine's other CPUs, how many
+    launches were tried, and the launches still disturbed; {} where it was
+    not measured."""
+    from ctxbench.runtimes import contention
     params = Result(r).params
-    shares = params.get("others_share_per_round") or ([params.get("others_share")] if "others_share" in params
-                                                      else [])
-    tried = params.get("launches_tried_per_round") or ([params.get("launches_tried")] if "launches_tried" in params
-                                                       else [])
+
+    def per(name):
+        got = params.get(f"{name}_per_round")
+        return got if isinstance(got, list) else ([params.get(name)] if name in params else [])
+
+    shares, machine, tried = per("others_share"), per("machine_share"), per("launches_tried")
     if not any(isinstance(x, (int, float)) for x in shares):
         return {}
-    from ctxbench.runtimes.contention import QUIET
-    return {"others_share": shares, "launches_tried": tried, "quiet": QUIET,
-            "disturbed": [i + 1 for i, x in enumerate(shares) if isinstance(x, (int, float)) and x > QUIET]}
+    machine = machine + [None] * (len(shares) - len(machine))
+    scores = [contention.score({"others_share": float(a) if isinstance(a, (int, float)) else None,
+                                "machine_share": float(b) if isinstance(b, (int, float)) else None})
+              for a, b in zip(shares, machine)]
+    return {"others_share": shares, "machine_share": machine, "launches_tried": tried, "quiet": contention.QUIET,
+            "machine_quiet": contention.MACHINE_QUIET, "disturbed": [i + 1 for i, x in enumerate(scores) if x > 1]}
 
 
 def is_handoff(r: dict) -> bool:

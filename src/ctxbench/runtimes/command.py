@@ -81,25 +81,21 @@ def _probe(cpu: int, notes: list[str]) -> dict | None:
         return None
 
 
-def _share(window: dict) -> float:
-    x = window.get("others_share")
-    return x if isinstance(x, float) else 0.0
-
-
 def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: int, notes: list[str]):
     """One launch of a harness: its CPUs settled, the core-clock readings
     around a pinned one, the front end off the measured CPU while it runs
     where another CPU is allowed, and what others took of its CPUs
     (contention.Window). (header, results, skipped, before, after, window)."""
     pinned = cmd.placement == "pinned"
-    contention.settle((cpu,))  # the measured CPU quiet first (the other CPU of a default launch is the machine's)
-    before = _probe(cpu, notes) if pinned else None  # the engine pins itself: run it with every CPU allowed
     home = os.sched_getaffinity(0)
-    rest = set(home) - set(cmd.cpus)
+    rest = tuple(sorted(set(home) - set(cmd.cpus)))
+    # the measured CPU quiet first, and for a pinned launch the rest of the machine (a default launch runs on it)
+    contention.settle((cpu,), rest if pinned else ())
+    before = _probe(cpu, notes) if pinned else None  # the engine pins itself: run it with every CPU allowed
     if rest:
         os.sched_setaffinity(0, rest)
     try:
-        window = contention.Window(tuple(cmd.cpus), front_end_there=not rest).start()
+        window = contention.Window(tuple(cmd.cpus), front_end_there=not rest, rest=rest).start()
         head, got, skip = harness.run(found, cmd, deadline_s)
         window_rec = window.stop()
     finally:
@@ -180,16 +176,18 @@ def run(args) -> int:
                     measured.pop(key, None)
                     prog.step()
                     continue
-                kept = min(range(len(tries)), key=lambda i: _share(tries[i][-1]))  # the least disturbed
+                kept = min(range(len(tries)), key=lambda i: contention.score(tries[i][-1]))  # the least disturbed
                 head, got, skip, before, after, window = tries[kept]
                 if len(tries) > 1:
                     relaunched.append({"runtime": rt.name, "placement": place, "round": r + 1, "kept": kept,
-                                       "others_share": [t[-1].get("others_share") for t in tries]})
+                                       "others_share": [t[-1].get("others_share") for t in tries],
+                                       "machine_share": [t[-1].get("machine_share") for t in tries]})
                 versions[rt.name] = dict(head.get("runtime") or {}, toolchain=found.version)
                 got = [dict(raw, params=dict(Result(raw).params.items(),
                                              version=versions[rt.name].get("version") or found.version,
                                              flags=versions[rt.name].get("flags") or {}, cpus=list(cpus),
-                                             others_share=window.get("others_share"), launches_tried=len(tries)))
+                                             others_share=window.get("others_share"),
+                                             machine_share=window.get("machine_share"), launches_tried=len(tries)))
                        for raw in probe.attach(got, before, after)]
                 measured.setdefault(key, [[] for _ in per_round])[r] = got
                 if r == 0:
@@ -211,9 +209,11 @@ def run(args) -> int:
         doc["failures"] = failures
     if probe_notes:
         doc["clock_probe_failures"] = probe_notes
-    doc["contention"] = {"quiet": contention.QUIET, "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
-                         "method": "others' share of a launch's CPUs: their busy time (/proc/stat) less the "
-                                   "harness's and the front end's CPU time, over wall time x CPUs"}
+    doc["contention"] = {"quiet": contention.QUIET, "machine_quiet": contention.MACHINE_QUIET,
+                         "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
+                         "method": "others' share of a launch's CPUs (others_share) and of the machine's other "
+                                   "allowed CPUs (machine_share): busy time (/proc/stat) less the harness's and the "
+                                   "front end's CPU time, over wall time x CPUs"}
     life.write(doc)
     cpu_model = (env.get("cpu") or {}).get("model", "unknown CPU")
     print(f"\nHand-offs by runtime on {cpu_model} (measured CPU {cpu}"

@@ -61,7 +61,7 @@ def launches(r: dict, values: list[float] | None = None) -> list[list[float]]:
     return [x for x in out if x]
 
 
-PER_LAUNCH = ("others_share", "launches_tried")  # params a launch sets, kept per launch in a merged record
+PER_LAUNCH = ("others_share", "machine_share", "launches_tried")  # params a launch sets, kept per launch in a merged record
 
 
 def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
