@@ -41,7 +41,8 @@ CODES = {
     "self_check": "a result the method rules out (an interrupt making a task faster): which part is biased",
     "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
     "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
-    "vt_pinned": "a Java virtual thread pinned its carrier while timed (JFR): not a virtual-thread hand-off",
+    "vt_pinned": "a Java virtual thread pinned its carrier (JFR, in an untimed check of the same loop): not a "
+                 "virtual-thread hand-off",
     "clock_probe": "the core-clock probe's check chain disagrees with its latency: the cycles may be a multiple "
                    "of core cycles (the add chain is not one cycle per add on this core)",
     "launch_spread": "the launches of one row (a runtime's processes, the engine's runs) differ beyond their "
