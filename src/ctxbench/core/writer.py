@@ -16,7 +16,7 @@ The output-path rule (the engine follows the same one for its -o):
   (opened with O_NONBLOCK: ENXIO), never waited on; a reader that stops
   reading fails the write after STREAM_WAIT_S without progress.
 - A directory, a block device, a socket: refused.
-- Never one of the command's input files.
+- Never one of the command's input files, nor the results store.
 
 check_writable() decides all this before anything is measured (a FIFO is
 held open from then on, so its reader sees one document); the final
@@ -195,7 +195,11 @@ class Output:
 
 def check_writable(path: str, inputs: tuple[str, ...] | list[str] = ()) -> Output:
     """Decide where `path` goes, before any measurement; one clear
-    UserError if it cannot or must not be written."""
+    UserError if it cannot or must not be written. Never the results
+    store ($CTXBENCH_STORE's, the config's or the default; a command with
+    --store also checks its own, core/store/choice.py)."""
+    from ctxbench.core.store import choice
+    choice.never_onto(None, [path])
     return Output(path, inputs)
 
 
