@@ -648,3 +648,23 @@ def test_history_plot_over_many_series_draws_a_bounded_figure_and_says_so(tmp_pa
     assert f"the first {MAX_PANELS} of 40 series" in out
     svg = (tmp_path / "figs" / "history.svg").read_text()
     assert svg.count('<g id="axes_') == MAX_PANELS
+
+
+def test_no_command_writes_over_the_store(tmp_path, capsys, monkeypatch):
+    """The output rule (core/writer.py) knows the store too: `report -o`
+    onto the store $CTXBENCH_STORE names, or onto the default one, is
+    refused like any input (a command that never opens the store can
+    still be told to write over it)."""
+    from conftest import FIXTURES
+    store = tmp_path / "v.sqlite"
+    fill(str(store), [synthetic(1)])
+    before = store.read_bytes()
+    monkeypatch.setenv("CTXBENCH_STORE", str(store))
+    one_line(capsys, "report", FIXTURES / "ring_base.json", "-o", store, words=("results store",))
+    monkeypatch.delenv("CTXBENCH_STORE")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (tmp_path / "data" / "ctxbench").mkdir(parents=True)
+    shutil.copy(store, tmp_path / "data" / "ctxbench" / "store.sqlite")
+    one_line(capsys, "report", FIXTURES / "ring_base.json", "--markdown", tmp_path / "data" / "ctxbench" /
+             "store.sqlite", words=("results store",))
+    assert store.read_bytes() == before == (tmp_path / "data" / "ctxbench" / "store.sqlite").read_bytes()

@@ -54,14 +54,16 @@ def test_the_default_store_is_the_data_directory_s_and_no_store_is_none(tmp_path
     assert r.returncode == 0 and len(_runs(str(default))) == 1
 
 
-def test_a_store_that_cannot_take_the_run_costs_a_warning_not_the_results(tmp_path):
+def test_a_file_that_is_no_sqlite_database_is_refused_before_measuring(tmp_path):
+    """A file without SQLite's header (or a SQLite database of other
+    tables) can be told from its first page: refused in one line before
+    anything is measured (issue 33), not found after the run."""
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"not a database" * 100)
     p = _run(tmp_path, "--store", str(bad))
-    assert p.returncode == 0, p.stderr
-    warn = [line for line in p.stderr.splitlines() if "not recorded in the results store" in line]
-    assert len(warn) == 1 and "not a SQLite database" in warn[0] and "Traceback" not in p.stderr
-    assert json.loads((tmp_path / "out.json").read_text())["results"]
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not a SQLite database" in p.stderr, p.stderr
+    assert not (tmp_path / "out.json").exists() and "measuring" not in p.stderr
+    assert bad.read_bytes() == b"not a database" * 100
 
 
 def _warned_once(p, *words):

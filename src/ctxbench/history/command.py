@@ -89,6 +89,7 @@ def run(args) -> int:
     if not found:
         raise UserError("history: no run of those ids passes the filters")
     if args.across:
+        ranked = []
         for key, by_host in found.items():
             every = [p for points in by_host.values() for p in points]
             shown_in = series.in_unit(every, args.unit)
@@ -97,8 +98,13 @@ def run(args) -> int:
                       "id): --unit cycles leaves it out")
                 continue
             print(render_across(key, shown_in, args.across))
+            ranked.append({"id": key, "unit": shown_in[0].unit, "rows": across_rows(shown_in, args.across)})
             if shown_in[0].unit == "cycles":
                 print(render_across(key, every, args.across, "  the same in ns (the host's clock moves it):"))
+                ranked[-1]["rows_ns"] = across_rows(every, args.across)
+        if out is not None:  # -o: the ranking, as the series would be
+            writer.write_results(out, {"history": {"ids": args.ids, "across": args.across, "ranked": ranked}})
+            print(f"\nhistory written to {escaped(args.output)}")
         return 0
     drawn = []
     for key, by_host in found.items():
@@ -132,19 +138,43 @@ def run(args) -> int:
     return 0
 
 
+def across_rows(points: list, across: str) -> list[dict]:
+    """render_across's rows as -o writes them."""
+    return [{"value": value, "runs": n, "estimate": est, "ci95": list(ci), "between_share": share}
+            for est, value, n, ci, share in _across(points, across)]
+
+
 def render_across(key: str, points: list, across: str, title: str | None = None) -> str:
     """One row per value of `across`: its runs pooled (random effects; a
     single run's own interval), fastest first."""
+    rows = _across(points, across)
+    unit = points[0].unit
+    w = max(len(across), *(len(escaped(r[1])) for r in rows))
+    lines = [title or f"\n{escaped(key)} across {across}: {len(points)} run(s), fastest first"
+             + (" (in core cycles)" if unit == "cycles" else ""),
+             f"  {across:<{w}}  {'runs':>4}  {'estimate [95% CI]':<34}  between runs"]
+    for est, value, n, ci, share in rows:
+        ci_text = f" [{fmt_value(ci[0], unit)}, {fmt_value(ci[1], unit)}]" if ci[0] is not None else ""
+        pct = f"{share:.0%}" if isinstance(share, float) else share
+        lines.append(f"  {escaped(value):<{w}}  {n:>4}  {fmt_value(est, unit) + ci_text:<34}  {pct}")
+    if title is None:
+        lines.append("  estimate: the runs pooled (random effects, Hartung-Knapp interval on runs - 1 df), or the "
+                     "one run's own median and interval; between runs: the share of the variance between them")
+    return "\n".join(lines)
+
+
+def _across(points: list, across: str) -> list[tuple]:
+    """(estimate, value, runs, interval, between-run share or a word) per
+    value of `across`, fastest first."""
     from ctxbench.history import pooled
     groups: dict = {}
     for p in points:
         groups.setdefault(p.key(across), []).append(p)
-    unit = points[0].unit
     rows = []
     for value, ps in groups.items():
         pool = pooled.pool([p.median for p in ps], [p.ci_lo for p in ps], [p.ci_hi for p in ps])
         if pool is not None:
-            rows.append((pool.estimate, value, len(ps), pool.ci, f"{pool.between_share:.0%}"))
+            rows.append((pool.estimate, value, len(ps), pool.ci, pool.between_share))
         else:
             if len(ps) == 1:
                 p = ps[0]
@@ -154,17 +184,7 @@ def render_across(key: str, points: list, across: str, title: str | None = None)
                 rows.append((statistics.median(p.median for p in ps), value, len(ps), (None, None),
                              "runs without intervals"))
     rows.sort(key=lambda r: r[0])
-    w = max(len(across), *(len(escaped(r[1])) for r in rows))
-    lines = [title or f"\n{escaped(key)} across {across}: {len(points)} run(s), fastest first"
-             + (" (in core cycles)" if unit == "cycles" else ""),
-             f"  {across:<{w}}  {'runs':>4}  {'estimate [95% CI]':<34}  between runs"]
-    for est, value, n, ci, share in rows:
-        ci_text = f" [{fmt_value(ci[0], unit)}, {fmt_value(ci[1], unit)}]" if ci[0] is not None else ""
-        lines.append(f"  {escaped(value):<{w}}  {n:>4}  {fmt_value(est, unit) + ci_text:<34}  {share}")
-    if title is None:
-        lines.append("  estimate: the runs pooled (random effects, Hartung-Knapp interval on runs - 1 df), or the "
-                     "one run's own median and interval; between runs: the share of the variance between them")
-    return "\n".join(lines)
+    return rows
 
 
 def render_pool(pool, unit: str) -> str:

@@ -230,7 +230,44 @@ def _check_file(where: str, origin: str, path: str, writes: bool, default: bool)
         _probe_dir(where, origin, os.path.dirname(real))
     elif st.st_size == 0:
         raise _refuse(where, origin, "an empty file, not a store (nothing has been recorded in it)")
+    if st.st_size:
+        _peek(where, origin, real)
     return real
+
+
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def _peek(where: str, origin: str, path: str) -> None:
+    """What can be told of an existing SQLite file without SQLAlchemy,
+    before anything is measured: that it is a SQLite database at all (its
+    header), and that its tables are a store's. A damaged page further in
+    is found when the store is read (one line) or, after a measuring
+    command has written its results, costs a warning."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError as e:
+        raise _refuse(where, origin, e.strerror or str(e))
+    if head != SQLITE_HEADER:
+        raise _refuse(where, origin, "not a SQLite database (the file does not start with SQLite's header): "
+                                     "name another with --store")
+    import sqlite3
+    from urllib.parse import quote
+    try:
+        con = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=10)
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        said = str(e)
+        if any(w in said for w in ("locked", "busy", "readonly", "unable to open")):
+            return  # another writer, or a journal to roll back: the store's own opening says more
+        raise _refuse(where, origin, f"not a SQLite database, or a damaged one ({escaped(said)})")
+    if tables and "alembic_version" not in tables:
+        raise _refuse(where, origin, "a database, but not a ctxbench store (tables: "
+                                     f"{', '.join(escaped(t) for t in sorted(tables)[:5])}); name another with --store")
 
 
 def _same(a: str, b: str) -> bool:
@@ -292,7 +329,7 @@ def _never_onto(path: str, outputs) -> None:
         for f in [path + s for s in ("", *JOURNALS)]:
             if _same(out, f):
                 raise UserError(f"refusing to write {shown(out)}: it is the results store"
-                                + ("'s journal" if f != path else "") + " (--store): choose another name")
+                                + ("'s journal" if f != path else "") + ": choose another name")
 
 
 def decide(flag: str | None, *, writes: bool, outputs: tuple | list = (), measuring: bool = False) -> Place | None:
