@@ -51,9 +51,10 @@ def resolution(r: dict) -> dict:
     launches (Student's t, launches - 1 degrees of freedom) where the row
     has two or more, else from its 95% interval over groups."""
     out = {}
-    summaries = {"ns": Result(r).summary.d, "cycles": (r.get("cycles") or {}).get("summary")}
+    v = Result(r)
+    summaries = {"ns": v.summary.d, "cycles": v.cycles.summary.d if v.cycles.applies else None}
     for unit, s in summaries.items():
-        if not isinstance(s, dict):
+        if not s:
             continue
         over = s.get("launch_interval")
         if isinstance(over, dict):
@@ -124,13 +125,12 @@ def over_launches(r: dict) -> dict:
     """An analysed row with its intervals over launches, in ns and in
     cycles where they apply (rounds.launches: each launch's median of its
     groups' medians)."""
+    v = Result(r)
     ns = launch_interval([float(np.median(x)) for x in rounds.launches(r)])
-    r["summary"] = with_launches(r["summary"], ns)
-    cyc = r.get("cycles")
-    if isinstance(cyc, dict) and cyc.get("applies") and isinstance(cyc.get("summary"), dict):
-        values = Result(r).cycles.samples
-        iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, values)])
-        r["cycles"] = dict(cyc, summary=with_launches(cyc["summary"], iv))
+    r["summary"] = with_launches(v.summary.d, ns)
+    if v.cycles.applies and v.cycles.summary:
+        iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, v.cycles.samples)])
+        r["cycles"] = dict(v.cycles.c, summary=with_launches(v.cycles.summary.d, iv))
     return r
 
 
@@ -230,4 +230,4 @@ class Handoff(Result):
     version = property(lambda s: str(s.params.get("version") or "").split(" (")[0])
     # the number the row's interval is around (estimate()), in ns and in cycles
     estimate = property(lambda s: estimate(s.summary.d))
-    estimate_cycles = property(lambda s: estimate(s.cycles.c.get("summary")))
+    estimate_cycles = property(lambda s: estimate(s.cycles.summary.d))
