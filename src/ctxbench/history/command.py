@@ -262,8 +262,8 @@ def render(key: str, host: str, points: list, found: list, by: str, ns_points: l
             sd_ns = changes.noise([p.median for p in beside]) if beside else math.nan
             if sd_ns == sd_ns:
                 lines.append(f"  in ns the noise is {sd_ns:.1%} (the smallest step found 90% of the time "
-                             f"{changes.FOUND_90_SD * sd_ns:.1%}): the host's clock moves every run, and cycles "
-                             "take it out")
+                             f"{changes.FOUND_90_SD * sd_ns:.1%}); what ns have more is the host's clock, which "
+                             "cycles take out")
         if len(points) > changes.MAX_POINTS:
             lines.append(f"  change points: tested over the last {changes.MAX_POINTS} of {len(points)} runs "
                          "(--since, --host, --kernel narrow the series)")
