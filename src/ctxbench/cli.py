@@ -3,11 +3,11 @@ with add_parser(subparsers) and run(args) -> exit code; the measuring ones
 run through ctxbench.lifecycle.
 
 Ctrl-C is one line and exit 130 from the first instruction to the last:
-while this module imports the commands (a quarter of a second), and after
-main() has returned, a SIGINT handler says so and exits (nothing has been
-measured or is left to clean up then); in between it is Python's
-KeyboardInterrupt, which every command turns into its own clean-up, and
-main() into that line."""
+while this module imports the commands (a quarter of a second), and once
+main() is done, a SIGINT handler says so and exits (nothing has been
+measured or is left to clean up then; main() then ends the process
+itself, _exit); in between it is Python's KeyboardInterrupt, which every
+command turns into its own clean-up, and main() into that line."""
 from __future__ import annotations
 
 import os
@@ -28,7 +28,8 @@ def _interrupted_now(signum, frame) -> None:  # pragma: no cover (a signal's tim
 
 # Only as the ctxbench command (the console script, or python -m ctxbench),
 # not where a program or a test imports this module.
-_AS_COMMAND = (os.path.basename(sys.argv[0] if sys.argv else "") in ("ctxbench", "-m", "__main__.py")
+_ARGV0 = sys.argv[0] if sys.argv and isinstance(sys.argv[0], str) else ""
+_AS_COMMAND = ((os.path.basename(_ARGV0) == "ctxbench" or _ARGV0.endswith(os.path.join("ctxbench", "__main__.py")))
                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 if _AS_COMMAND:
     signal.signal(signal.SIGINT, _interrupted_now)
@@ -115,8 +116,29 @@ def main(argv: list[str] | None = None) -> int:
         print("ctxbench: interrupted", file=sys.stderr)
         rc = 130
     if _AS_COMMAND:
-        signal.signal(signal.SIGINT, _interrupted_now)  # and on to the interpreter's exit
+        _exit(rc)
     return rc
+
+
+def _exit(rc: int) -> None:
+    """The command's end, as the ctxbench command: what would run at exit
+    runs now (atexit's functions: ansible's temporary directories, ...)
+    with Ctrl-C still one line, then the process exits with `rc`. The
+    interpreter's own teardown (module by module, after it has put SIGINT
+    back to its default) is skipped: a Ctrl-C there killed the process
+    silently, and nothing of ours is left to it (every file is written
+    and closed, every transaction committed or rolled back)."""
+    import atexit
+    signal.signal(signal.SIGINT, _interrupted_now)
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for s in (sys.stdout, sys.stderr):
+            try:
+                s.flush()
+            except Exception:  # noqa: BLE001 (a stream already gone: said by streams)
+                pass
+        os._exit(rc)
 
 
 def _interruption(e: BaseException) -> bool:
