@@ -38,6 +38,8 @@ def parse(spec: str) -> dict[str, str]:
             raise UserError(f"compare: {escaped(spec)}: a selection is key=value[,key=value...]")
         if key not in KEYS:
             raise UserError(f"compare: {escaped(spec)}: no key '{escaped(key)}' (keys: {', '.join(KEYS)})")
+        if key in out:  # one would silently win: say so
+            raise UserError(f"compare: {escaped(spec)}: key '{key}' given twice")
         out[key] = value
     return out
 

@@ -145,6 +145,7 @@ def run(args) -> int:
             os.makedirs(args.output, exist_ok=True)
         except OSError as e:
             raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
+    choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
     # every output decided before anything is measured (the lifecycle's rule), one file per host
     names = stems(targets)
     lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")

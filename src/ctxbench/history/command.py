@@ -104,7 +104,7 @@ def run(args) -> int:
                 ranked[-1]["rows_ns"] = across_rows(every, args.across)
         if out is not None:  # -o: the ranking, as the series would be
             writer.write_results(out, {"history": {"ids": args.ids, "across": args.across, "ranked": ranked}})
-            print(f"\nhistory written to {escaped(args.output)}")
+            _said_written(out, args.output)
         return 0
     drawn = []
     for key, by_host in found.items():
@@ -125,7 +125,7 @@ def run(args) -> int:
             drawn.append((key, host, points, found_changes, pool, ns_points))
     if out is not None:
         writer.write_results(out, as_json(drawn, args))
-        print(f"\nhistory written to {escaped(args.output)}")
+        _said_written(out, args.output)
     if args.plot and drawn:
         from ctxbench.history import figures
         from ctxbench.ui.figures import save
@@ -136,6 +136,14 @@ def run(args) -> int:
                          protect=store.place.files()):
             print(f"figure: {escaped(path)}")
     return 0
+
+
+def _said_written(out, name: str) -> None:
+    import sys
+    if out.fd == 1:  # the JSON went to standard output: say so beside it, not in it
+        print("history written to standard output", file=sys.stderr)
+    else:
+        print(f"\nhistory written to {escaped(name)}")
 
 
 def across_rows(points: list, across: str) -> list[dict]:
