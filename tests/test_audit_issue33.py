@@ -5,7 +5,7 @@ test_store_recording.py replay) over `store`, `history`, `compare` with
 store selections, `fleet`, the measuring commands' --store, config.toml
 and $CTXBENCH_STORE, tried as a hostile but realistic user would.
 
-Each row of CASES, SELECTIONS and INTERRUPTS is one case: an id, the kind
+Each row of CASES, SELECTIONS, INTERRUPTS and FLEET_CASES is one case: an id, the kind
 of failure it probes (the issue's kinds: 1 the store overwritten, 2 a
 database error as a traceback, 3 fleet results lost, 4 raw escapes on the
 terminal, 5 an unusable store found after measuring, 6 fleet's --limit,
@@ -23,9 +23,9 @@ Every case is also held to what all share:
 - no engine called by a measuring command that refuses its store (the
   engine is a stub that leaves a file when it is called).
 
-The audit, 2026-11-26, on this branch: 175 cases (148 in CASES, 15
-selections each on SQLite and PostgreSQL, 12 Ctrl-C timings), no failure
-of kinds 1-10. It found, and this branch fixed: `history --across -o`
+The audit, 2026-11-26, on this branch: 180 cases (148 in CASES, 15
+selections each on SQLite and PostgreSQL, 12 Ctrl-C timings, 5 fleets of
+real OpenSSH servers), no failure of kinds 1-10. It found, and this branch fixed: `history --across -o`
 wrote nothing; `report -o` onto the store (a command that never opens one)
 overwrote every run; a file without SQLite's header, or another program's
 SQLite database, was found only after a measuring command had measured; a
@@ -672,3 +672,64 @@ def test_the_audit_is_the_size_the_issue_asked_for():
     assert {c.kind for c in CASES} | {9, 10} == set(range(1, 11))
     assert len({c.id for c in CASES} | {s[0] for s in SELECTIONS} | {i[0] for i in INTERRUPTS}) == \
         len(CASES) + len(SELECTIONS) + len(INTERRUPTS)
+
+
+# ---- the fleet against real SSH servers (kind 3; measures, so `machine`) ------------------------------
+
+FLEET_CASES = [
+    ("H01", "inventory names that meet in one file name and one address (x y, x/y, x:y)",
+     {"x y": 0, "x/y": 1, "x?y": 2}, [], 0),
+    ("H02", "one server under two inventory names: two runs, two files", {"h0": 0, "h0-again": 0}, [], 0),
+    ("H03", "SIGTERM after the first of three hosts, one at a time: the first kept",
+     {"h0": 0, "h1": 1, "h2": 2}, ["--parallel", "1"], "term"),
+    ("H04", "a PostgreSQL role that may not insert: every file written, a warning per host",
+     {"h0": 0, "h1": 1}, ["--store", "{pgreader}"], 0),
+    ("H05", "-o a directory three levels down that does not exist yet", {"h0": 0}, ["-o", "{D}/a/b/c"], 0),
+]
+
+
+@pytest.mark.machine
+@pytest.mark.parametrize("cid, what, hosts, extra, expect", FLEET_CASES, ids=[f[0] for f in FLEET_CASES])
+def test_audit_fleet_case(cid, what, hosts, extra, expect, world, tmp_path):
+    from ssh_servers import Fleet
+    from test_fleet import engines_running
+    _, pg, _ = world
+    f = Fleet(3)
+    try:
+        inv = {"all": {"vars": {"ansible_host": "127.0.0.1", "ansible_user": "root",
+                                "ansible_ssh_private_key_file": str(f.key)},
+                       "hosts": {n: {"ansible_port": f.servers[i].port} for n, i in hosts.items()}}}
+        (tmp_path / "inv.json").write_text(json.dumps(inv))
+        out = tmp_path / "out"
+        args = [a.replace("{D}", str(tmp_path)).replace("{pgreader}", pg["pgreader"]) for a in extra]
+        if "-o" not in args:
+            args += ["-o", str(out)]
+            if "--store" not in args:
+                args += ["--store", str(tmp_path / "s.sqlite")]
+        else:
+            out = Path(args[args.index("-o") + 1])
+            args += ["--no-store"]
+        job = ["run", "--quick", "--cpu", "0", "--groups", "12"] if expect == "term" else ["env"]
+        argv = [*ctxbench_cmd(), "fleet", "--ssh-config", str(f.ssh_config), "--inventory",
+                str(tmp_path / "inv.json"), *args, "--", *job]
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        if expect == "term":
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and p.poll() is None and not engines_running(f.servers[1].dir):
+                time.sleep(0.05)
+            os.killpg(p.pid, signal.SIGTERM)
+        stdout, stderr = p.communicate(timeout=600)
+        assert "Traceback" not in stderr and "\x1b" not in stdout + stderr and SECRET not in stdout + stderr, stderr
+        files = sorted(out.iterdir()) if out.exists() else []
+        hosts_in = sorted(json.loads(x.read_text())["fleet"]["host"] for x in files)
+        if expect == "term":
+            assert p.returncode == 130 and stderr.strip().splitlines()[-1] == "ctxbench: interrupted", stderr
+            assert hosts_in == ["h0"], (what, hosts_in)
+        else:
+            assert p.returncode == 0, (what, stdout, stderr)
+            assert hosts_in == sorted(hosts), (what, hosts_in)
+            if "--store" in args and "{pgreader}" in extra:
+                assert stderr.count("not recorded in the results store") == len(hosts), stderr
+        assert all(s.left() == [] for s in f.servers) and not engines_running(f.root)
+    finally:
+        f.stop()
