@@ -70,6 +70,8 @@ final class Measure {
     static List<Samples> handoff(PairMaker make, Class<? extends Pair> type, Opts o) throws Exception {
         List<Samples> out = new ArrayList<>();
         for (long d : o.delays()) out.add(prepare(() -> make.make(d), type, o));
+        String between = warmBetweenSamples();
+        for (Samples s : out) s.warmup += between;
         long jitInside = 0; // ms of JIT compilation that finished inside a timed batch
         int jitSamples = 0;
         for (int g = 0; g < o.groups(); g++) {
@@ -101,6 +103,33 @@ final class Measure {
         for (Samples s : out)
             if (jitInside > 0) s.warnings.add("the JIT compiled for " + jitInside + " ms inside " + jitSamples + " timed samples");
         return out;
+    }
+
+    private static final int BETWEEN_CALLS = 500;
+    private static final long BETWEEN_QUIET_NS = 300_000_000L, BETWEEN_MOST_NS = 3_000_000_000L;
+
+    /** The code that runs between samples (the switch counts read around each) compiled, after the mechanism's
+     *  warm-up has loaded its classes (a class loaded later invalidates code compiled on assumptions about the
+     *  class hierarchy, and it is compiled again): called at least BETWEEN_CALLS times and until no JIT
+     *  compilation finished for BETWEEN_QUIET_NS, for at most BETWEEN_MOST_NS. Otherwise its compilations land in
+     *  the first timed samples' switch counts: the JVM compiles in the thread that asks, and the counts are read
+     *  thread by thread after the batch (20-150 switches a sample, measured). What was done, for the record. */
+    static String warmBetweenSamples() throws java.io.IOException {
+        long t0 = System.nanoTime(), quietSince = t0, ms = jitMs();
+        int calls = 0;
+        boolean quiet = false;
+        for (; System.nanoTime() - t0 < BETWEEN_MOST_NS && !quiet; calls++) {
+            Kernel.delta(Kernel.switches(), Kernel.switches());
+            long now = jitMs(), at = System.nanoTime();
+            if (now != ms) {
+                ms = now;
+                quietSince = at;
+            }
+            quiet = calls + 1 >= BETWEEN_CALLS && at - quietSince >= BETWEEN_QUIET_NS;
+        }
+        return String.format("; then %d calls of the between-sample code over %d ms (%s)", calls,
+                (System.nanoTime() - t0) / 1_000_000, quiet ? "no JIT compilation over the last " + BETWEEN_QUIET_NS / 1_000_000 + " ms"
+                        : "the JIT still compiling");
     }
 
     /** Untimed warm-up of a JFR recording before the pin check's batches are timed (its own classes and
