@@ -30,10 +30,10 @@ def fmt_bytes(b: float) -> str:
 
 
 def fmt_cycles(c: float) -> str:
-    """Core cycles, short: 16.2 cyc, 8448 cyc, 1.21 Mcyc."""
+    """Core cycles, short: 16.2 cyc, 8448 cyc, 345678 cyc, -3.33 Mcyc."""
     if c is None or not math.isfinite(c):
         return "n/a"
-    if abs(c) >= 1e7:
+    if abs(c) >= 1e6:
         return f"{c / 1e6:.3g} Mcyc"
     if abs(c) >= 100:
         return f"{c:.0f} cyc"
