@@ -49,15 +49,17 @@ def measured_ids(doc: dict) -> list[str]:
             if (r.id.startswith("kernel/") and r.quantity == "switch") or r.id.startswith("user/")]
 
 
-def measure(runs: int, gap: float, out_dir: Path, extra: list[str]) -> list[Path]:
+def measure(runs: int, gap: float, out_dir: Path, extra: list[str], command: str = "run") -> list[Path]:
+    """`runs` runs of `ctxbench <command> --no-store`, `gap` seconds apart,
+    into out_dir/<command>-<k>.json (bench/runtimes_run_to_run.py too)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for k in range(runs):
         if k:
             print(f"waiting {gap:.0f} s before run {k + 1} ...", flush=True)
             time.sleep(gap)
-        path = out_dir / f"run-{k + 1}.json"
-        cmd = [sys.executable, "-m", "ctxbench", "run", "--no-store", "-o", str(path), *extra]
+        path = out_dir / f"{command}-{k + 1}.json"
+        cmd = [sys.executable, "-m", "ctxbench", command, "--no-store", "-o", str(path), *extra]
         print("$", " ".join(cmd), flush=True)
         p = subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
                            stdout=subprocess.DEVNULL)

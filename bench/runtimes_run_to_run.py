@@ -20,33 +20,18 @@ import argparse
 import itertools
 import json
 import math
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+import run_to_run  # noqa: E402
 from ctxbench.runtimes import analysis  # noqa: E402
 from ctxbench.runtimes.analysis import Handoff  # noqa: E402
 
 SPREAD_LIMIT = 0.10  # max/min - 1 in cycles, per pinned row
-
-
-def measure(runs: int, gap: float, out_dir: Path, extra: list[str]) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for k in range(runs):
-        if k:
-            print(f"waiting {gap:.0f} s before run {k + 1} ...", flush=True)
-            time.sleep(gap)
-        path = out_dir / f"runtimes-{k + 1}.json"
-        cmd = [sys.executable, "-m", "ctxbench", "runtimes", "--no-store", "-o", str(path), *extra]
-        print("$", " ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        paths.append(path)
-    return paths
 
 
 def rows(path: Path) -> dict[tuple[str, str, str], Handoff]:
@@ -112,7 +97,7 @@ def main() -> int:
     p.add_argument("--gap", type=float, default=60, help="seconds between runs")
     p.add_argument("--out", type=Path, default=Path("bench-runtimes-runs"))
     args, extra = p.parse_known_args()
-    paths = args.files or measure(args.runs, args.gap, args.out, extra)
+    paths = args.files or run_to_run.measure(args.runs, args.gap, args.out, extra, "runtimes")
     if len(paths) < 2:
         print("runtimes_run_to_run: two runs or more are needed", file=sys.stderr)
         return 2

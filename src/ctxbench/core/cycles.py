@@ -265,20 +265,25 @@ def twin(ns: dict, cyc: dict | None, ghz: float, why: str = NO_PROBE) -> dict:
     return out
 
 
-def chosen(e: dict) -> dict:
-    """The unit a twin's verdict uses, as plain members: unit, estimate,
-    ci95, se, mde, resolved, below_mde (and ci95_simultaneous where set);
-    an effect without a twin reads as its ns."""
-    c = e.get("cycles") if e.get("unit") == "cycles" else None
-    if isinstance(c, dict):
+def in_unit(e: dict, unit: str) -> dict:
+    """An effect (with its twin) in one unit, as plain members: unit,
+    estimate, ci95, se, mde, resolved, below_mde (and ci95_simultaneous
+    where set); "cycles" of an effect without a twin reads as its ns."""
+    c = e.get("cycles")
+    if unit == "cycles" and isinstance(c, dict):
         out = {"unit": "cycles", "estimate": c.get("estimate_cycles"), "se": c.get("se_cycles"),
                "mde": c.get("mde_cycles")}
         src = c
     else:
         out = {"unit": "ns", "estimate": e.get("estimate_ns"), "se": e.get("se_ns"), "mde": e.get("mde_ns")}
         src = e
-    nan2 = [math.nan, math.nan]
-    out.update(ci95=src.get("ci95") or nan2, resolved=bool(src.get("resolved")), below_mde=bool(src.get("below_mde")))
+    out.update(ci95=src.get("ci95") or [math.nan, math.nan], resolved=bool(src.get("resolved")),
+               below_mde=bool(src.get("below_mde")))
     if src.get("ci95_simultaneous"):
         out["ci95_simultaneous"] = src["ci95_simultaneous"]
     return out
+
+
+def chosen(e: dict) -> dict:
+    """The unit a twin's verdict uses (its `unit`), as in_unit's members."""
+    return in_unit(e, str(e.get("unit") or "ns"))

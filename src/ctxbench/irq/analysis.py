@@ -142,26 +142,8 @@ def task_fit(t: dict[str, np.ndarray], dg: dict[int, float], d_eff: dict, off: O
                           "slope_minus_D_resolved": per["resolved"]}}
 
 
-def in_unit(e: dict, unit: str) -> dict:
-    """An effect (with its twin) in one unit, as plain members: estimate,
-    ci95, se, mde, resolved, below_mde (and ci95_simultaneous)."""
-    c = e.get("cycles")
-    if unit == "cycles" and isinstance(c, dict):
-        out = {"unit": "cycles", "estimate": c.get("estimate_cycles"), "se": c.get("se_cycles"),
-               "mde": c.get("mde_cycles")}
-        src = c
-    else:
-        out = {"unit": "ns", "estimate": e.get("estimate_ns"), "se": e.get("se_ns"), "mde": e.get("mde_ns")}
-        src = e
-    out.update(ci95=src.get("ci95") or [math.nan, math.nan], resolved=bool(src.get("resolved")),
-               below_mde=bool(src.get("below_mde")))
-    if src.get("ci95_simultaneous"):
-        out["ci95_simultaneous"] = src["ci95_simultaneous"]
-    return out
-
-
 def _explains(e: dict | None, k: float, deficit: float) -> bool:
-    """Whether a per-interrupt bias `e` (resolved, negative; in_unit's
+    """Whether a per-interrupt bias `e` (resolved, negative; cycles.in_unit's
     members) times k interrupts, at the far end of its interval, covers the
     deficit."""
     return bool(e and e["resolved"] and e["estimate"] < 0 and k * -e["ci95"][0] >= deficit)
@@ -171,9 +153,9 @@ def diagnosis(fit: dict, k: float = math.inf, deficit: float = 0.0, unit: str = 
     """Which part is biased when an I (over k interrupts, `deficit` below
     zero, in `unit`) fails the self-check: the task's runs (against D,
     whose level the spin sets), or only this point's pair."""
-    if _explains(in_unit(fit["per_interrupt"], unit), k, deficit):
+    if _explains(cycles.in_unit(fit["per_interrupt"], unit), k, deficit):
         return (f"this task pays less per signal than D (rate slope "
-                f"{fmt_in(in_unit(fit['slope'], unit)['estimate'], unit)}) while the spin agrees with D: the "
+                f"{fmt_in(cycles.in_unit(fit['slope'], unit)['estimate'], unit)}) while the spin agrees with D: the "
                 "task's forced runs are biased, not D")
     return (f"k*D cannot account for {fmt_in(deficit, unit)} over {k:.0f} interrupts: this point's plain/forced "
             "pair is biased (drift or disturbance between the two runs at this rate), not D")

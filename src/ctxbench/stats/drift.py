@@ -75,19 +75,25 @@ def relative_sd(factor: np.ndarray, block: int = BLOCK) -> float:
     return float(np.std(means, ddof=1))
 
 
+def _widened(summary: dict, rel_sd: float, kept_as: str, **record) -> dict:
+    """The summary with Z95 x rel_sd x |median| added in quadrature to each
+    side of its interval, the interval before kept as `kept_as` and
+    `record`'s members set; unchanged where a number is missing."""
+    med = summary.get("median")
+    lo, hi = summary.get("ci95") or [math.nan, math.nan]
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (rel_sd, med, lo, hi)):
+        return summary
+    d = Z95 * rel_sd * abs(med)
+    out = dict(summary, **record)
+    out[kept_as] = [lo, hi]
+    out["ci95"] = [med - math.hypot(med - lo, d), med + math.hypot(hi - med, d)]
+    return out
+
+
 def widen(summary: dict, rel_sd: float) -> dict:
     """The summary with its interval widened by the drift (each side in
     quadrature); the bootstrap interval kept as ci95_within."""
-    med = summary.get("median")
-    lo, hi = summary.get("ci95") or [math.nan, math.nan]
-    if not (math.isfinite(rel_sd) and med is not None and math.isfinite(med) and math.isfinite(lo)):
-        return summary
-    d = Z95 * rel_sd * abs(med)
-    out = dict(summary)
-    out["ci95_within"] = [lo, hi]
-    out["ci95"] = [med - math.hypot(med - lo, d), med + math.hypot(hi - med, d)]
-    out["drift_rel_sd"] = rel_sd
-    return out
+    return _widened(summary, rel_sd, "ci95_within", drift_rel_sd=rel_sd)
 
 
 # ---- an interval for another run of the same points (ctxbench ring) -----------
@@ -198,16 +204,5 @@ def between_runs(summary: dict, tau_rel: float, runs: int) -> dict:
     """The summary with its interval widened by the between-run part
     `tau_rel` (relative sd) measured over `runs` earlier runs; the
     interval before kept as ci95_this_run."""
-    med = summary.get("median")
-    lo, hi = summary.get("ci95") or [math.nan, math.nan]
-    if not (math.isfinite(tau_rel) and med is not None and math.isfinite(med) and math.isfinite(lo)
-            and math.isfinite(hi)):
-        return summary
-    d = Z95 * tau_rel * abs(med)
-    out = dict(summary)
-    out["ci95_this_run"] = [lo, hi]
-    out["ci95"] = [med - math.hypot(med - lo, d), med + math.hypot(hi - med, d)]
-    out["between_run_rel_sd"] = tau_rel
-    out["between_runs"] = runs
-    out["ci95_for"] = f"another run's median on this host ({runs} earlier runs in the store)"
-    return out
+    return _widened(summary, tau_rel, "ci95_this_run", between_run_rel_sd=tau_rel, between_runs=runs,
+                    ci95_for=f"another run's median on this host ({runs} earlier runs in the store)")
