@@ -3,16 +3,24 @@ package, which `make test` installs): a new cluster in a temporary
 directory, listening on a free loopback port and a socket in that
 directory, trust authentication for one role, stopped and removed at the
 end. Root may not run the server, so as root it runs as the `postgres`
-user the package creates."""
+user the package creates.
+
+The server is the test process's own child (not pg_ctl's daemon), with
+the parent-death signal set to SIGQUIT, postgres's immediate shutdown:
+a test session killed outright (a CI timeout, SIGKILL) leaves no server
+behind. Three did, started by killed sessions, before it."""
 from __future__ import annotations
 
+import ctypes
 import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -47,9 +55,36 @@ class Server:
         self.pg_ctl = os.path.join(bindir, "pg_ctl")
         self._as_server([os.path.join(bindir, "initdb"), "-D", self.data, "-A", "trust", "-U", "ctxbench",
                          "--no-sync", "-E", "UTF8"])
-        self._as_server([self.pg_ctl, "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w", "-t", "60",
-                         "-o", f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off", "start"])
         self.url = f"postgresql://ctxbench@127.0.0.1:{self.port}/postgres"
+        with open(os.path.join(self.dir, "log"), "wb") as log:
+            self.proc = subprocess.Popen([os.path.join(bindir, "postgres"), "-D", self.data, "-h", "127.0.0.1",
+                                         "-p", str(self.port), "-k", self.dir, "-c", "fsync=off"],
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.dir,
+                                        preexec_fn=self._as_child)
+        self._wait_ready(60)
+
+    def _as_child(self) -> None:
+        """In the server's process before exec: drop to the postgres user,
+        then ask for SIGQUIT when this test process dies (a credential
+        change clears that request, so it comes after)."""
+        if self.user:
+            os.setgid(self.user.pw_gid)
+            os.setuid(self.user.pw_uid)
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGQUIT), 0, 0, 0)  # PR_SET_PDEATHSIG
+
+    def _wait_ready(self, seconds: float) -> None:
+        import psycopg
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                psycopg.connect(self.url, connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    log = open(os.path.join(self.dir, "log")).read()[-1500:]
+                    self.stop()
+                    raise RuntimeError(f"postgres did not start: {log}")
+                time.sleep(0.1)
 
     def _as_server(self, argv: list[str]) -> None:
         def drop():
@@ -71,6 +106,12 @@ class Server:
 
     def stop(self) -> None:
         try:
-            self._as_server([self.pg_ctl, "-D", self.data, "-m", "immediate", "-w", "stop"])
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGQUIT)  # immediate shutdown: nothing here to keep
+                try:
+                    self.proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
