@@ -60,6 +60,7 @@ class Lifecycle:
         self._last: dict | None = None
         self.written: list[str] = []
         self._said_shared = False
+        self._opened = None  # the store, once opened (earlier() and _record() share it)
 
     def document(self, header: dict, results: list[dict], section: dict | None = None,
                  **extra) -> dict:
@@ -108,6 +109,13 @@ class Lifecycle:
             print(f"figure: {escaped(p)}")
         self._record()
 
+    def _store(self):
+        """The store, opened (and its schema brought up to date) once."""
+        if self._opened is None:
+            from ctxbench.core.store import db
+            self._opened = db.Store(self.store)
+        return self._opened
+
     def earlier(self, doc: dict) -> dict:
         """What this host's earlier runs in the store say about another run
         here (core/store/between.py): per point, the spread of its medians
@@ -117,11 +125,11 @@ class Lifecycle:
         if self.store is None:
             return {"why": "no results store (--no-store)"}
         try:
-            from ctxbench.core.store import between, db
-            store = db.Store(self.store)
+            from ctxbench.core.store import between
+            store = self._store()
             d = model.Document(doc)
             env = d.environment
-            with store.begin() as conn:
+            with store.begin(write=False) as conn:
                 spreads = between.spreads(conn, env.hostname, env.kernel_release, d.command,
                                           [r.point_key for r in d.results])
                 speed = between.host_speed(conn, env.hostname)
@@ -140,8 +148,8 @@ class Lifecycle:
             return
         where = sys.stderr if self.out.fd == 1 else sys.stdout
         try:
-            from ctxbench.core.store import db, record
-            store = db.Store(self.store)
+            from ctxbench.core.store import record
+            store = self._store()
             with store.begin() as conn:
                 run_id, new = record.add(conn, self._last)
         except UserError as e:

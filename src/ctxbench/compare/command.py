@@ -19,7 +19,7 @@ from ctxbench.compare import change as changes
 from ctxbench.compare import gate, sides
 from ctxbench.core import writer
 from ctxbench.core.model import Document, Environment
-from ctxbench.ui.format import fmt_effect, fmt_time, fmt_value
+from ctxbench.ui.format import fmt_effect, fmt_time, fmt_value, fmt_vs_fastest
 from ctxbench.ui.options import add_store
 from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError, escaped
@@ -261,10 +261,9 @@ def speed_line(docs: list[dict], store_flag: str | None) -> str:
         return "core clock: not measured (files from before the core-clock probe)"
     text = "core clock " + ", ".join(f"{g:.3f}" for _, g in have[:6]) + (" ..." if len(have) > 6 else "") + " GHz"
     fastest = between.fastest_recorded(store_flag, {h for h, _ in have})
-    below = [1 - g / fastest[h] for h, g in have if fastest.get(h)]
-    if below:
-        text += (f"; {min(below):.1%}" + (f"-{max(below):.1%}" if len(below) > 1 and max(below) > min(below) else "")
-                 + " below the fastest its host has recorded in the store")
+    said = sorted({fmt_vs_fastest(g, fastest[h]) for h, g in have if fastest.get(h)})
+    if said:
+        text += "; " + ", ".join(said[:3]) + (" ..." if len(said) > 3 else "") + " for its host in the store"
     return text
 
 

@@ -9,7 +9,7 @@ import sys
 import textwrap
 
 from ctxbench.core.model import Result
-from ctxbench.ui.format import fmt_cycles_cell, fmt_time
+from ctxbench.ui.format import fmt_cycles_cell, fmt_time, fmt_vs_fastest
 
 SECTIONS = [
     ("timer/", None, "Timer overhead (one read)"),
@@ -128,19 +128,20 @@ def earlier_record(earlier: dict) -> dict:
 def earlier_lines(results: list[dict], earlier: dict | None, idw: int) -> list[str]:
     """How far another run of this host has landed (the store's earlier
     runs), or that the intervals cover this run only."""
-    if not earlier or not earlier.get("spreads"):
-        why = (earlier or {}).get("why") or "no earlier run of this host, kernel and command in the results store"
-        return [textwrap.fill(f"Intervals cover this run only ({why}): on a shared host the clock the host gives "
-                              "a run moves every CPU-bound id together between runs (10-15% seen on cloud guests), "
-                              "which one run cannot see; the cycles column takes that clock out.", width=110,
-                              break_on_hyphens=False)]
+    earlier = earlier or {}
     out = [""]
     speed = earlier.get("speed")
     ghz = [Result(r).cycles.ghz for r in results if math.isfinite(Result(r).cycles.ghz)]
     if speed and ghz:
         now = statistics.median(ghz)
-        out.append(f"Host speed: this run {now:.3f} GHz, {1 - now / speed.fastest_ghz:.1%} below the fastest "
-                   f"this host has recorded ({speed.fastest_ghz:.3f} GHz over {speed.runs} run(s) in the store).")
+        out.append(f"Host speed: this run {now:.3f} GHz, {fmt_vs_fastest(now, speed.fastest_ghz)} for this host "
+                   f"({speed.fastest_ghz:.3f} GHz over {speed.runs} earlier run(s) in the store).")
+    if not earlier.get("spreads"):
+        why = earlier.get("why") or "no earlier run of this host, kernel and command in the results store"
+        return out + [textwrap.fill(f"Intervals cover this run only ({why}): on a shared host the clock the host "
+                                    "gives a run moves every CPU-bound id together between runs (10-15% seen on "
+                                    "cloud guests), which one run cannot see; the cycles column takes that clock "
+                                    "out.", width=110, break_on_hyphens=False)]
     sp = earlier["spreads"]
     n = max(s.runs for s in sp.values())
     out += textwrap.wrap(f"Between runs here: the sd of the medians of this host's last {n} run(s) of this command "

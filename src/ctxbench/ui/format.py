@@ -62,6 +62,16 @@ def fmt_cycles_cell(r) -> str:
     return fmt_cycles_pm(s.median, (s.ci95[1] - s.ci95[0]) / 2)
 
 
+def fmt_vs_fastest(ghz: float, fastest: float) -> str:
+    """A run's core clock against the fastest its host has recorded: "2.1%
+    below the fastest recorded", or "faster than any recorded" (the store
+    may not hold this run yet)."""
+    if ghz >= fastest:
+        return "as fast as the fastest recorded" if ghz == fastest else \
+            f"{ghz / fastest - 1:.1%} faster than any recorded"
+    return f"{1 - ghz / fastest:.1%} below the fastest recorded"
+
+
 def fmt_value(x: float, unit: str) -> str:
     """A result's number in its own unit: a time (ns), a size (bytes), or
     the number with its unit."""
