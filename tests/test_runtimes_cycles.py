@@ -169,3 +169,24 @@ def test_a_probe_that_fails_costs_one_note_not_the_run(monkeypatch, capsys, tmp_
     assert command._probe(1, notes) is None and command._probe(1, notes) is None
     err = capsys.readouterr().err
     assert err.count("note: core-clock probe failed") == 1 and len(notes) == 2
+
+
+def test_the_report_keeps_the_interval_over_launches_of_a_file_read_back(tmp_path):
+    """reader.load analyses every row again from its samples (model.analyse,
+    which knows nothing of launches): the runtimes' section derives each
+    row's interval over its launches again, in ns and in cycles, the same
+    as the command wrote."""
+    from ctxbench.core import model, reader, writer
+    from ctxbench.runtimes.section import render_runtimes
+
+    r = _row([(300, 3.0), (330, 2.5), (270, 3.0), (315, 2.5)], jitter=0.02)
+    path = tmp_path / "runtimes.json"
+    writer.write_results(str(path), model.document({"name": "ctxbench"}, {}, [r], {"kind": "runtimes"}))
+    back = reader.load(str(path))["results"]
+    (tab,) = [x for x in render_runtimes(back, {}) if hasattr(x, "rows")]
+    want = table.handoff_rows([r])[0]
+    assert tab.rows[0] == want and "measured in 4 launches" in tab.caption and "this launch only" not in tab.caption
+    # applied again to its own output, the groups' interval is kept as it was
+    again = analysis.over_launches(dict(r))
+    assert again["summary"]["ci95_groups"] == r["summary"]["ci95_groups"]
+    assert again["cycles"]["summary"]["ci95_groups"] == r["cycles"]["summary"]["ci95_groups"]

@@ -98,11 +98,12 @@ LAUNCH_INTERVAL = ("Student's t over the launches' medians (launches - 1 degrees
 def with_launches(summary: dict, iv: dict | None) -> dict:
     """The summary with `ci95` the launch-level interval (the bootstrap
     over groups kept as ci95_groups) and its MDE between two runs; the
-    summary unchanged without one."""
+    summary unchanged without one. Applied again to its own output, it
+    keeps the groups' interval as it was."""
     if not iv or not isinstance(summary, dict):
         return summary
     out = dict(summary)
-    out["ci95_groups"] = summary.get("ci95")
+    out["ci95_groups"] = summary.get("ci95_groups", summary.get("ci95"))
     out["ci95"] = list(iv["ci95"])
     out["ci95_of"] = "mean of the launches' medians"
     out["ci95_over"] = LAUNCH_INTERVAL

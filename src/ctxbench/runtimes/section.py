@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from ctxbench.report.kinds import Kind
 from ctxbench.report.model import Figure, Table
-from ctxbench.runtimes import figures, table
+from ctxbench.runtimes import analysis, figures, table
 from ctxbench.runtimes.analysis import is_handoff
 from ctxbench.ui.figures import png_bytes
 
 
 def render_runtimes(rs: list[dict], env: dict) -> list:
+    # reader.load analysed every row again from its samples (model.analyse), which knows nothing
+    # of launches: each hand-off row's interval over its launches is derived again here, or the
+    # report printed the groups' interval and called it "this launch only"
+    rs = [analysis.over_launches(dict(r)) if is_handoff(r) else r for r in rs]
     out: list = []
     fig = figures.figure(rs, env)
     if fig is not None:
