@@ -89,3 +89,15 @@ def test_each_launchs_share_is_kept_and_the_table_says_what_was_relaunched():
     for k in ("others_share", "machine_share", "launches_tried"):
         del old["params"][k]
     assert "contention" not in analysis.analyse(old) and table.contention_line([analysis.analyse(old)]) == ""
+
+
+def test_a_share_below_zero_is_kept_as_read(monkeypatch):
+    # 1.0 s of wall time: CPU 1 counted busy 0.98 s in ticks, the harness's own CPU time 0.99 s
+    clock, busy, children, mine = iter([0.0, 1.0]), iter([0.0, 0.98]), iter([0.0, 0.99]), iter([0.0, 0.0])
+    monkeypatch.setattr(contention, "busy_s", lambda cpus: next(busy))
+    monkeypatch.setattr(contention, "_children_s", lambda: next(children))
+    monkeypatch.setattr(contention, "_self_s", lambda: next(mine))
+    monkeypatch.setattr(contention.time, "monotonic", lambda: next(clock))
+    w = contention.Window((1,)).start().stop()
+    assert w["others_share"] == pytest.approx(-0.01)  # the ticks' coarseness, not a 0 that claims exactness
+    assert not contention.disturbed(w)

@@ -28,7 +28,8 @@ So the front end, around each harness launch:
   every launch's shares in the record.
 
 Tick-based accounting makes a share exact to a few ticks (4 ms at 250 Hz)
-over a launch of a second or more: well under the limits."""
+over a launch of a second or more: well under the limits. A quiet launch
+can read a little below zero, and is kept as read."""
 from __future__ import annotations
 
 import os
@@ -77,9 +78,13 @@ def _children_s() -> float:
 
 
 def _share(busy: float | None, less: float, wall: float, cpus: Sequence[int]) -> float | None:
+    """Others' share as read: not clipped at 0. Busy time is counted in
+    ticks and the CPU times to the microsecond, so a quiet launch reads a
+    few ticks either side of 0; a share below 0 says how coarse the count
+    was, where a 0 would claim an exact one."""
     if busy is None or wall <= 0 or not cpus:
         return None
-    return max(0.0, busy - less) / (wall * len(cpus))
+    return (busy - less) / (wall * len(cpus))
 
 
 def settle(cpus: Sequence[int], rest: Sequence[int] = (), quiet: float = QUIET, machine_quiet: float = MACHINE_QUIET,
