@@ -80,6 +80,7 @@ def test_each_launchs_share_is_kept_and_the_table_says_what_was_relaunched():
     assert merged["params"]["launches_tried_per_round"] == [1, 3, 2]
     r = analysis.analyse(merged)
     assert r["contention"]["disturbed"] == [2, 3] and r["contention"]["quiet"] == contention.QUIET
+    assert f"at most {contention.RELAUNCHES} times" in table.contention_line([r])  # the limit the command used
     line = table.contention_line([r])
     assert "3 relaunch(es) in this run" in line and "still disturbed: go channel launch 2, 3" in line
     clean = analysis.analyse(rounds.merge([[_rec(0.01, 1)], [_rec(0.0, 1)]], [2, 2])[0])

@@ -211,7 +211,8 @@ def contention_record(r: dict) -> dict:
                                 "machine_share": float(b) if isinstance(b, (int, float)) else None})
               for a, b in zip(shares, machine)]
     return {"others_share": shares, "machine_share": machine, "launches_tried": tried, "quiet": contention.QUIET,
-            "machine_quiet": contention.MACHINE_QUIET, "disturbed": [i + 1 for i, x in enumerate(scores) if x > 1]}
+            "machine_quiet": contention.MACHINE_QUIET, "relaunches": contention.RELAUNCHES,
+            "disturbed": [i + 1 for i, x in enumerate(scores) if x > 1]}
 
 
 def is_handoff(r: dict) -> bool:

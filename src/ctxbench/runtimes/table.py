@@ -124,10 +124,11 @@ def contention_line(results: list[dict]) -> str:
             for h, c in recs if c.get("disturbed") and h.placement == "pinned"]
     default = [c for h, c in recs if h.placement != "pinned"]
     most = max((x for c in default for x in c.get("others_share") or [] if isinstance(x, (int, float))), default=None)
-    machine = recs[0][1].get("machine_quiet", 0)
+    machine, most_again = recs[0][1].get("machine_quiet", 0), recs[0][1].get("relaunches", "twice")
+    times = f"{most_again} times" if isinstance(most_again, int) else most_again
     return (f"Other tasks: a pinned launch of a harness in which they took more than {quiet:.0%} of its CPU, or more "
-            f"than {machine:.0%} of the machine's other CPUs, was launched again (at most twice, the least disturbed "
-            f"kept): {again} relaunch(es) in this run"
+            f"than {machine:.0%} of the machine's other CPUs, was launched again (at most {times}, the least "
+            f"disturbed kept): {again} relaunch(es) in this run"
             + (f"; still disturbed: {'; '.join(kept)}." if kept else "; none kept disturbed.")
             + (f" Default launches share the other CPU with the rest of the machine and are only counted (others "
                f"took up to {most:.0%} of their two CPUs here)." if most is not None else ""))
