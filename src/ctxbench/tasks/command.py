@@ -24,7 +24,7 @@ from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_time
-from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, mde_ns, short_note
+from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
@@ -167,15 +167,15 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
         pl = plan[pair]
         e = tasks_analysis.analyse_pair(*raw[pair], resamples=400).effects["per_switch"]
         afford = pl["pilot_rounds"] + int(share / max(pl["round_s"], 1e-3))
-        est, se = abs(e["estimate_ns"]), e["se_ns"]
+        v = ns_view(e)  # the unit the verdict uses (ns or core cycles), read in ns at the run's clock
+        est, se, m = abs(v["estimate"]), v["se"], v["mde"]
         # +-TARGET: 1.96 se <= TARGET * est
         need = power.rounds_for(se, pl["pilot_rounds"], TARGET * est / 1.96, MAX_ROUNDS) if est > 0 else MAX_ROUNDS
         rounds = max(pl["pilot_rounds"], min(afford, MAX_ROUNDS))
         pl["rounds"] = rounds
-        m = mde_ns(e)  # the MDE of the unit the verdict uses, in ns
         mde = m * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(m) else math.nan
         pl["planned_mde_ns"] = mde
-        msg = (f"  {pair}: pilot {fmt_time(e['estimate_ns'])} per switch; {rounds} rounds "
+        msg = (f"  {pair}: pilot {fmt_time(v['estimate'])} per switch; {rounds} rounds "
                f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)}")
         if rounds < MIN_ROUNDS:
             msg += f"; fewer than {MIN_ROUNDS} rounds: the interval says little about their spread (raise --budget)"

@@ -73,10 +73,3 @@ def ns_view(e: dict) -> dict:
     if v.get("ci95_simultaneous"):
         out["ci95_simultaneous"] = [x / f for x in v["ci95_simultaneous"]]
     return out
-
-
-def mde_ns(e: dict) -> float:
-    """The MDE of the unit the verdict uses, in ns (a cycles MDE read at
-    the run's clock): what the run can resolve, comparable across units."""
-    m = ns_view(e)["mde"]
-    return m if m is not None else math.nan
