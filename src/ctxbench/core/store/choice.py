@@ -79,22 +79,15 @@ def named(flag: str | None) -> tuple[str | None, str]:
     return None, "default"
 
 
-def chosen(flag: str | None) -> str | None:
-    """The store's name as given (None: the default), or OFF."""
-    return named(flag)[0]
-
-
 @dataclass(frozen=True)
 class Place:
     """A store a command can use: a SQLite file (`path`) or a PostgreSQL
     database (`parts`, for SQLAlchemy's URL.create, password included)."""
     kind: str                     # "sqlite" or "postgresql"
     name: str                     # for messages: the path, or the URL with its password masked (escaped)
-    origin: str                   # --store, $CTXBENCH_STORE, the config file, default
     path: str | None = None       # sqlite: absolute, ~ expanded, symlinks resolved
     parts: dict = field(default_factory=dict, compare=False, hash=False)
     writes: bool = True           # a command that adds to it (may create it)
-    default: bool = False
 
     @property
     def sqlite(self) -> bool:
@@ -103,10 +96,6 @@ class Place:
     @property
     def secret(self) -> str | None:
         return self.parts.get("password") if self.parts else None
-
-    def key(self) -> tuple:
-        return (self.kind, self.path) if self.sqlite else (self.kind, tuple(sorted(
-            (k, str(v)) for k, v in self.parts.items())))
 
     def files(self) -> list[str]:
         """The files this store is (SQLite: the database and its journals)."""
@@ -288,18 +277,17 @@ def place_of(where: str | None, origin: str = "--store", *, writes: bool = True,
     if where is None:
         from ctxbench.core import datadir
         path = os.path.join(datadir.base(), "store.sqlite")
-        p = Place("sqlite", escaped(path), "default", _check_file(path, "default", path, writes, True), writes=writes,
-                  default=True)
+        p = Place("sqlite", escaped(path), _check_file(path, "default", path, writes, True), writes=writes)
     elif "://" in where and where.split("://", 1)[0].lower() in PG_SCHEMES:
         parts, name = _postgres(*where.split("://", 1), origin)
-        return Place("postgresql", escaped(name), origin, parts=parts, writes=writes)
+        return Place("postgresql", escaped(name), parts=parts, writes=writes)
     elif "://" in where and where.split("://", 1)[0].lower() not in SQLITE_SCHEMES:
         scheme = where.split("://", 1)[0]
         raise _refuse(where.split("@")[-1] if "@" in where else where, origin,
                       f"'{escaped(scheme)}://' is not a store: name a SQLite file or a postgresql:// URL")
     else:
         path = _sqlite_path(where, origin)
-        p = Place("sqlite", escaped(where), origin, _check_file(where, origin, path, writes, False), writes=writes)
+        p = Place("sqlite", escaped(where), _check_file(where, origin, path, writes, False), writes=writes)
     _never_onto(p.path, outputs)
     return p
 

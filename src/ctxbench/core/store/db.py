@@ -54,12 +54,7 @@ def normalise(where: str | None) -> URL:
 def open_store(flag: str | None, *, writes: bool, outputs: tuple | list = ()) -> "Store":
     """The store a command that reads (or, `writes`, fills) one was asked
     for, checked (choice.decide) and open; one line otherwise."""
-    return Store(choice.decide(flag, writes=writes, outputs=outputs), writes=writes)
-
-
-def open_named(flag: str | None) -> "Store":
-    """The store `store add` fills: created if it is not there yet."""
-    return open_store(flag, writes=True)
+    return Store(choice.decide(flag, writes=writes, outputs=outputs))
 
 
 def existing(flag: str | None) -> "Store | None":
@@ -68,7 +63,7 @@ def existing(flag: str | None) -> "Store | None":
     there, not usable): it never creates one and never costs the command."""
     try:
         place = choice.decide(flag, writes=False, measuring=True)
-        return Store(place, writes=False) if place is not None else None
+        return Store(place) if place is not None else None
     except UserError:
         return None
 
@@ -78,12 +73,15 @@ class Store:
     (`store.begin(write=False)` for one that only reads)."""
 
     def __init__(self, where: str | Place | None = None, writes: bool = True):
+        """`where`: a Place choice.decide made (it says whether the command
+        writes), else a store's name (None: the default) checked here for
+        a command that `writes` or only reads."""
         place = where if isinstance(where, Place) else (
             choice.decide(where, writes=writes) if where is not None else choice.place_of(None, writes=writes))
         if place is None:
             raise UserError(f"store {OFF}: no store")
         self.place = place
-        self.writes = writes
+        self.writes = place.writes
         self.name = place.name
         self.sqlite = place.sqlite
         self.url = url_of(place)

@@ -8,13 +8,13 @@ import datetime
 import hashlib
 import json
 import math
-import statistics
 import zlib
 
 from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
+from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
 
 
@@ -55,7 +55,7 @@ def run_row(doc: dict, git_commit: str | None = None) -> dict:
            "ctxbench_version": d.tool.get("version"), "git_commit": git_commit, "started": _started(d),
            "added": datetime.datetime.now(),
            "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": vm,
-           "core_ghz": core_ghz(d),
+           "core_ghz": doc_ghz(doc),
            "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
     return fitted(runs, row)
 
@@ -82,13 +82,6 @@ def fitted(table, row: dict) -> dict:
     return out
 
 
-def core_ghz(d: Document) -> float | None:
-    """The core clock the run got: the median of its results' clocks
-    (core/cycles.py), None for a run without the probe."""
-    ghz = [r.cycles.ghz for r in d.results if math.isfinite(r.cycles.ghz)]
-    return float(statistics.median(ghz)) if ghz else None
-
-
 def _cycles(r: Result) -> dict:
     c = r.cycles
     s = c.summary if c.applies else None
@@ -98,8 +91,10 @@ def _cycles(r: Result) -> dict:
 
 
 def _mde(r: Result) -> float | None:
+    """A runtimes row's resolution, else the summary's MDE."""
     res = r.d.get("resolution")  # runtimes rows
-    return _num(res.get("mde_ns")) if isinstance(res, dict) else None
+    mde = _num(res.get("mde_ns")) if isinstance(res, dict) else None
+    return mde if mde is not None else _num(r.summary.d.get("mde"))
 
 
 def result_rows(doc: dict, run_id: int) -> list[dict]:
@@ -112,7 +107,7 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
         out.append(fitted(results, {
             "run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
             "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi),
-            "mde": _mde(r) if _mde(r) is not None else _num(s.d.get("mde")), **_cycles(r),
+            "mde": _mde(r), **_cycles(r),
             "ok": ok if isinstance(ok, bool) else None, "runtime_version": version}))
     return out
 
