@@ -23,7 +23,7 @@ from ctxbench.fleet import hosts as hostlist
 from ctxbench.fleet import job as jobs
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
-from ctxbench.ui.format import fmt_value
+from ctxbench.ui.format import fmt_value, fmt_vs_fastest
 
 SHOWN = "kernel/thread/pipe/same-cpu,kernel/process/pipe/same-cpu,user/asm/same-thread"
 
@@ -255,7 +255,7 @@ def _clock(doc: dict | None, fastest: dict) -> str:
     if ghz is None:
         return "-"
     top = fastest.get(model.Document(doc).environment.hostname)
-    return f"{ghz:.3f} GHz" + (f" ({1 - ghz / top:.1%} below)" if top else "")
+    return f"{ghz:.3f} GHz" + (f" ({fmt_vs_fastest(ghz, top)})" if top else "")
 
 
 def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
