@@ -1,6 +1,6 @@
-"""Seed 000's arithmetic, with known answers: I = 0 at n = 1 by
-construction, and an injected indirect cost per switch is recovered, per
-task and for the switch itself."""
+"""David et al.'s arithmetic (docs/method.md#task-pairs), with known
+answers: I = 0 at n = 1 by construction, and an injected indirect cost per
+switch is recovered, per task and for the switch itself."""
 import math
 
 import numpy as np

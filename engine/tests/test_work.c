@@ -1,5 +1,5 @@
 /* The traversal touches every element exactly once per pass, for every
- * stride (METHOD.md section 4), and its stores really happen. */
+ * stride (docs/method.md#working-set-sweep), and its stores really happen. */
 #include "check.h"
 #include "core/work.h"
 

@@ -1,6 +1,6 @@
 /* baseline/<nop|call|syscall>: the cost of a NOP, an empty function call
  * and a real system call, each timed as single events between two reads of
- * the event timer (seed 003), with the timer's own back-to-back cost
+ * the event timer (Lopes and Maity), with the timer's own back-to-back cost
  * measured in the same sample and subtracted; plus the same events timed as
  * one batch, where the timer's cost vanishes in the division. */
 #include "core/bench.h"

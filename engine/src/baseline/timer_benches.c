@@ -1,5 +1,5 @@
 /* timer/<source>: overhead of reading each timer back to back, and its
- * resolution (METHOD.md section 1, seed 003). */
+ * resolution (docs/method.md#timers-and-baselines). */
 #include "core/bench.h"
 #include "core/clock.h"
 #include <math.h>

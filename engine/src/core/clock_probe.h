@@ -1,4 +1,4 @@
-/* The core-clock probe (METHOD.md, "Across runs: the host's speed").
+/* The core-clock probe (docs/method.md#core-cycles).
  *
  * On a shared or virtual machine the core clock a run gets moves between
  * runs and within them, and it moves every CPU-bound number together. The
@@ -10,7 +10,7 @@
  * mitigations) is in the chain, so dividing by it cannot cancel them.
  *
  * add reg,reg, not add reg,imm: recent Intel cores fold chains of
- * add-immediate at register renaming (METHOD.md: 0.07 ns per dependent
+ * add-immediate at register renaming (docs/cycles.md: 0.07 ns per dependent
  * `add $1` on a Xeon guest, four per cycle). A second chain of a known
  * other latency (x86-64: imul reg,reg, 3 cycles on every Intel core since
  * Nehalem and every AMD Zen) checks the first: their ratio must be that

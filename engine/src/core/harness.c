@@ -53,7 +53,7 @@ void *bench_state_new(bench_run_t *r, size_t size)
 void run_opts_default(run_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->groups = 20; /* seed 001: 20 groups x 10 iterations */
+    o->groups = 20; /* Chen et al.: 20 groups x 10 iterations */
     o->iterations = 10;
     o->min_sample_ns = 1000000; /* 1 ms: >= 1000x the resolution of every timer here */
     o->cpu = -1;

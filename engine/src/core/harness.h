@@ -25,6 +25,7 @@ typedef struct engine_summary {
 int harness_summary(const harness_job_t *h, engine_summary_t *out);
 /* Default options (counts, sample length, CPUs). */
 void run_opts_default(run_opts_t *o);
-/* Warm the CPU to its steady clock once per process (seed 003 WarmCPU). */
+/* Warm the CPU to its steady clock once per process (Lopes and Maity's
+ * WarmCPU). */
 void harness_warmup(const run_opts_t *opt);
 #endif

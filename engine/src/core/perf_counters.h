@@ -1,7 +1,8 @@
 /* Hardware (or software) event counts of one thread over a window, through
  * perf_event_open: used by the sweep to record L1-dcache, L1-icache and
  * dTLB load misses and instructions per party for the single and the
- * switching runs (METHOD.md section 4, seed 001 Figures 4, 6-11).
+ * switching runs (docs/method.md#working-set-sweep; Chen et al.,
+ * Figures 4 and 6-11).
  *
  * A counter set is one perf event group for one thread (tid 0: the caller;
  * another tid: a party the caller may observe). Where the kernel or the

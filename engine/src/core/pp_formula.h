@@ -1,5 +1,5 @@
-/* The ping-pong formula's sample (METHOD.md sections 2 and 3), shared by
- * the kernel ping-pong (kernel/pingpong.c), the user-level one
+/* The ping-pong formula's sample (docs/method.md#the-ping-pong-formula),
+ * shared by the kernel ping-pong (kernel/pingpong.c), the user-level one
  * (user/user_pp.c) and the harness's known answer (selftest/):
  *
  *     t_avg = (t_switch / 2 - t_single) / n

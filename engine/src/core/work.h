@@ -1,14 +1,14 @@
-/* The unit of work a party does between two messages (METHOD.md section 4):
- * traverse its own array of `size` bytes at `stride` bytes, incrementing
- * each element it touches. Every element is touched exactly once per pass,
- * whatever the stride; the stride only changes the order. stride 0: no
- * work (the direct cost). */
+/* The unit of work a party does between two messages
+ * (docs/method.md#working-set-sweep): traverse its own array of `size`
+ * bytes at `stride` bytes, incrementing each element it touches. Every
+ * element is touched exactly once per pass, whatever the stride; the
+ * stride only changes the order. stride 0: no work (the direct cost). */
 #ifndef CTXBENCH_WORK_H
 #define CTXBENCH_WORK_H
 #include <stddef.h>
 #include <stdint.h>
 
-typedef double work_elem_t; /* seed 001 uses double elements */
+typedef double work_elem_t; /* Chen et al. use double elements */
 
 typedef struct work {
     size_t size, stride; /* bytes */

@@ -19,7 +19,7 @@ void irq_set_burn(uint64_t ns)
     burn_ns = ns;
 }
 
-/* The handler does what seed 000's interrupt handler does: count. In the
+/* The handler does what David et al.'s interrupt handler does: count. In the
  * known-answer mode it also spins `burn_ns` of wall time (clock-based, so
  * the same d on any CPU), a direct cost that must come back as D. */
 static void on_timer(int sig, siginfo_t *si, void *uc)
@@ -175,7 +175,7 @@ int irq_direct(uint64_t count, uint64_t period_ns, irq_direct_t *out)
         return -1;
     }
     irq_counts_reset();
-    /* warm: one signal before the measured ones (seed 000 raises one too) */
+    /* warm: one signal before the measured ones (David et al. raise one too) */
     uint64_t min_step = UINT64_MAX, k = 0, seen = 0;
     irq_timer_arm(&t, period_ns);
     uint64_t limit = clock_ns() + 2000000000ull; /* bounded: 2 s */

@@ -1,6 +1,7 @@
 /* Forced interrupts from user space: a POSIX timer delivering a real-time
- * signal to this thread, whose handler only counts (seed 000, section 4,
- * with a signal in place of a raw interrupt). */
+ * signal to this thread, whose handler only counts (docs/method.md#interrupts;
+ * David et al. 2007, section 4, with a signal in place of a raw
+ * interrupt). */
 #ifndef CTXBENCH_IRQ_H
 #define CTXBENCH_IRQ_H
 #include <stdint.h>

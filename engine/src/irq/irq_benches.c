@@ -3,7 +3,7 @@
  *   raw    r_task_ns, r_prime_ns, interrupts (handler count), overruns,
  *          expirations (due by the clock over the armed window)
  * The two runs alternate order from sample to sample so that neither
- * always comes second (warmer). Caches are warm, as in seed 000's
+ * always comes second (warmer). Caches are warm, as in David et al.'s
  * interrupt experiment, which flushes nothing.
  * irq/direct: D, the direct cost of servicing one signal (irq_direct). */
 #include "core/bench.h"

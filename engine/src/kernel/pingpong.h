@@ -1,5 +1,6 @@
 /* Kernel-level ping-pong between two parties (threads or forked processes),
- * the driver behind every kernel/<...> id (METHOD.md section 2):
+ * the driver behind every kernel/<...> id
+ * (docs/method.md#the-ping-pong-formula):
  *
  *     t_avg = (t_switch / 2 - t_single) / n
  *

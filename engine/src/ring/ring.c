@@ -1,5 +1,5 @@
-/* Ring of N parties on one CPU passing a token (METHOD.md section 7, seed
- * 002, lmbench lat_ctx): the ring/<kind>/<mechanism> ids.
+/* Ring of N parties on one CPU passing a token (docs/method.md#rings; Heiser
+ * 2009, lmbench lat_ctx): the ring/<kind>/<mechanism> ids.
  *
  * Party i waits for the token in its inbox, touches its own footprint of K
  * bytes, and sends the token to party i+1. Party 0 is the measuring thread:

@@ -1,7 +1,8 @@
-/* tasks/<a>+<b>[/warm]: seed 000's task pairs. Two processes (each its own
- * address space) pinned to one CPU run two tasks and hand the CPU to each
- * other cooperatively exactly n times (--n), at points evenly spaced in each
- * task's work. One sample = one complete run of both tasks:
+/* tasks/<a>+<b>[/warm]: David et al.'s task pairs (docs/method.md#task-pairs).
+ * Two processes (each its own address space) pinned to one CPU run two
+ * tasks and hand the CPU to each other cooperatively exactly n times (--n),
+ * at points evenly spaced in each task's work. One sample = one complete
+ * run of both tasks:
  *
  *   value  R'_total: from the first task's start to the last task's end
  *   raw    t_task_a_ns, t_task_b_ns: each task's own segments, summed
@@ -10,9 +11,9 @@
  * even, to b when odd; after segment j < n its owner wakes the other and
  * blocks, which is the switch. Every hand-off is a blocking read on a pipe,
  * so the switch is the kernel's (schedule(), context_switch()), reached from
- * user space, not called directly as in seed 000.
+ * user space, not called directly as by David et al.
  *
- * Cold (the default, as seed 000): before its first segment, task a writes
+ * Cold (the default, as David et al.): before its first segment, task a writes
  * then reads a buffer three times the last-level cache (cache_flush), so
  * both tasks start with caches and TLB holding none of their lines. /warm
  * skips that.

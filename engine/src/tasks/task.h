@@ -1,4 +1,4 @@
-/* The four deterministic, self-checking tasks of seed 000 (sort, deflate,
+/* The four deterministic, self-checking tasks of David et al. (sort, deflate,
  * aes, crc) plus the empty task used to measure the switch alone.
  *
  * A task's work is a sequence of units (a bubble-sort pass, a 64 KiB chunk

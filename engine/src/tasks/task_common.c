@@ -85,7 +85,7 @@ uint64_t task_rng(uint64_t *s)
 }
 
 /* Words drawn from a small vocabulary: text that deflate compresses about
- * 3:1, like the documents seed 000's deflate task would see. */
+ * 3:1, like the documents David et al.'s deflate task would see. */
 void task_fill_text(uint8_t *p, size_t len, uint64_t seed)
 {
     static const char *const words[] = {"context", "switch", "the",       "of",        "cache",  "kernel",

@@ -1,7 +1,8 @@
 /* sort: bubble sort over an array the size of the L1 data cache, aligned,
- * refilled from a fixed seed before every repetition (seed 000, 3.2). One
- * unit is one pass; a pass's cost is its number of comparisons, so the
- * split into segments is even in work, not in passes. */
+ * refilled from a fixed seed before every repetition (David et al. 2007,
+ * section 3.2). One unit is one pass; a pass's cost is its number of
+ * comparisons, so the split into segments is even in work, not in
+ * passes. */
 #include "tasks/task.h"
 #include "core/bench.h"
 #include <stdlib.h>

@@ -1,8 +1,9 @@
-/* Green threads on the assembly switch (seed 001's gtthread shape): a FIFO
- * run queue, create, yield, exit/join, a mutex and a message channel, all
- * inside one kernel thread. Cooperative: a thread runs until it yields,
- * blocks or exits; switches go directly from thread to thread, and none of
- * them makes a system call (stacks are mmap'd at create, freed at join).
+/* Green threads on the assembly switch (the shape of Chen et al.'s
+ * gtthread): a FIFO run queue, create, yield, exit/join, a mutex and a
+ * message channel, all inside one kernel thread. Cooperative: a thread runs
+ * until it yields, blocks or exits; switches go directly from thread to
+ * thread, and none of them makes a system call (stacks are mmap'd at
+ * create, freed at join).
  *
  * Not thread-safe: one scheduler per kernel thread, used by that thread. */
 #ifndef CTXBENCH_GREEN_H

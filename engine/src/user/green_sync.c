@@ -1,6 +1,6 @@
 /* Green mutex and channel (green.h). Cooperative scheduling means a lock is
  * only contended when its owner blocks or yields while holding it; it is
- * still taken on every channel operation, as in seed 001's library. */
+ * still taken on every channel operation, as in Chen et al.'s library. */
 #include "user/green_internal.h"
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Portable user-level context switch (METHOD.md section 3).
+/* Portable user-level context switch (docs/method.md#user-level-switches).
  *
  * A context is a stack pointer. uctx_switch saves exactly the callee-saved
  * state of the ABI on the current stack, stores the stack pointer in *from,

@@ -4,7 +4,7 @@
  *    run queue. t_single: A alone, green_yield() with nobody else runnable
  *    (the scheduler's no-switch path).
  *  - channel: the message goes A->B and back through two mutex-guarded
- *    channels (seed 001's setup). t_single: A sends to and receives from its
+ *    channels (Chen et al.'s setup). t_single: A sends to and receives from its
  *    own channel (the same locking and queueing, no switch). */
 #include "user/green.h"
 #include "user/user_pp.h"

@@ -1,5 +1,5 @@
-/* The user-level ping-pong (METHOD.md section 3): the kernel ping-pong's
- * formula and sample layout, inside one kernel thread.
+/* The user-level ping-pong (docs/method.md#user-level-switches): the kernel
+ * ping-pong's formula and sample layout, inside one kernel thread.
  *
  *     t_avg = (t_switch / 2 - t_single) / n
  *

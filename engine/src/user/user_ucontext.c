@@ -1,6 +1,7 @@
 /* user/ucontext/same-thread: the same two-context ping-pong with glibc's
  * swapcontext, which saves and restores the signal mask with a
- * rt_sigprocmask system call on every switch (seed 001's building block). */
+ * rt_sigprocmask system call on every switch (the building block of Chen
+ * et al.'s library). */
 #include "user/uctx.h"
 #include "user/user_pp.h"
 #include <ucontext.h>

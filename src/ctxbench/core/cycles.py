@@ -1,5 +1,5 @@
-"""Core cycles: each sample's ns times its group's core clock (METHOD.md,
-"Across runs: the host's speed"; engine/src/core/clock_probe.h).
+"""Core cycles: each sample's ns times its group's core clock
+(docs/method.md#core-cycles; engine/src/core/clock_probe.h).
 
 On a shared host the clock a run gets moves every CPU-bound number of the
 run together, by 10-15% between runs on the cloud guests this was built

@@ -1,4 +1,4 @@
-"""Did the switches we claim really happen? (METHOD.md section 2)
+"""Did the switches we claim really happen? (docs/method.md#verification)
 
 The engine records, for every sample, the switches and migrations of every
 party over the sample's window; this module judges them, so that an old

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ctxbench.core.errors import UserError
 
 TASKS = ("sort", "deflate", "aes", "crc")
-# seed 000 Figure 2's panels (a)..(f)
+# David et al. 2007 Figure 2's panels (a)..(f)
 ALL_PAIRS = ("sort+deflate", "sort+crc", "deflate+crc", "aes+crc", "aes+deflate", "aes+sort")
 DEFAULT_PAIRS = ("sort+deflate", "aes+crc", "aes+deflate")
 

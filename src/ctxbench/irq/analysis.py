@@ -1,4 +1,4 @@
-"""Interrupts, per task and rate (METHOD.md section 6), from rounds.
+"""Interrupts, per task and rate (docs/method.md#interrupts), from rounds.
 
 A round is one group of the engine's interleaved run: every task at every
 rate once (a sample = the task without and with the timer, back to back),
@@ -11,7 +11,7 @@ delta the gap loop's offset from what a loop in registers pays per signal
     y        = R' - R                    (per sample)
     slope    = dy/dk over all rates       (D + the indirect cost per interrupt)
     delta    = d(y_spin - k * D_g)/dk     (the spin's slope minus the gap loop's D)
-    I        = mean(y - k * (D_g + delta))  (per task and rate, seed 000's I)
+    I        = mean(y - k * (D_g + delta))  (per task and rate, David et al.'s I)
     per_int  = d(y - k * D_g)/dk - delta  (the task's slope minus the spin's)
 
 A task cannot run faster for being interrupted: an I below zero with an

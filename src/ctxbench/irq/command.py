@@ -1,6 +1,7 @@
 """ctxbench irq: the indirect cost of interrupts at a controlled rate
-(METHOD.md section 6, seed 000 section 4): a task runs with and without a
-timer signal whose handler only counts; I = R'_task - R_task - k*D.
+(docs/method.md#interrupts; David et al. 2007, section 4): a task runs
+with and without a timer signal whose handler only counts;
+I = R'_task - R_task - k*D.
 
 One engine process measures rounds (every task at every rate once, and D
 after every pair) interleaved; a pilot of a few rounds measures the noise,

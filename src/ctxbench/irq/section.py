@@ -1,4 +1,4 @@
-"""The interrupts' part of the report: seed 000 Figure 5 and a row per
+"""The interrupts' part of the report: David et al. 2007 Figure 5 and a row per
 (task, rate). Found by the report (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def _is_irq(r: dict) -> bool:
 
 
 def render_irq(rs: list[dict], env: dict) -> list:
-    """Seed 000 Figure 5 and a row per (task, rate)."""
+    """David et al. 2007 Figure 5 and a row per (task, rate)."""
     from ctxbench.irq.figures import NAME, figure5
     direct = next((r for r in rs if _id(r) == "irq/direct"), None)
     pts = [r for r in rs if Result(r).derived and "task" in _p(r)]

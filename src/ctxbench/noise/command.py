@@ -1,6 +1,6 @@
-"""ctxbench noise: what the system itself takes from a pinned CPU (METHOD.md
-section 6): the gaps a tight clock-reading loop sees, with the interrupts
-counted on that CPU over the same windows."""
+"""ctxbench noise: what the system itself takes from a pinned CPU
+(docs/method.md#system-noise): the gaps a tight clock-reading loop sees,
+with the interrupts counted on that CPU over the same windows."""
 from __future__ import annotations
 
 from ctxbench.core.measure import EngineOptions, run_ids

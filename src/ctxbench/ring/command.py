@@ -1,5 +1,5 @@
 """ctxbench ring: cost per switch as the number of parties and their
-footprint grow (METHOD.md section 7, seed 002).
+footprint grow (docs/method.md#rings; Heiser 2009).
 
 One engine run measures every (kind, mechanism, parties, footprint) point
 and the two-party ping-pong of each kind x mechanism, interleaved group by

@@ -1,4 +1,4 @@
-"""The ring figure (seed 002): cost per hand-off against the number of
+"""The ring figure (after Heiser 2009): cost per hand-off against the number of
 parties (log2), one line per footprint, one panel per kind; error bars are
 the interval that holds another run's median (stats/drift.py next_run)."""
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The run-to-run part of an interval (METHOD.md, Statistics: "an interval
-must reflect the run-to-run variation").
+"""The run-to-run part of an interval (docs/method.md#drift-within-a-run,
+#another-runs-median and #between-runs: an interval must reflect the
+run-to-run variation).
 
 A cluster bootstrap over groups covers the noise inside one run. A run at
 another time also meets the host in another state: on a VM the whole

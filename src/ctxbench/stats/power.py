@@ -1,20 +1,21 @@
-"""Power and paired designs for derived quantities (METHOD.md, Statistics:
-Power). Every indirect cost is a small difference of large measured
-quantities; before one is reported, the run must know the smallest effect
-it can resolve.
+"""Power and paired designs for derived quantities
+(docs/method.md#effects-over-rounds and #minimum-detectable-effect).
+Every indirect cost is a small difference of large measured quantities;
+before one is reported, the run must know the smallest effect it can
+resolve.
 
 - The minimum detectable effect (MDE) of an estimate with standard error
   `se` is the true effect that a two-sided test at alpha = 5% finds with
   80% probability: (z_{1-alpha/2} + z_{power}) * se = 2.80 se for a normal
   estimate, and for a t interval on df degrees of freedom (every effect
   over rounds) the multiple that gives the t test that power (`mde_factor`:
-  3.26 at 8 rounds, 5.8 at 3), so that "below MDE" and "resolved" speak of
+  3.27 at 8 rounds, 5.65 at 3), so that "below MDE" and "resolved" speak of
   the same test. An estimate whose absolute value is below its MDE is
   reported as "below MDE", not as a finding.
 - Designs are paired: reference and treatment are measured in the same
   round (interleaved, ABAB...), and a round is the unit of resampling, so
   the drift between rounds is carried in every interval.
-- `slope` fits a line over many points (seed 000's I against n, irq's
+- `slope` fits a line over many points (David et al.'s I against n, irq's
   R' - R against k) instead of differencing two large numbers.
 - `rounds_for` is the effort a pilot implies: how many rounds bring the
   standard error down to a target, given the pilot's.

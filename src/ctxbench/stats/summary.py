@@ -1,4 +1,4 @@
-"""Statistics of a result's samples (METHOD.md, Statistics).
+"""Statistics of a result's samples (docs/method.md#summaries).
 
 The summary never clips: a negative derived cost stays negative. The 95%
 confidence interval is a percentile bootstrap of the median (the statistic

@@ -2,8 +2,9 @@
 interval and minimum detectable effect), counters per thousand
 instructions, peaks and the boundaries they sit at.
 
-Indirect cost (METHOD.md section 4): indirect(S, D) = total(S, D) - direct,
-where direct is the stride-0 cost of the same mechanism.
+Indirect cost (docs/method.md#indirect-cost-per-switch):
+indirect(S, D) = total(S, D) - direct, where direct is the stride-0 cost
+of the same mechanism.
 
 - Design. The sweep measures in rounds (command.py): in a round, each
   mechanism's engine process measures, size by size, the stride-0 point

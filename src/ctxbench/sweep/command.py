@@ -1,5 +1,5 @@
 """ctxbench sweep: the indirect cost of a switch over working-set sizes and
-strides (METHOD.md section 4, seed 001), with figures.
+strides (docs/method.md#working-set-sweep; Chen et al.), with figures.
 
 The sweep measures in rounds within a time budget (default 5 minutes, the
 whole command): a round measures its points size by size, each size's

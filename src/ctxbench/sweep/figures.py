@@ -1,4 +1,4 @@
-"""The sweep's figures (seed 001 Figures 3-11), PNG and SVG, from a results
+"""The sweep's figures (Chen et al. Figures 3-11), PNG and SVG, from a results
 file alone: no measurement.
 
 - sweep-<mechanism>: indirect cost (top) and total cost (bottom) per switch

@@ -24,7 +24,7 @@ MECHANISMS = {
     "kernel/thread/pipe": "kernel/thread/pipe/same-cpu",
     "kernel/process/futex": "kernel/process/futex/same-cpu",
 }
-# One kernel-level and one user-level switch (METHOD.md section 4 asks for both):
+# One kernel-level and one user-level switch (docs/method.md#working-set-sweep):
 # a third default mechanism took a third of the budget that the points past
 # the L2 need (--mechanism adds it).
 DEFAULT_MECHANISMS = ["kernel/process/pipe", "user/asm"]

@@ -1,5 +1,6 @@
-"""Seed 000's task pairs (METHOD.md section 5), measured so that the answer
-resolves: the n values and the empty pair interleaved in rounds, fitted.
+"""David et al.'s task pairs (docs/method.md#task-pairs), measured so that
+the answer resolves: the n values and the empty pair interleaved in
+rounds, fitted.
 
 One engine job per pair measures R'_total at every n of a list, one of
 each per round (group), in an order rotated from round to round; the empty
@@ -11,7 +12,7 @@ pair (the switch alone) is measured the same way in the same rounds. Then:
     per switch = b - C: the indirect cost of one switch
     per task   = slope of each task's own summed segment time against n:
                  the part of it each task pays (per switch of the pair)
-and, per n, seed 000's quantities:
+and, per n, David et al.'s quantities:
     R_total    = R'_total at n = 1
     I(n)       = R'_total(n) - (R_total - C) - n*C  = R'(n) - R'(1) - (n-1)C
     I_task_a/b = each task's own segments at n minus at n = 1
@@ -140,13 +141,13 @@ def _linear(eff, ns: list[int], at: dict) -> dict:
 class PairAnalysis(NamedTuple):
     """One pair's analysis: `effects` (per switch, per task, C, the
     switch's inflation, rounds: the file's tasks.per_pair record) and
-    seed 000's points (derived results, one per n)."""
+    David et al.'s points (derived results, one per n)."""
     effects: dict
     points: list
 
 
 def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> PairAnalysis:
-    """Per-switch and per-task effects and seed 000's points for one pair."""
+    """Per-switch and per-task effects and David et al.'s points for one pair."""
     P, wp = table(pair_result)
     E, we = table(empty_result)
     params = model.Result(pair_result).params

@@ -1,7 +1,8 @@
-"""ctxbench tasks: seed 000's task pairs with n context switches (METHOD.md
-section 5): R_total, R'_total, C, I and its breakdown per task, and the
-indirect cost PER SWITCH: the slope over thousands of switches, measured in
-rounds that interleave the n values and the empty pair (tasks/analysis.py).
+"""ctxbench tasks: David et al.'s task pairs with n context switches
+(docs/method.md#task-pairs): R_total, R'_total, C, I and its breakdown
+per task, and the indirect cost PER SWITCH: the slope over thousands of
+switches, measured in rounds that interleave the n values and the empty
+pair (tasks/analysis.py).
 
 Power before precision: a pilot of a few rounds per pair measures the noise
 and the time a round takes; the command then gives each pair the rounds its
@@ -44,7 +45,7 @@ def add_parser(sub):
                        description="Two tasks (sort, deflate, aes, crc) in two processes on one CPU, "
                                    "switching cooperatively exactly n times, n values interleaved in rounds "
                                    "with the empty pair: the indirect cost per switch (slope over n), per "
-                                   "task, and seed 000's I = R'_total - (R_total - C) - n*C.")
+                                   "task, and David et al.'s I = R'_total - (R_total - C) - n*C.")
     p.add_argument("--pair", metavar="A+B,...", type=options.nonempty_list,
                    help=f"task pairs (default {','.join(workloads.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
     p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),

@@ -1,5 +1,5 @@
-"""The task pairs' part of the report: seed 000 Figures 2 and 3, a row per
-(pair, n) and the indirect cost per switch. Found by the report
+"""The task pairs' part of the report: David et al. 2007 Figures 2 and 3,
+a row per (pair, n) and the indirect cost per switch. Found by the report
 (report/kinds.py) as this package's `section` module."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _is_tasks(r: dict) -> bool:
 
 
 def render_tasks(rs: list[dict], env: dict) -> list:
-    """Seed 000 Figures 2 and 3 and a row per (pair, n)."""
+    """David et al. 2007 Figures 2 and 3 and a row per (pair, n)."""
     from ctxbench.tasks import analysis as tasks_analysis
     from ctxbench.tasks import figures as tasks_plots
     pts = [r for r in rs if Result(r).derived and "pair" in _p(r)]
