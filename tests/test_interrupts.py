@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+import ctxbench
+
 from conftest import ctxbench_cmd
 
 pytest.importorskip("sqlalchemy")
@@ -37,10 +39,18 @@ def _interrupted_after(argv: list[str], delay: float, **kw) -> tuple[int, str, s
 
 
 def _said_interrupted(rc: int, err: str) -> bool:
-    """Exit 130 with the one line; or, when the signal came before Python
-    itself had started (no code of ours ran), the shell's 130 for a death
-    by SIGINT with nothing printed."""
-    return (rc == 130 and err.strip() == "ctxbench: interrupted") or (rc == -signal.SIGINT and not err.strip())
+    """Exit 130 with the one line; or, when the signal came before any code
+    of ours ran, Python's own death by SIGINT: nothing printed (Python had
+    not started) or its KeyboardInterrupt traceback with no frame in the
+    ctxbench package (the signal came during the interpreter's start-up or
+    the console script's import lines, which pip writes; a loaded host
+    stretches that window past 30 ms, a run here failed so)."""
+    if rc == 130 and err.strip() == "ctxbench: interrupted":
+        return True
+    ours = os.path.dirname(ctxbench.__file__) + os.sep  # the package's own files
+    frames = [ln for ln in err.splitlines() if ln.lstrip().startswith('File "')]
+    return rc == -signal.SIGINT and (not err.strip() or (
+        err.rstrip().endswith("KeyboardInterrupt") and not any(ours in f for f in frames)))
 
 
 @pytest.mark.parametrize("delay", [0.03, 0.06, 0.09, 0.12, 0.15, 0.2, 0.25, 0.3])
