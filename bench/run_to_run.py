@@ -100,7 +100,7 @@ def in_walk_steps(r: Result) -> float:
     return float(np.median(x)) if x else math.nan
 
 
-def analyse(docs: list[dict], names: list[str]) -> dict:
+def spreads(docs: list[dict], names: list[str]) -> dict:
     by = [{r.id: r for r in Document(d).results} for d in docs]
     ids = [i for i in measured_ids(docs[0]) if all(i in b for b in by)]
     ref = [b[REFERENCE].summary.median if REFERENCE in b else math.nan for b in by]
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     paths = [Path(f) for f in a.files] or measure(a.runs, a.gap, Path(a.out), [])
     docs = [json.loads(Path(f).read_text()) for f in paths]
-    res = analyse(docs, [p.name for p in paths])
+    res = spreads(docs, [p.name for p in paths])
     text, ok = report(res)
     print(text)
     if a.json:

@@ -40,7 +40,7 @@ def rows(path: Path) -> dict[tuple[str, str, str], Handoff]:
     out = {}
     for r in doc.get("results") or []:
         if analysis.is_handoff(r):
-            h = Handoff(analysis.analyse(r))
+            h = Handoff(analysis.row_of(r))
             out[(h.runtime, h.mechanism, h.placement)] = h
     return out
 

@@ -15,7 +15,7 @@ import run_to_run  # noqa: E402
 def test_three_default_runs_hold_in_cycles(tmp_path):
     paths = run_to_run.measure(3, 300, tmp_path, [])
     import json
-    res = run_to_run.analyse([json.loads(p.read_text()) for p in paths], [p.name for p in paths])
+    res = run_to_run.spreads([json.loads(p.read_text()) for p in paths], [p.name for p in paths])
     text, ok = run_to_run.report(res)
     print("\n" + text)
     assert ok, text

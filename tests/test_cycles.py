@@ -99,7 +99,7 @@ def test_a_result_without_the_probe_keeps_ns_and_says_so():
 def test_dropped_samples_are_left_out_in_cycles_as_in_ns():
     raw = synthetic(1000.0, [3.0, 3.0], per_group=3)
     raw["samples"][0] = 1e6  # the sample a verification would drop
-    c = cycles.analyse(raw, keep=[False] + [True] * 5)
+    c = cycles.record_of(raw, keep=[False] + [True] * 5)
     assert c["summary"]["n"] == 5 and c["summary"]["median"] == pytest.approx(1000.0)
 
 

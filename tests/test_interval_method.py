@@ -76,7 +76,7 @@ def test_every_effect_record_written_carries_its_method():
     assert "200 resamples" in out.effects["per_switch"]["method"]
     # irq: the per-interrupt costs, the slopes, D and the points
     from test_irq_analysis import RATES, table
-    an = irq_analysis.analyse({"sort": table(rng, 6, 800.0)}, None, RATES, {}, spin=table(rng, 6, 0.0))
+    an = irq_analysis.derive({"sort": table(rng, 6, 800.0)}, None, RATES, {}, spin=table(rng, 6, 0.0))
     assert not _methods(an), _methods(an)
 
 

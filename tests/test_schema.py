@@ -89,7 +89,7 @@ def test_derived_points_fit_their_kinds(every_id):
     # the engine ran each task id once at n = 3: enough to derive the points'
     # members (their values are not judged here)
     pts = analyse_pair(by_id["tasks/sort+crc/warm"], by_id["tasks/empty+empty/warm"], resamples=50).points
-    ipt = irq_analysis.analyse({"sort": irq_analysis.rows(by_id["irq/sort"])}, irq_analysis.rows(by_id["irq/direct"]),
+    ipt = irq_analysis.derive({"sort": irq_analysis.rows(by_id["irq/sort"])}, irq_analysis.rows(by_id["irq/direct"]),
                                [by_id["irq/sort"]["params"]["rate_hz"]], {})["points"]["sort"]
     for p in pts + ipt:
         assert schema.problems(p) == [], p["id"]

@@ -149,7 +149,7 @@ def test_tasks_and_irq_analyses_write_typed_warnings_with_their_numbers():
     rng = np.random.default_rng(3)
     t = table(rng, 10, 0.0)
     t["keep"][::4] = False
-    an = irq_analysis.analyse({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
+    an = irq_analysis.derive({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
     pts = [p for ps in an["points"].values() for p in ps] + an["spin_points"]
     for p in pts:
         _assert_typed(p["warnings"], p["params"])

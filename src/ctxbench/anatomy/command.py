@@ -15,7 +15,7 @@ import sys
 
 from ctxbench.anatomy import analysis, ladder
 from ctxbench.core import checks, engine
-from ctxbench.core import model as results
+from ctxbench.core import model
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
@@ -109,7 +109,7 @@ def run(args) -> int:
         header, res = run_ids(ids, opts, prog, interleave=True)
     finally:
         prog.close()
-    drift = results.apply_drift(res)
+    drift = model.apply_drift(res)
     by_id = {Result(r).id: r for r in res}
     by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
     if "profiled" in by_rung:  # names now: the addresses move with every boot

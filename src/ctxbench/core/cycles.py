@@ -197,7 +197,7 @@ def mde_between_runs(summary: dict) -> float:
     return MDE_FACTOR * math.sqrt(2) * (hi - lo) / 2 / Z_ALPHA
 
 
-def analyse(result: dict, keep: list[bool] | None = None) -> dict:
+def record_of(result: dict, keep: list[bool] | None = None) -> dict:
     """The `cycles` member of an analysed result: whether cycles apply
     (and why not), the method, the run's clock, and the summary of the
     kept samples in cycles (same groups resampled as the ns summary) with

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ctxbench.core import engine
-from ctxbench.core import model as results
+from ctxbench.core import model
 
 
 class Progress(Protocol):
@@ -72,7 +72,7 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
         header.update(h)
 
     def got_result(r):
-        a = results.analyse(r)
+        a = model.analyse(r)
         out.append(a)
         if on_result:
             on_result(a)

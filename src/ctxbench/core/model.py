@@ -137,7 +137,7 @@ def analyse(result: dict) -> dict:
     r["summary_all"] = stats.summarize(samples, groups) if rec["dropped"] else r["summary"]
     r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
     r["verification"] = rec
-    r["cycles"] = cycles.analyse(r, keep)
+    r["cycles"] = cycles.record_of(r, keep)
     warnings = without(r.get("warnings"), *_OWN)
     s = r["summary"]
     if rec["checked"] and rec["dropped"]:

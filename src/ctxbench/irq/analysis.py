@@ -354,7 +354,7 @@ def _twin_fit(fn: dict | None, fc: dict | None, ghz: float, why: str) -> dict | 
     return out
 
 
-def analyse(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
+def derive(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
             params: dict, spin: dict[str, np.ndarray] | None = None, clock_method: str = "probe") -> dict:
     """Everything the command reports: D as the spin pays it (`spin`: a loop
     in registers, no indirect cost, measured in the same rounds as the

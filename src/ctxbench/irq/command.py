@@ -195,7 +195,7 @@ def _analyse(batches, tasks, rates, args) -> dict:
     direct, spin = (analysis.merge(tables.pop(k)) or None for k in ("direct", "spin"))
     probes = [cycles.probe_of(r) for _, res in batches for r in res]
     method = "pmu" if probes and all(cycles.method(p) == "pmu" for p in probes) else "probe"
-    return analysis.analyse({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin, method)
+    return analysis.derive({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin, method)
 
 
 def _cell(e: dict, at: bool = True) -> str:

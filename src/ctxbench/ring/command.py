@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from ctxbench.core import checks
-from ctxbench.core import model as results
+from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.core import memory
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -100,7 +100,7 @@ def run(args) -> int:
         header, res = run_ids(ids + refs, opts, prog, interleave=True, failures=failures)
     finally:
         prog.close()
-    drift = results.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
+    drift = model.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
     analysis.add_above_pingpong(res)
     n2 = analysis.n2_checks(res)
     settle = analysis.settle_record(res)

@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 from ctxbench.core import checks, engine, writer
-from ctxbench.core import model as results
+from ctxbench.core import model
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
@@ -75,13 +75,13 @@ def run(args) -> int:
     failures: list[dict] = []  # ids the engine could not measure: the others are kept
     header, res = run_ids(ids, opts, prog, interleave=True, failures=failures)
     prog.close()
-    drift = results.apply_drift(res)  # intervals that cover a run at another time
+    drift = model.apply_drift(res)  # intervals that cover a run at another time
 
     env = header.get("environment", {})
     doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
-    views = [results.Result(r) for r in res]
+    views = [model.Result(r) for r in res]
     findings = checks.environment_findings(env, cpus=sorted({r.params.cpu for r in views} |
                                                             {r.params.get("cpu_b") for r in views} - {None}))
     for r in res:
@@ -96,7 +96,7 @@ def run(args) -> int:
         doc["failures"] = failures
     earlier = life.earlier(doc)
     # with earlier runs of this host, each interval also holds what moved between them
-    earlier["widened"] = results.apply_between_runs(res, earlier.get("spreads") or {})
+    earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
     doc["run"]["between_runs"] = table.earlier_record(earlier)
     life.write(doc)
 

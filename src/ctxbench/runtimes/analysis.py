@@ -166,7 +166,7 @@ def launch_spread(r: dict) -> dict | None:
     return out
 
 
-def analyse(raw: dict) -> dict:
+def row_of(raw: dict) -> dict:
     """A harness record as an analysed result (model.analyse plus `kernel`
     and `resolution`); a virtual thread that pinned its carrier is
     flagged, since its hand-off then blocked a kernel thread."""

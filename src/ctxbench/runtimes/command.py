@@ -194,9 +194,9 @@ def run(args) -> int:
                     skipped += [dict(s, runtime=rt.name, placement=place) for s in skip]
                 prog.step()
     prog.close()
-    results = [analysis.analyse(x) for x in rounds.merge(handoff_rounds, per_round)]
+    results = [analysis.row_of(x) for x in rounds.merge(handoff_rounds, per_round)]
     for by_round in measured.values():
-        results += [analysis.analyse(x) for x in rounds.merge(by_round, per_round)]
+        results += [analysis.row_of(x) for x in rounds.merge(by_round, per_round)]
     results += [model.analyse(x) for x in rounds.merge(engine_rounds, per_round)]
 
     env = header.get("environment", {})

@@ -35,7 +35,7 @@ import sys
 import time
 
 from ctxbench.core import engine
-from ctxbench.core import model as results, reader
+from ctxbench.core import model, reader
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions
 from ctxbench.stats import power
@@ -258,8 +258,8 @@ def run(args) -> int:
     have, old_doc = _existing(out, settings)
     env = (old_doc or {}).get("environment") or engine.environment().get("environment", {})
     ids = [bid for _, bid in mechs]
-    model = sweep_cost.Model(sweep_cost.Host.from_env(env), args.iterations, args.min_sample_us)
-    sw = Sweep(args, mechs, have, old_doc, t_start, model)
+    cost_model = sweep_cost.Model(sweep_cost.Host.from_env(env), args.iterations, args.min_sample_us)
+    sw = Sweep(args, mechs, have, old_doc, t_start, cost_model)
     grid, plan_rec = _grid(args, env, ids, sw, old_doc, out)
     sizes, strides, pts = sorted(grid), sorted({d for ds in grid.values() for d in ds}), fit.points_of(grid)
     sw.finish_s = finish_s(len(pts) * len(ids))
@@ -310,7 +310,7 @@ def run(args) -> int:
             if raw is None:  # the engine failed this point: its own message ends the sweep (stream)
                 t_prev[0] = now
                 continue
-            params = dict(results.Result(raw).params.items())
+            params = dict(model.Result(raw).params.items())
             if "size" in params and "stride" in params:
                 if (int(params["size"]), int(params["stride"])) != (size, stride):
                     raise UserError(f"engine answered point {params['size']}:{params['stride']}, "
@@ -320,7 +320,7 @@ def run(args) -> int:
             params["mechanism_name"] = name
             # where both parties' arrays fit: past the LLC the misses go to DRAM, whose latency is
             # time, not core cycles (core/cycles.py keeps such points in ns)
-            params["working_set_level"] = model.host.level(2 * size) if stride else "none"
+            params["working_set_level"] = cost_model.host.level(2 * size) if stride else "none"
             k = (bid, size, stride)
             cost = now - t_prev[0]
             t_prev[0] = now
@@ -329,11 +329,11 @@ def run(args) -> int:
         # once per point and engine process (its summary's bootstrap took 30 ms a point, and
         # per result that was half of one default sweep's time)
         for k in got:
-            r = sw.by_key[k] = results.analyse(sw.by_key[k])
+            r = sw.by_key[k] = model.analyse(sw.by_key[k])
             sweep_analysis.add_counter_rates(r)
-            if not state["counters_said"] and results.Result(r).counters:
+            if not state["counters_said"] and model.Result(r).counters:
                 state["counters_said"] = True
-                c = results.Result(r).counters
+                c = model.Result(r).counters
                 if not c.get("available"):
                     prog.close()
                     print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
@@ -388,7 +388,7 @@ def run(args) -> int:
                 # beside the next point, maybe on its CPU, a third task the switch counts miss
                 # (it inflated later stride-0 points by 40% in one run).
                 arrived.append((raw, time.monotonic()))
-                p = results.Result(raw).params
+                p = model.Result(raw).params
                 prog.step(f"{name} {sweep_plan.fmt_size(int(p.get('size', 0)))}:{p.get('stride', '?')}")
 
             prog.update(f"{name} starting")
@@ -524,7 +524,7 @@ def point_states(sw: Sweep, ids: list[str], pts: list[tuple[int, int]]) -> list[
         direct_goal = MDE_GOAL_FRAC * sweep_analysis.direct_cost(all_results, bid)
         for s, d in pts:
             r = sw.by_key.get((bid, s, d))
-            e = (results.Result(r).indirect if r else None) or results.Summary({})
+            e = (model.Result(r).indirect if r else None) or model.Summary({})
             n = e.n
             goal = goal_ns(direct_goal, r, d)
             if n < 2:

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from ctxbench.core import engine
-from ctxbench.core import model as results
+from ctxbench.core import model
 from ctxbench.core.model import Result, median_of
 from ctxbench.stats.derived import ratio
 from ctxbench.ui import options
@@ -66,7 +66,7 @@ def boost_result(rows: list[dict], cpu: int | None) -> dict:
            "verify": {"expected_voluntary": [0] * n, "voluntary": [r["voluntary"] for r in rows],
                       "involuntary": [r["involuntary"] for r in rows], "migrations": [None] * n},
            "warnings": []}
-    return results.analyse(raw)
+    return model.analyse(raw)
 
 
 def _fmt(x: float | None, spec: str) -> str:
