@@ -73,7 +73,8 @@ class Lifecycle:
             self._said_shared = True  # once, also for a command that saves as it goes
             print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
                   "reading the engine) ran on the measured CPU", file=sys.stderr)
-        return model.document(header.get("tool", {}), header.get("environment", {}), results,
+        h = model.Document(header)  # the engine's header: its tool and environment
+        return model.document(h.tool, h.environment.as_dict(), results,
                               extra={self.kind: sec, **extra})
 
     def write(self, doc: dict) -> None:

@@ -172,7 +172,7 @@ def anatomy(by_rung: dict[str, dict], skipped: list[dict], mechanism: str) -> di
 def _attribution(profiled: dict, thread: dict) -> dict:
     """The attribution of the profiled rung (attribution.py) and what the
     sampling cost, a difference of two rungs like any part."""
-    out = attribution.attribute(Result(profiled).d.get("profile") or {}, handoff_ns(profiled))
+    out = attribution.attribute(Result(profiled).profile, handoff_ns(profiled))
     e = paired_difference(profiled, thread)
     out["perturbation"] = {k: e[k] for k in EFFECT_KEYS if k in e} | {
         "what": "profiled - plain thread rung, per switch, same rounds"}

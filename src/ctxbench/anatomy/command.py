@@ -114,12 +114,12 @@ def run(args) -> int:
     by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
     if "profiled" in by_rung:  # names now: the addresses move with every boot
         from ctxbench.anatomy import attribution
-        attribution.name_chains(by_rung["profiled"].get("profile"))
+        attribution.name_chains(Result(by_rung["profiled"]).profile)  # named in place
     anatomy = analysis.anatomy(by_rung, skipped, m)
-    flags = ((header.get("environment") or {}).get("cpu") or {}).get("flags_of_interest")
+    env = model.Document(header).environment
+    flags = env.cpu_flags
     anatomy["pcid"] = ("pcid" in flags) if isinstance(flags, list) else None  # x86: lets switch_mm keep the TLB
 
-    env = header.get("environment", {})
     doc = life.document(header, res, {"command": "anatomy", "preset": preset, "mechanism": m,
                                       "rungs": [{"name": r.name, "id": r.engine_id(m), "what": r.what}
                                                 for r in rungs],
@@ -130,10 +130,11 @@ def run(args) -> int:
         findings += checks.result_findings(r)
     doc["checks"] = [f.as_dict() for f in findings]
     life.write(doc)
+    section = model.Document(doc).section("anatomy")
     if args.plot:  # matplotlib only when asked (start-up time)
         from ctxbench.anatomy import figures as anatomy_figures
-        life.figures(args.plot, [("anatomy", anatomy_figures.waterfall(doc["anatomy"], env))])
-    print(render(doc["anatomy"], res))
+        life.figures(args.plot, [("anatomy", anatomy_figures.waterfall(section, env))])
+    print(render(section, res))
     life.finish()
     return 0
 

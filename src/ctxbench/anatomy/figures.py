@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core.model import Environment
 from ctxbench.ui.figures import machine_label, plt
 
 US = 1e3
@@ -31,7 +32,7 @@ def _err(p: dict, base: float) -> tuple[float, list[list[float]]]:
     return top, [[max(est - lo, 0.0) / US], [max(hi - est, 0.0) / US]]
 
 
-def waterfall(a: dict, env: dict):
+def waterfall(a: dict, env: Environment | dict):
     """One matplotlib figure, or None without a chain."""
     parts = [p for p in a.get("parts") or [] if math.isfinite(p.get("estimate_ns", math.nan))]
     skipped = {s["rung"] for s in a.get("not_available") or []}

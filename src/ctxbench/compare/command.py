@@ -85,7 +85,7 @@ def _env_facts(e: Environment) -> dict:
         "governor": ", ".join(sorted({str(v) for v in e.governors.values()})) or "unknown",
         "microcode": e.microcode or "unknown",
         "VM": "yes" if e.is_vm else "no",
-        "kernel cmdline": e.get("kernel.cmdline"),
+        "kernel cmdline": e.cmdline,
     }
 
 
@@ -308,7 +308,7 @@ def interval_coverage(base: dict, new: dict, in_cycles: set = frozenset()) -> di
             s = r.cycles.summary if r.point_key in in_cycles else r.summary
             lo, hi = s.ci95
             if all(math.isfinite(x) for x in (lo, hi, s.median)):
-                out[r.point_key] = (s.median, lo, hi, r.summary.d.get("ci95_for"))
+                out[r.point_key] = (s.median, lo, hi, r.summary.ci95_for)
         return out
     pb, pn = points(base), points(new)
     keys = [k for k in pb if k in pn]
@@ -324,7 +324,7 @@ def _compare_anatomies(base: list[dict], new: list[dict]) -> None:
     if len(base) != 1 or len(new) != 1:
         return
     from ctxbench.anatomy import analysis as anatomy
-    rb, rn = anatomy.rungs_of(base[0].get("results") or []), anatomy.rungs_of(new[0].get("results") or [])
+    rb, rn = anatomy.rungs_of(Document(base[0]).records), anatomy.rungs_of(Document(new[0]).records)
     for m in [m for m in rb if m in rn]:
         rows = anatomy.compare_parts(anatomy.anatomy(rb[m], [], m), anatomy.anatomy(rn[m], [], m))
         if not rows:

@@ -50,30 +50,23 @@ def cpu_busy(seconds: float = 0.2) -> dict[int, float]:
     return res
 
 
-def _governors(env: dict) -> dict:
-    return ((env.get("frequency") or {}).get("governors")) or {}
-
-
-def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[int, float] | None = None) -> list[Finding]:
+def environment_findings(env, cpus: list[int] | None = None, busy: dict[int, float] | None = None) -> list[Finding]:
+    """Findings about the machine, from its environment record (a dict or
+    a model.Environment)."""
+    from ctxbench.core.model import Environment
+    e = Environment(env)
     f: list[Finding] = []
-    cpu = env.get("cpu") or {}
-    topo = env.get("topology") or {}
-    kern = env.get("kernel") or {}
-    proc = env.get("process") or {}
-    virt = env.get("virtualization") or {}
-    idle = env.get("idle") or {}
-    perf = env.get("perf") or {}
 
-    f.append(Finding("ok", "cpu", f"{cpu.get('model') or 'unknown CPU'}, {cpu.get('online')} CPUs online, "
-                     f"{topo.get('cores', '?')} cores, {topo.get('threads_per_core', '?')} thread(s) per core"
-                     f" (topology from {topo.get('source')})"))
-    caches = topo.get("caches") or []
+    f.append(Finding("ok", "cpu", f"{e.cpu_model or 'unknown CPU'}, {e.cpus_online} CPUs online, "
+                     f"{_or(e.cores, '?')} cores, {_or(e.threads_per_core, '?')} thread(s) per core"
+                     f" (topology from {e.topology_source})"))
+    caches = e.caches
     if caches:
         desc = ", ".join(f"L{c['level']}{'d' if c['type']=='data' else 'i' if c['type']=='instruction' else ''} "
                          f"{_size(c['size'])}" for c in caches)
         f.append(Finding("ok", "caches", desc))
 
-    govs = _governors(env)
+    govs = e.governors
     vals = {v for v in govs.values()}
     if not govs or vals == {None}:
         f.append(Finding("note", "governor", "frequency governor not readable (no cpufreq: typical in a VM)",
@@ -83,26 +76,25 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
                          "not performance", "sudo cpupower frequency-set -g performance"))
     else:
         f.append(Finding("ok", "governor", "frequency governor: performance"))
-    fr = env.get("frequency") or {}
-    if fr.get("intel_no_turbo") == "0" or fr.get("boost") == "1":
+    if e.intel_no_turbo == "0" or e.boost == "1":
         f.append(Finding("warning", "turbo", "turbo boost is enabled: the clock depends on temperature and load",
                          "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo (or cpufreq/boost = 0)"))
 
-    if virt.get("emulated"):
-        f.append(Finding("warning", "emulated", f"measured under user-mode emulation ({virt.get('emulator')}): "
+    if e.emulated:
+        f.append(Finding("warning", "emulated", f"measured under user-mode emulation ({e.emulator}): "
                          "these timings measure the emulator, not the CPU; the CPU and cache records describe "
-                         f"the host ({virt.get('emulation_evidence')})",
+                         f"the host ({e.emulation_evidence})",
                          "use such a file only to check the pipeline; measure on the board itself"))
-    f.extend(_arm_timer_findings(env))
+    f.extend(_arm_timer_findings(e))
 
-    if virt.get("is_vm"):
-        f.append(Finding("warning", "vm", f"running in a virtual machine ({virt.get('hypervisor_vendor') or virt.get('dmi_product_name') or 'hypervisor detected'})",
+    if e.is_vm:
+        f.append(Finding("warning", "vm", f"running in a virtual machine ({e.hypervisor or e.dmi_product_name or 'hypervisor detected'})",
                          "absolute numbers include virtualisation costs; compare ratios measured in one run, "
                          "or measure on bare metal"))
 
-    tpc = topo.get("threads_per_core") or 1
+    tpc = e.threads_per_core or 1
     if tpc > 1:
-        sib = topo.get("smt_siblings") or []
+        sib = e.smt_siblings
         busy = busy if busy is not None else cpu_busy()
         for group in sib:
             if cpus and not set(group) & set(cpus):
@@ -119,16 +111,16 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
     else:
         f.append(Finding("ok", "smt", "no SMT siblings"))
 
-    f.append(Finding("ok" if kern.get("preempt") or kern.get("preempt_banner") else "note", "kernel",
-                     f"Linux {kern.get('release')}, preemption: {kern.get('preempt') or kern.get('preempt_banner')}"))
-    cs = kern.get("clocksource")
+    f.append(Finding("ok" if e.preempt or e.preempt_banner else "note", "kernel",
+                     f"Linux {e.kernel_release}, preemption: {e.preempt or e.preempt_banner}"))
+    cs = e.clocksource
     if cs and cs not in ("tsc", "arch_sys_counter"):
         f.append(Finding("warning", "clocksource", f"clock source is {cs}: clock_gettime may be a slow system call",
                          "use the tsc clocksource where the CPU has an invariant TSC (tsc=reliable)"))
     else:
         f.append(Finding("ok", "clocksource", f"clock source: {cs}"))
-    iso = kern.get("isolated") or ""
-    nohz = kern.get("nohz_full") or ""
+    iso = e.isolated or ""
+    nohz = e.nohz_full or ""
     if not iso.strip():
         f.append(Finding("note", "isolation", "no isolated CPUs (isolcpus) and "
                          + ("no nohz_full" if not nohz.strip() or nohz.strip() == "(null)" else f"nohz_full={nohz}"),
@@ -136,7 +128,7 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
     else:
         f.append(Finding("ok", "isolation", f"isolated CPUs: {iso}; nohz_full: {nohz or 'none'}"))
 
-    mit = env.get("mitigations") or {}
+    mit = e.mitigations
     active = sorted(k for k, v in mit.items() if v and v.startswith("Mitigation"))
     vuln = sorted(k for k, v in mit.items() if v and v.startswith("Vulnerable"))
     if mit:
@@ -144,57 +136,60 @@ def environment_findings(env: dict, cpus: list[int] | None = None, busy: dict[in
                          + (f"; vulnerable: {', '.join(vuln)}" if vuln else ""),
                          "they add to every kernel entry and switch; compare kernels with the same setting"))
 
-    if not proc.get("sched_fifo_allowed"):
-        f.append(Finding("warning", "sched_fifo", f"SCHED_FIFO not available: {proc.get('sched_fifo_error')}",
+    if not e.sched_fifo_allowed:
+        f.append(Finding("warning", "sched_fifo", f"SCHED_FIFO not available: {e.sched_fifo_error}",
                          "run as root, or allow it: ulimit -r 99 / 'rtprio' in /etc/security/limits.conf"))
     else:
         f.append(Finding("ok", "sched_fifo", "SCHED_FIFO available (the /fifo ids use it)"))
-    rt = kern.get("sched_rt_runtime_us")
+    rt = e.sched_rt_runtime_us
     if rt and rt != "-1":
         f.append(Finding("note", "rt_throttling", f"RT throttling on: real-time tasks get {int(rt)/1e4:.0f}% of "
-                         f"each {int(kern.get('sched_rt_period_us') or 1000000)/1e6:g} s period",
+                         f"each {int(e.sched_rt_period_us or 1000000)/1e6:g} s period",
                          "ctxbench relies on it as a second safety net; leave it on"))
-    if proc.get("mlockall") is False and proc.get("mlockall_error"):
-        f.append(Finding("warning", "mlock", proc["mlockall_error"], "run as root or raise ulimit -l"))
+    if e.mlockall is False and e.mlockall_error:
+        f.append(Finding("warning", "mlock", e.mlockall_error, "run as root or raise ulimit -l"))
 
-    drv = idle.get("driver")
-    states = idle.get("states") or []
-    if idle.get("cpu_dma_latency_held_at_0"):
+    drv = e.idle_driver
+    states = e.idle_states
+    if e.idle_held:
         f.append(Finding("ok", "idle", f"idle driver {drv}; /dev/cpu_dma_latency held at 0 during the run"))
     else:
         f.append(Finding("note", "idle", f"idle driver: {drv or 'none'}"
                          + (f", {len(states)} idle states" if states else "")
-                         + ("; an idle vCPU halts in the hypervisor" if virt.get("is_vm") else ""),
+                         + ("; an idle vCPU halts in the hypervisor" if e.is_vm else ""),
                          "cross-CPU wake-up latency includes leaving idle; --no-idle holds "
                          "/dev/cpu_dma_latency at 0 during the run (as cyclictest does)"))
 
-    if perf.get("hardware_counters"):
+    if e.hardware_counters:
         f.append(Finding("ok", "perf", "hardware perf counters available"))
     else:
-        f.append(Finding("note", "perf", f"hardware perf counters unavailable ({perf.get('hardware_error')})"
-                         + ("; software events work" if perf.get("software_counters") else ""),
+        f.append(Finding("note", "perf", f"hardware perf counters unavailable ({e.hardware_error})"
+                         + ("; software events work" if e.software_counters else ""),
                          "on bare metal: sysctl kernel.perf_event_paranoid=1; in a VM the hypervisor must expose the PMU"))
     return f
 
 
-def _arm_timer_findings(env: dict) -> list[Finding]:
+def _or(x, default):
+    return default if x is None else x
+
+
+def _arm_timer_findings(e) -> list[Finding]:
     """Which timer an ARM engine used (cntvct and its rate, or the PMU
     cycle counter / CLOCK_MONOTONIC_RAW on ARMv7)."""
-    t = env.get("timers") or {}
     out: list[Finding] = []
-    if "cntfrq_el0" in t:
-        dev = t.get("cntfrq_vs_calibrated")
-        out.append(Finding("ok", "timer", f"cntvct_el0 at {t['cntfrq_el0'] / 1e6:g} MHz (cntfrq_el0)"
+    if e.cntfrq_el0 is not None:
+        dev = e.cntfrq_vs_calibrated
+        out.append(Finding("ok", "timer", f"cntvct_el0 at {e.cntfrq_el0 / 1e6:g} MHz (cntfrq_el0)"
                            + (f", calibrated rate differs by {dev:+.2e}" if isinstance(dev, (int, float)) else "")))
         if isinstance(dev, (int, float)) and abs(dev) > 1e-3:
             out.append(Finding("warning", "timer", f"cntvct's calibrated rate differs from cntfrq_el0 by {dev:+.1%}",
                                "the firmware may program cntfrq_el0 wrongly: cycle figures use the calibrated rate"))
-    elif "pmccntr_usable" in t:
-        if t.get("pmccntr_usable"):
+    elif e.pmccntr_usable is not None:
+        if e.pmccntr_usable:
             out.append(Finding("ok", "timer", "PMU cycle counter (PMCCNTR) readable from user space; it follows "
                                "the core clock, so fix the frequency"))
         else:
-            out.append(Finding("note", "timer", f"PMU cycle counter not usable ({t.get('pmccntr_probe')}); "
+            out.append(Finding("note", "timer", f"PMU cycle counter not usable ({e.pmccntr_probe}); "
                                "short events are timed with CLOCK_MONOTONIC_RAW",
                                "a kernel module or perf setting that sets PMUSERENR.EN makes PMCCNTR readable"))
     return out

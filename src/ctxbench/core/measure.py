@@ -105,7 +105,7 @@ def failures_by_id(ids: list[str], got: list[dict], failed: list[dict], lines: l
     among the result lines does; the error is the line's own, else what the
     engine said about that id ("<id>: <why>"); an id not answered at all
     (the engine stopped) takes the engine's last other word."""
-    have = {r.get("id") for r in got}
+    have = {model.Result(r).id for r in got}
     used: set[str] = set()
     why: dict[str, str] = {}
     for f in failed:

@@ -318,6 +318,10 @@ def _obj(x) -> dict:
     return x if isinstance(x, dict) else {}
 
 
+def _dict_or_none(x) -> dict | None:
+    return x if isinstance(x, dict) else None
+
+
 class Summary:
     """stats.summarize's record: numbers as floats, nan where unknown."""
     __slots__ = ("d",)
@@ -337,11 +341,20 @@ class Summary:
     max = property(lambda s: _num(s.d.get("max")))
     cv = property(lambda s: _num(s.d.get("cv")))
     n = property(lambda s: int(s.d.get("n") or 0))
+    # what the interval is for ("another run", stats.drift) and over what it resampled ("groups"), None if unsaid
+    ci95_for = property(lambda s: s.d.get("ci95_for"))
+    ci95_resampled = property(lambda s: s.d.get("ci95_resampled"))
+    # a runtimes row's interval over its launches (runtimes/analysis.launch_interval), {} if none
+    launch_interval = property(lambda s: _obj(s.d.get("launch_interval")))
 
     @property
     def ci95(self) -> tuple[float, float]:
         ci = self.d.get("ci95")
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
+
+    def as_dict(self) -> dict:
+        """A copy of the record, for an analysis that builds a new one from it."""
+        return dict(self.d)
 
 
 class Effect(Summary):
@@ -357,6 +370,8 @@ class Effect(Summary):
     below_mde = property(lambda s: bool(s.d.get("below_mde")))
     method = property(lambda s: str(s.d.get("method") or ""))
     rounds = property(lambda s: int(s.d.get("rounds") or s.d.get("n") or 0))
+    # its degrees of freedom (rounds - 1), None where it has none (the normal's)
+    df = property(lambda s: int(df) if isinstance(df := s.d.get("df"), (int, float)) else None)
 
     @property
     def ci_simultaneous(self) -> tuple[float, float]:
@@ -382,6 +397,10 @@ class Cycles:
     summary = property(lambda s: Summary(s.c.get("summary")))
     clock = property(lambda s: _obj(s.c.get("clock")))
     ghz = property(lambda s: _num(_obj(s.c.get("clock")).get("ghz_median")))
+
+    def as_dict(self) -> dict:
+        """A copy of the cycles record, for an analysis that builds a new one from it."""
+        return dict(self.c)
 
     @property
     def samples(self) -> list[float]:
@@ -462,6 +481,25 @@ class Result:
     noise = property(lambda s: _obj(s.d.get("noise")))
     timing = property(lambda s: _obj(s.d.get("timing")))
     counters = property(lambda s: _obj(s.d.get("counters")))
+    # the engine's per-group core-clock probe readings (core/cycles.py), None if it wrote none
+    clock_probe = property(lambda s: _dict_or_none(s.d.get("clock_probe")))
+    # the wait for a quiet CPU before each group (engine --settle-us), None if not asked
+    settle = property(lambda s: _dict_or_none(s.d.get("settle")))
+    # a ring point's cost above its ping-pong (ring/analysis.py), None if not derived
+    above_pingpong = property(lambda s: _dict_or_none(s.d.get("above_pingpong")))
+    # the anatomy's profiled rung: its sampled call chains (anatomy/attribution.py), {} if none
+    profile = property(lambda s: _obj(s.d.get("profile")))
+    # a runtimes row's: switch kind (kernel_record), resolution, launches' medians, contention
+    # (runtimes/analysis.py) and the JVM's flight recording; {} (contention: None) where absent
+    kernel = property(lambda s: _obj(s.d.get("kernel")))
+    resolution = property(lambda s: _obj(s.d.get("resolution")))
+    launches = property(lambda s: _obj(s.d.get("launches")))
+    contention = property(lambda s: _dict_or_none(s.d.get("contention")))
+    jfr = property(lambda s: _obj(s.d.get("jfr")))
+    # a sweep point's: n per sample (calibrated anew each round; None in files from before it),
+    # and what each of its rounds took
+    sample_n = property(lambda s: x if isinstance(x := s.d.get("sample_n"), list) else None)
+    round_cost_s = property(lambda s: list(s.d.get("round_cost_s") or []))
     # a result the front end derived (tasks' and irq's points): it has parts, maybe empty
     derived = property(lambda s: isinstance(s.d.get("parts"), dict))
 
@@ -624,11 +662,13 @@ def paired_difference(a: dict, b: dict) -> dict:
 
 
 class Environment:
-    """The environment record (env.c); paths declared in schema.ENVIRONMENT."""
+    """The environment record (env.c); paths declared in schema.ENVIRONMENT.
+    Made from the record or from another view of it (so that a function
+    can take either). A path the record lacks reads as None."""
     __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d = _obj(d)
+        self.d = d.d if isinstance(d, Environment) else _obj(d)
 
     def get(self, path: str):
         assert path in schema.ENVIRONMENT or path in schema.ENVIRONMENT_OPTIONAL, path
@@ -644,6 +684,52 @@ class Environment:
     cycle_hz = property(lambda s: s.get("timers.cycle_hz"))
     mitigations = property(lambda s: _obj(s.get("mitigations")))
     governors = property(lambda s: _obj(s.get("frequency.governors")))
+    # whether a VM, None where the record does not say (is_vm: False then)
+    vm = property(lambda s: v if isinstance(v := s.get("virtualization.is_vm"), bool) else None)
+    cpu_flags = property(lambda s: s.get("cpu.flags_of_interest"))
+    cores = property(lambda s: s.get("topology.cores"))
+    threads_per_core = property(lambda s: s.get("topology.threads_per_core"))
+    topology_source = property(lambda s: s.get("topology.source"))
+    smt_siblings = property(lambda s: s.get("topology.smt_siblings") or [])
+    caches = property(lambda s: s.get("topology.caches") or [])
+    dtlb = property(lambda s: s.get("tlb.dtlb") or [])
+    kernel_version = property(lambda s: s.get("kernel.version"))
+    cmdline = property(lambda s: s.get("kernel.cmdline"))
+    clocksource = property(lambda s: s.get("kernel.clocksource"))
+    preempt = property(lambda s: s.get("kernel.preempt"))
+    preempt_banner = property(lambda s: s.get("kernel.preempt_banner"))
+    isolated = property(lambda s: s.get("kernel.isolated"))
+    nohz_full = property(lambda s: s.get("kernel.nohz_full"))
+    sched_rt_runtime_us = property(lambda s: s.get("kernel.sched_rt_runtime_us"))
+    sched_rt_period_us = property(lambda s: s.get("kernel.sched_rt_period_us"))
+    intel_no_turbo = property(lambda s: s.get("frequency.intel_no_turbo"))
+    boost = property(lambda s: s.get("frequency.boost"))
+    idle_driver = property(lambda s: s.get("idle.driver"))
+    idle_states = property(lambda s: s.get("idle.states") or [])
+    idle_held = property(lambda s: s.get("idle.cpu_dma_latency_held_at_0"))  # --no-idle held it
+    no_idle_error = property(lambda s: s.get("idle.no_idle_error"))
+    emulated = property(lambda s: s.get("virtualization.emulated"))
+    emulator = property(lambda s: s.get("virtualization.emulator"))
+    emulation_evidence = property(lambda s: s.get("virtualization.emulation_evidence"))
+    dmi_product_name = property(lambda s: s.get("virtualization.dmi_product_name"))
+    hardware_counters = property(lambda s: s.get("perf.hardware_counters"))
+    software_counters = property(lambda s: s.get("perf.software_counters"))
+    hardware_error = property(lambda s: s.get("perf.hardware_error"))
+    sched_fifo_allowed = property(lambda s: s.get("process.sched_fifo_allowed"))
+    sched_fifo_error = property(lambda s: s.get("process.sched_fifo_error"))
+    mlockall = property(lambda s: s.get("process.mlockall"))
+    mlockall_error = property(lambda s: s.get("process.mlockall_error"))
+    cycle_counter = property(lambda s: s.get("timers.cycle_counter"))
+    # ARM: cntvct's rate (absent on x86 and ARMv7) and how the calibrated one differs from it
+    cntfrq_el0 = property(lambda s: s.get("timers.cntfrq_el0"))
+    cntfrq_vs_calibrated = property(lambda s: s.get("timers.cntfrq_vs_calibrated"))
+    # ARMv7: whether user space may read the PMU cycle counter (absent elsewhere), and why not
+    pmccntr_usable = property(lambda s: s.get("timers.pmccntr_usable"))
+    pmccntr_probe = property(lambda s: s.get("timers.pmccntr_probe"))
+
+    def as_dict(self) -> dict:
+        """A copy of the record, for a document built from it."""
+        return dict(self.d)
 
     @property
     def label(self) -> str:
@@ -663,6 +749,20 @@ class Document:
 
     environment = property(lambda s: Environment(s.d.get("environment")))
     tool = property(lambda s: _obj(s.d.get("tool")))
+    # ids a run could not measure ({id, error}: run/command.py), [] if none
+    failures = property(lambda s: s.d.get("failures") or [])
+    # the results as stored, for the analyses that take records; a loaded document's
+    # were analysed by the reader
+    records = property(lambda s: list(s.d.get("results") or []))
+    # whether it has a results list at all (a document kept elsewhere, read back)
+    has_results = property(lambda s: isinstance(s.d.get("results"), list))
+
+    def section(self, name: str | None = None) -> dict | None:
+        """A command's own section ("run", "sweep", ...: schema.COMMANDS),
+        by default the one of the command that wrote it; None if absent."""
+        name = name or self.command
+        assert name is None or name in schema.COMMANDS, name
+        return _dict_or_none(self.d.get(name)) if name else None
 
     @property
     def command(self) -> str | None:

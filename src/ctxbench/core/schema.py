@@ -133,6 +133,7 @@ ENVIRONMENT = {
     "timers.cycle_counter": OPT_STR, "timers.cycle_hz": OPT_NUM,
 }
 ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "cpu.microcode": OPT_STR, "idle.no_idle_error": OPT_STR,
+                        "cpu.flags_of_interest": LIST,  # x86: the flags a reader uses (anatomy: pcid)
                         "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
                         "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR}
 

@@ -180,8 +180,8 @@ def run(args) -> int:
                 o.ok, o.reason = False, str(e)
             kept.extend((sys.stdout, line) for line in out.getvalue().splitlines() if line.strip())
             kept.extend((sys.stderr, line) for line in err.getvalue().splitlines() if line.strip())
-        if doc is not None and doc.get("failures") and o.ok:
-            f = doc["failures"]
+        f = model.Document(doc).failures if doc is not None else []
+        if f and o.ok:
             o.ok, o.reason = False, (f"{len(f)} id(s) failed, the others kept (first: {f[0]['id']}: "
                                      f"{f[0]['error']})")
         if o.left:
@@ -264,10 +264,10 @@ def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
     head = ["host", "CPU", "kernel", "core clock"] + [escaped(i) for i in ids] + ["status"]
     body = []
     for o, doc in rows:
-        env = (doc or {}).get("environment") or {}
+        env = model.Document(doc).environment if doc else model.Environment({})
         # every string from outside (the command line, an inventory, a host's engine) escaped, as in errors
-        cells = [escaped(o.host.name), escaped(str((env.get("cpu") or {}).get("model") or "-")[:40]),
-                 escaped(str((env.get("kernel") or {}).get("release") or "-")), _clock(doc, fastest)]
+        cells = [escaped(o.host.name), escaped(str(env.cpu_model or "-")[:40]),
+                 escaped(str(env.kernel_release or "-")), _clock(doc, fastest)]
         got = jobs.summary(doc) if doc else {}
         for i in ids:
             if i in got:

@@ -73,8 +73,8 @@ def document(job: Job, raw: bytes, fleet: dict) -> dict:
     if not isinstance(doc, dict):
         raise UserError(f"{fleet.get('host')}'s engine output is not a results document")
     if job.command == "env":
-        doc = {"schema": doc.get("schema"), "tool": doc.get("tool", {}), "environment": doc.get("environment", {}),
-               "results": []}
+        # the engine's header alone, checked below as any document is
+        doc = {**{k: doc[k] for k in ("schema", "tool", "environment") if k in doc}, "results": []}
     else:
         doc["run"] = {"preset": job.preset, "engine_args": job.engine_args(fleet.get("cpu")),
                       "order": "interleaved by group", "started": fleet.get("started")}

@@ -15,7 +15,7 @@ import sys
 import time
 
 from ctxbench.core import cycles, workloads
-from ctxbench.core.model import Result
+from ctxbench.core.model import Document, Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.irq import analysis
@@ -165,7 +165,7 @@ def run(args) -> int:
     an = _analyse(batches, tasks, rates, args)
     points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
     direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
-    env = header.get("environment", {})
+    env = Document(header).environment
     section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
                "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core.model import Result, Summary
+from ctxbench.core.model import Environment, Result, Summary
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
 from ctxbench.ui.twin import ns_view
 
 NAME = "irq-fig5-overhead"  # file name
 
 
-def figure5(by_task: dict[str, list[dict]], env: dict, d: dict | Summary):
+def figure5(by_task: dict[str, list[dict]], env: Environment | dict, d: dict | Summary):
     """Indirect interrupt overhead vs rate, one panel per task. `d` is D: a
     Summary, or a power.effect record."""
     fig, axes = panel_grid(len(by_task))

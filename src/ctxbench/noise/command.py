@@ -4,7 +4,7 @@ with the interrupts counted on that CPU over the same windows."""
 from __future__ import annotations
 
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.core.model import Result
+from ctxbench.core.model import Document, Result
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui import options
 from ctxbench.lifecycle import Lifecycle
@@ -37,10 +37,10 @@ def run(args) -> int:
     prog.step("done")
     prog.close()
     r = Result(res[0])
-    env = header.get("environment", {})
+    env = Document(header).environment
     nz = r.noise
     cpu = r.params.get("noise_cpu")
-    life.write(life.document(header, [r.d], {"cpu": cpu, "seconds": args.seconds}))
+    life.write(life.document(header, res[:1], {"cpu": cpu, "seconds": args.seconds}))
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.noise import figures as noise_figures
         life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.summary))])

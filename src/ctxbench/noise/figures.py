@@ -1,14 +1,14 @@
 """The noise figure: a histogram of the gaps a pinned tight loop sees."""
 from __future__ import annotations
 
-from ctxbench.core.model import Summary
+from ctxbench.core.model import Environment, Summary
 from ctxbench.ui.figures import MS, finish_titled
 from ctxbench.ui.figures import machine_label, plt
 
 NAME = "noise-gaps"  # file name
 
 
-def noise_histogram(noise: dict, env: dict, cpu, per_window: Summary | None = None):
+def noise_histogram(noise: dict, env: Environment | dict, cpu, per_window: Summary | None = None):
     """`noise`: the result's noise record (Result.noise); `per_window`: its
     summary (time lost per 1 s window)."""
     hist = noise.get("histogram") or []

@@ -14,20 +14,20 @@ from ctxbench.report.model import Report, Section
 from ctxbench.ui.warnings import group
 
 
-def env_key(env: dict) -> str:
+def env_key(env: Environment | dict) -> str:
     return Environment(env).label
 
 
-def _env_facts(env: dict, tool: dict) -> list[tuple[str, str]]:
+def _env_facts(env: Environment | dict, tool: dict) -> list[tuple[str, str]]:
     e = Environment(env)
     hz = e.cycle_hz if isinstance(e.cycle_hz, (int, float)) else 0
     return [
         ("hostname", str(e.hostname)),
         ("CPU", f"{e.cpu_model} ({e.cpus_online} online)"),
-        ("kernel", f"{e.kernel_release} {e.get('kernel.version') or ''}".strip()),
+        ("kernel", f"{e.kernel_release} {e.kernel_version or ''}".strip()),
         ("virtual machine", f"{'yes' if e.is_vm else 'no'} {e.hypervisor or ''}".strip()),
-        ("clock source", str(e.get("kernel.clocksource"))),
-        ("cycle counter", f"{e.get('timers.cycle_counter')} at {hz:.0f} Hz"),
+        ("clock source", str(e.clocksource)),
+        ("cycle counter", f"{e.cycle_counter} at {hz:.0f} Hz"),
         ("tool", f"{tool.get('name')} {tool.get('version')}"),
     ]
 
@@ -51,11 +51,11 @@ def build(docs: list[tuple[str, dict]]) -> Report:
     kinds = report_kinds.kinds()  # every command's part (its ctxbench.<command>.section), in report order
     for path, doc in docs:
         d = Document(doc)
-        env = d.environment.d
+        env = d.environment
         key = env_key(env)
         machines.setdefault(key, (env, d.tool, []))[2].append(os.path.basename(path))
-        failed.setdefault(key, []).extend((os.path.basename(path), f) for f in doc.get("failures") or [])
-        for r in doc["results"]:
+        failed.setdefault(key, []).extend((os.path.basename(path), f) for f in d.failures)
+        for r in d.records:
             k = report_kinds.classify(r, d.command, kinds)
             groups.setdefault((key, k.name), (k, []))[1].append(r)
 

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Callable, Optional
 
 import ctxbench
+from ctxbench.core.model import Result
 from ctxbench.report.cells import _id, _p, median_ci, spread, verified
 from ctxbench.report.model import Table
 
@@ -53,7 +54,7 @@ def render_generic(rs: list[dict], env: dict) -> list:
     rows = []
     for r in rs:
         ps = ", ".join(f"{k}={v}" for k, v in sorted(_p(r).items()) if k not in skip and not isinstance(v, (dict, list)))
-        rows.append([_id(r), str(r.get("quantity", "")), ps, median_ci(r), *spread(r), verified(r)])
+        rows.append([_id(r), Result(r).quantity, ps, median_ci(r), *spread(r), verified(r)])
     return [Table(["id", "quantity", "params", "median ± 95% CI", "min … max", "CV", "n", "verified"], rows)]
 
 

@@ -105,8 +105,8 @@ def settle_record(results: list[dict]) -> dict:
     over every group of every job."""
     waited, quiet, sw, gaps = [], [], 0, 0
     for r in results:
-        s = r.get("settle")
-        if not isinstance(s, dict):
+        s = Result(r).settle
+        if s is None:
             continue
         waited += [float(x) for x in s.get("waited_ns") or []]
         quiet += [bool(x) for x in s.get("quiet") or []]

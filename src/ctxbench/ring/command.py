@@ -105,7 +105,7 @@ def run(args) -> int:
     n2 = analysis.n2_checks(res)
     settle = analysis.settle_record(res)
 
-    env = header.get("environment", {})
+    env = model.Document(header).environment
     doc = life.document(header, res, {"command": "ring", "preset": preset, "parties": parties,
                                       "footprints": foots, "kinds": kinds, "mechanisms": mechs,
                                       "engine_args": opts.args(), "order": "interleaved by group",
@@ -171,7 +171,7 @@ def render_table(res: list[dict]) -> str:
         s = r.summary
         half = (s.ci95[1] - s.ci95[0]) / 2
         spc = r.verification.get("switches_per_handoff")
-        above = r.d.get("above_pingpong")
+        above = r.above_pingpong
         cv = f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a"
         cyc = fmt_cyc(r.cycles.summary.median) if r.cycles.applies else "-"
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "

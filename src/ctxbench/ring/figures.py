@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ctxbench.core import schema
-from ctxbench.core.model import Result
+from ctxbench.core.model import Environment, Result
 from ctxbench.ui.figures import ci_of, machine_label, plt, size_label
 
 
@@ -33,7 +33,7 @@ def points(results: list[dict]) -> dict:
     return out
 
 
-def figure(results: list[dict], env: dict):
+def figure(results: list[dict], env: Environment | dict):
     """One matplotlib figure, or None when there is no ring result."""
     pts = points(results)
     if not pts:

@@ -77,7 +77,7 @@ def run(args) -> int:
     prog.close()
     drift = model.apply_drift(res)  # intervals that cover a run at another time
 
-    env = header.get("environment", {})
+    env = model.Document(header).environment
     doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
@@ -86,10 +86,9 @@ def run(args) -> int:
                                                             {r.params.get("cpu_b") for r in views} - {None}))
     for r in res:
         findings += checks.result_findings(r)
-    idle = env.get("idle") or {}
-    if args.no_idle and not idle.get("cpu_dma_latency_held_at_0"):
+    if args.no_idle and not env.idle_held:
         findings.append(checks.Finding("warning", "idle", "--no-idle was asked for but /dev/cpu_dma_latency "
-                                       f"could not be held at 0 ({idle.get('no_idle_error') or 'no reason given'}): "
+                                       f"could not be held at 0 ({env.no_idle_error or 'no reason given'}): "
                                        "CPUs could enter deep idle states", "run as root"))
     doc["checks"] = [f.as_dict() for f in findings]
     if failures:
@@ -97,7 +96,7 @@ def run(args) -> int:
     earlier = life.earlier(doc)
     # with earlier runs of this host, each interval also holds what moved between them
     earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
-    doc["run"]["between_runs"] = table.earlier_record(earlier)
+    doc["run"] = dict(model.Document(doc).section("run"), between_runs=table.earlier_record(earlier))
     life.write(doc)
 
     print(table.render(res, drift=drift, earlier=earlier))

@@ -73,7 +73,7 @@ def render(results: list[dict], color: bool | None = None, drift: dict | None = 
             from ctxbench.run.usergap import gap_lines  # user vs kernel, plain to see
             lines.extend(gap_lines(results))
     lines.append("")
-    by_groups = any(Result(r).summary.d.get("ci95_resampled") == "groups" for r in results)
+    by_groups = any(Result(r).summary.ci95_resampled == "groups" for r in results)
     lines.append("median ± 95% CI: bootstrap interval of the median over the kept samples"
                  + (" (resampling whole groups)" if by_groups else "") + ".")
     notes = clock_lines(results) + drift_lines(drift)

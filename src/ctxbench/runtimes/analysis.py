@@ -52,15 +52,15 @@ def resolution(r: dict) -> dict:
     has two or more, else from its 95% interval over groups."""
     out = {}
     v = Result(r)
-    summaries = {"ns": v.summary.d, "cycles": v.cycles.summary.d if v.cycles.applies else None}
+    summaries = {"ns": v.summary, "cycles": v.cycles.summary if v.cycles.applies else None}
     for unit, s in summaries.items():
         if not s:
             continue
-        over = s.get("launch_interval")
-        if isinstance(over, dict):
+        over = s.launch_interval
+        if over:
             se, df = float(over["se"]), int(over["df"])
         else:
-            lo, hi = (s.get("ci95") or [math.nan, math.nan])[:2]
+            lo, hi = s.ci95
             se = (hi - lo) / (2 * Z95) if _finite(lo) and _finite(hi) else math.nan
             df = None
         out[f"se_{unit}"] = se
@@ -113,12 +113,11 @@ def with_launches(summary: dict, iv: dict | None) -> dict:
     return out
 
 
-def estimate(summary: dict | None) -> float:
+def estimate(s: model.Summary) -> float:
     """What a row's interval is around: the mean of its launches' medians
     where the interval is over launches, else the median of its groups."""
-    s = summary if isinstance(summary, dict) else {}
-    iv = s.get("launch_interval")
-    x = iv.get("mean") if isinstance(iv, dict) else s.get("median")
+    iv = s.launch_interval
+    x = iv.get("mean") if iv else s.median
     return float(x) if _finite(x) else math.nan
 
 
@@ -128,10 +127,10 @@ def over_launches(r: dict) -> dict:
     groups' medians)."""
     v = Result(r)
     ns = launch_interval([float(np.median(x)) for x in rounds.launches(r)])
-    r["summary"] = with_launches(v.summary.d, ns)
+    r["summary"] = with_launches(v.summary.as_dict(), ns)
     if v.cycles.applies and v.cycles.summary:
         iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, v.cycles.samples)])
-        r["cycles"] = dict(v.cycles.c, summary=with_launches(v.cycles.summary.d, iv))
+        r["cycles"] = dict(v.cycles.as_dict(), summary=with_launches(v.cycles.summary.as_dict(), iv))
     return r
 
 
@@ -176,7 +175,7 @@ def row_of(raw: dict) -> dict:
     if contended:
         r["contention"] = contended
     r["resolution"] = resolution(r)
-    pinned = (r.get("jfr") or {}).get("virtual_thread_pinned")
+    pinned = model.Result(r).jfr.get("virtual_thread_pinned")
     warnings = model.Result(r).warnings_stored("vt_pinned", "launch_spread")  # re-analysed: said once
     spread = launch_spread(r)
     if spread:
@@ -226,10 +225,9 @@ class Handoff(Result):
     runtime = property(lambda s: str(s.params.get("runtime") or "?"))
     mechanism = property(lambda s: str(s.params.get("mechanism") or "?"))
     placement = property(lambda s: str(s.params.get("placement") or "?"))
-    kernel = property(lambda s: s.d.get("kernel") if isinstance(s.d.get("kernel"), dict) else {})
-    mde = property(lambda s: float((s.d.get("resolution") or {}).get("mde_ns", math.nan)))
+    mde = property(lambda s: float(s.resolution.get("mde_ns", math.nan)))
     # the toolchain line without its build detail ("rustc 1.95.0 (59807616e 2026-04-14)")
     version = property(lambda s: str(s.params.get("version") or "").split(" (")[0])
     # the number the row's interval is around (estimate()), in ns and in cycles
-    estimate = property(lambda s: estimate(s.summary.d))
-    estimate_cycles = property(lambda s: estimate(s.cycles.summary.d))
+    estimate = property(lambda s: estimate(s.summary))
+    estimate_cycles = property(lambda s: estimate(s.cycles.summary))

@@ -199,7 +199,7 @@ def run(args) -> int:
         results += [analysis.row_of(x) for x in rounds.merge(by_round, per_round)]
     results += [model.analyse(x) for x in rounds.merge(engine_rounds, per_round)]
 
-    env = header.get("environment", {})
+    env = model.Document(header).environment
     doc = life.document(header, results, {
         "preset": preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
         "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
@@ -215,7 +215,7 @@ def run(args) -> int:
                                    "allowed CPUs (machine_share): busy time (/proc/stat) less the harness's and the "
                                    "front end's CPU time, over wall time x CPUs"}
     life.write(doc)
-    cpu_model = (env.get("cpu") or {}).get("model", "unknown CPU")
+    cpu_model = env.cpu_model or "unknown CPU"
     print(f"\nHand-offs by runtime on {cpu_model} (measured CPU {cpu}"
           + (f", second CPU {cross}" if cross is not None else "") + ")")
     print(table.render(results))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core.model import Environment
 from ctxbench.runtimes.analysis import Handoff, is_handoff
 from ctxbench.ui.figures import machine_label, plt
 from ctxbench.ui.format import fmt_time
@@ -17,7 +18,7 @@ REFERENCES = {"user/asm/same-thread": ("asm switch (floor)", ":"),
               "kernel/thread/pipe/same-cpu": ("kernel threads, same CPU", "--")}
 
 
-def figure(results: list[dict], env: dict):
+def figure(results: list[dict], env: Environment | dict):
     """One matplotlib figure, or None without a hand-off row."""
     rows = [h for h in (Handoff(r) for r in results if is_handoff(r)) if math.isfinite(h.estimate)]
     if not rows:
@@ -36,7 +37,7 @@ def figure(results: list[dict], env: dict):
         colour = COLOUR.get(h.kernel.get("switch"), "0.4")
         ax.errorbar([med], [y[(h.runtime, h.mechanism)] + off], xerr=err, fmt=MARKER.get(h.placement, "^"),
                     ms=4, capsize=2, color=colour)
-        launches = (h.d.get("launches") or {}).get("medians") or []
+        launches = h.launches.get("medians") or []
         if len(launches) > 1:  # each launch's median: what another run can land on
             ax.plot(launches, [y[(h.runtime, h.mechanism)] + off] * len(launches), "|", ms=7, mew=0.9,
                     color=colour, alpha=0.55)
@@ -49,11 +50,11 @@ def figure(results: list[dict], env: dict):
         ax.plot([], [], "o", color=c, label=kind)
     for place, m in MARKER.items():
         ax.plot([], [], m, color="0.4", mfc="none", label=f"{place}")
-    if any(len((h.d.get("launches") or {}).get("medians") or []) > 1 for h in rows):
+    if any(len(h.launches.get("medians") or []) > 1 for h in rows):
         ax.plot([], [], "|", color="0.4", ms=7, label="one launch's median")
     ax.set_yticks(list(y.values()), [f"{rt}: {mech}" for rt, mech in y])
     ax.set_xscale("log")
-    over = any(h.summary.d.get("launch_interval") for h in rows)
+    over = any(h.summary.launch_interval for h in rows)
     ax.set_xlabel("one-way hand-off, ns (" + ("mean of the launches' medians, 95% interval over launches"
                                                if over else "median, 95% interval over groups") + "; log scale)")
     ax.grid(True, axis="x", which="both", alpha=0.3)

@@ -32,6 +32,7 @@ from typing import Mapping, Sequence
 
 from ctxbench import __version__
 from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.model import Result
 
 PLACEMENTS = ("pinned", "default")
 # CPUs a placement runs on: pinned = the measured CPU only (the runtime
@@ -349,14 +350,15 @@ def parse(name: str, lines: Sequence[str], cmd: Command) -> tuple[dict, list[dic
     if header is None:
         raise HarnessError(name, "printed no header line")
     delays = [int(d) for d in (_arg(cmd.argv, "--delay-ns") or "0").split(",")]
-    ids = [(r["id"], r["params"].get("delay_ns")) for r in results]
+    rows = [Result(r) for r in results]
+    ids = [(r.id, r.params.get("delay_ns")) for r in rows]
     twice = sorted({i[0] for i in ids if ids.count(i) > 1})
     if twice:
         raise HarnessError(name, f"the same id twice: {escaped(twice[0])}")
-    other = [r["id"] for r in results if r["quantity"] == "handoff" and r["params"]["delay_ns"] not in delays]
+    other = [r.id for r in rows if r.quantity == "handoff" and r.params["delay_ns"] not in delays]
     if other:
         raise HarnessError(name, f"{escaped(other[0])}: a delay that was not asked for")
-    answered = {r["params"]["mechanism"] for r in results if r["quantity"] == "handoff"} \
+    answered = {r.params["mechanism"] for r in rows if r.quantity == "handoff"} \
         | {s["mechanism"] for s in skipped}
     silent = [m for m in mechanisms if m not in answered]
     if silent:

@@ -25,6 +25,7 @@ from typing import Sequence
 
 from ctxbench.core import engine
 from ctxbench.core.errors import UserError
+from ctxbench.core.model import Result
 
 READINGS = 3  # readings each side of a launch; their median (each is already the best of the probe's repetitions)
 WHERE = ("ctxbench-engine probe on the measured CPU just before the harness started and just after it exited "
@@ -82,8 +83,8 @@ def attach(records: list[dict], before: dict | None, after: dict | None) -> list
         return records
     out = []
     for r in records:
-        groups = r.get("group")
-        if r.get("unit") == "ns" and isinstance(groups, list) and groups:
+        groups = Result(r).rounds
+        if Result(r).unit == "ns" and groups:
             r = dict(r, clock_probe=launch_record(before, after, groups))
         out.append(r)
     return out

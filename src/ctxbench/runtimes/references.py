@@ -44,6 +44,6 @@ def handoff_record(engine_result: dict) -> dict | None:
            "warnings": []}
     if not out["group"]:
         del out["group"]
-    if isinstance(engine_result.get("clock_probe"), dict):  # the engine's per-group readings: cycles as for its own ids
-        out["clock_probe"] = engine_result["clock_probe"]
+    if r.clock_probe is not None:  # the engine's per-group readings: cycles as for its own ids
+        out["clock_probe"] = r.clock_probe
     return out

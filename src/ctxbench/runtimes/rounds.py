@@ -86,12 +86,14 @@ def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
                 continue
             a = merged[k]
             out = model.append_samples(a, r)
-            pinned = [x.get("jfr", {}).get("virtual_thread_pinned") for x in (a, r)]
+            jfr = [Result(x).jfr for x in (a, r)]
+            pinned = [x.get("virtual_thread_pinned") for x in jfr]
             if all(isinstance(p, int) for p in pinned):
-                out["jfr"] = dict(a["jfr"], virtual_thread_pinned=sum(pinned))
-                cost = [x["jfr"].get("ns_per_handoff_while_recording") for x in (a, r)]
+                both = dict(jfr[0], virtual_thread_pinned=sum(pinned))
+                cost = [x.get("ns_per_handoff_while_recording") for x in jfr]
                 if all(isinstance(c, list) for c in cost):  # one per launch: what a recording costs
-                    out["jfr"]["ns_per_handoff_while_recording"] = cost[0] + cost[1]
+                    both["ns_per_handoff_while_recording"] = cost[0] + cost[1]
+                out["jfr"] = both
             merged[k] = out
         offset += width
     out = []

@@ -18,7 +18,7 @@ def _ci(r: Result) -> str:
     them)."""
     s = r.summary
     lo, hi = s.ci95
-    x = estimate(s.d) if is_handoff(r.d) else s.median
+    x = estimate(s) if r.quantity == "handoff" else s.median
     if not math.isfinite(x):
         return "n/a"
     return fmt_time(x) + (f" [{fmt_time(lo)}, {fmt_time(hi)}]" if math.isfinite(lo) else "")
@@ -38,7 +38,7 @@ def _cycles(h: Handoff) -> str:
 
 
 def _mde(h: "Handoff") -> str:
-    c = (h.d.get("resolution") or {}).get("mde_cycles")
+    c = h.resolution.get("mde_cycles")
     return fmt_time(h.mde) + (f" / {fmt_cycles(c)}" if isinstance(c, (int, float)) and math.isfinite(c) else "")
 
 
@@ -94,8 +94,8 @@ def interval_line(results: list[dict]) -> str:
     """What the rows' intervals cover: their launches (and how many), or,
     for rows measured in one launch, that launch's groups only."""
     rows = _sorted(results)
-    over = sorted({int((h.summary.d.get("launch_interval") or {}).get("launches") or 0) for h in rows} - {0})
-    single = sum(1 for h in rows if not h.summary.d.get("launch_interval"))
+    over = sorted({int(h.summary.launch_interval.get("launches") or 0) for h in rows} - {0})
+    single = sum(1 for h in rows if not h.summary.launch_interval)
     parts = []
     if over:
         parts.append(f"A row measured in {'/'.join(map(str, over))} launches: the mean of its launches' medians "
@@ -113,7 +113,7 @@ def contention_line(results: list[dict]) -> str:
     """How many launches were launched again because other tasks took
     their CPUs, and the rows that kept a disturbed one anyway."""
     rows = _sorted(results)
-    recs = [(h, h.d.get("contention")) for h in rows if isinstance(h.d.get("contention"), dict)]
+    recs = [(h, h.contention) for h in rows if h.contention is not None]
     if not recs:
         return ""
     quiet = recs[0][1].get("quiet", 0)

@@ -127,15 +127,15 @@ def add_stride0_family(results: list[dict]) -> None:
     their 95% intervals are kept and counted beside this one."""
     by: dict[str, list[dict]] = {}
     for r in results:
-        k, e = key(r), r.get("indirect")
-        if k and k[2] == 0 and e and math.isfinite(_f(e.get("se_ns"))):
-            by.setdefault(k[0], []).append(e)
-    for es in by.values():
-        for e in es:
-            df = e.get("df")  # rounds - 1 (a file from before it: the normal's)
-            t = power.family_t(len(es), int(df) if isinstance(df, (int, float)) else None)
-            est, se = e["estimate_ns"], e["se_ns"]
-            e.update(ci_simultaneous=[est - t * se, est + t * se], simultaneous_t=t, family=len(es))
+        k, e = key(r), model.Result(r).indirect
+        if k and k[2] == 0 and e and math.isfinite(e.se):
+            by.setdefault(k[0], []).append(r)
+    for rs in by.values():
+        for r in rs:
+            e = model.Result(r).indirect
+            t = power.family_t(len(rs), e.df)  # df: rounds - 1 (a file from before it: the normal's)
+            r["indirect"] = dict(e.as_dict(), ci_simultaneous=[e.estimate - t * e.se, e.estimate + t * e.se],
+                                 simultaneous_t=t, family=len(rs))
 
 
 def direct_cost(results: list[dict], bid: str) -> float:
@@ -284,7 +284,7 @@ def counts(results: list[dict], bid: str) -> dict:
 
 def l2_size(env: dict) -> int | None:
     """The L2 data cache of one CPU (bytes), if the environment says."""
-    caches = model.Environment(env).get("topology.caches") or []
+    caches = model.Environment(env).caches
     l2 = [c["size"] for c in caches if c.get("level") == 2 and c.get("size") and c.get("type") != "instruction"]
     return min(l2) if l2 else None
 

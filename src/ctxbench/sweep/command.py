@@ -119,8 +119,8 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     if not os.path.exists(path):
         return [], None
     doc = reader.load(path)
-    sw = doc.get("sweep")
-    if not isinstance(sw, dict):
+    sw = model.Document(doc).section("sweep")
+    if sw is None:
         raise UserError(f"'{path}' exists and is not a sweep results file: choose another -o")
     _check_resumable(path, sw)
     old = sw.get("settings") or {}
@@ -128,7 +128,7 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     if diff:
         raise UserError(f"'{path}' was measured with different settings ({', '.join(diff)}): "
                         f"resume with the same options, or choose another -o")
-    return [r for r in doc["results"] if sweep_plan.key(r)], doc
+    return [r for r in model.Document(doc).records if sweep_plan.key(r)], doc
 
 
 def _check_resumable(path: str, sw: dict) -> None:
@@ -147,7 +147,12 @@ def _check_resumable(path: str, sw: dict) -> None:
 
 def _prior_wall(old_doc: dict | None) -> float:
     """Seconds the resumed runs already spent (checked by _check_resumable)."""
-    return float(((old_doc or {}).get("sweep") or {}).get("wall_s") or 0.0)
+    return float(_section(old_doc).get("wall_s") or 0.0)
+
+
+def _section(old_doc: dict | None) -> dict:
+    """The resumed file's sweep section, {} for a new sweep."""
+    return (model.Document(old_doc).section("sweep") if old_doc else None) or {}
 
 
 class Sweep:
@@ -220,7 +225,7 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
     measuring when not even its pilot fits."""
     given = (bool(args.sizes), bool(args.strides))
     if old_doc and not any(given):  # continued as it was planned, whatever the budget now
-        old = old_doc["sweep"]
+        old = _section(old_doc)
         grid = sweep_plan.grid_of_file(old, out) or {s: tuple(sweep_plan.DEFAULT_STRIDES)
                                                      for s in sweep_plan.default_sizes(env)}
         rec = dict(old["plan"]) if isinstance(old.get("plan"), dict) else {"fitted": "before issue 22: not fitted"}
@@ -256,7 +261,8 @@ def run(args) -> int:
                         f"({','.join(map(str, asked))})")
     settings = {"iterations": args.iterations, "min_sample_us": args.min_sample_us, "cpu": args.cpu}
     have, old_doc = _existing(out, settings)
-    env = (old_doc or {}).get("environment") or engine.environment().get("environment", {})
+    env = ((model.Document(old_doc).environment.as_dict() if old_doc else {})
+           or model.Document(engine.environment()).environment.as_dict())
     ids = [bid for _, bid in mechs]
     cost_model = sweep_cost.Model(sweep_cost.Host.from_env(env), args.iterations, args.min_sample_us)
     sw = Sweep(args, mechs, have, old_doc, t_start, cost_model)
@@ -278,8 +284,8 @@ def run(args) -> int:
     opts = EngineOptions(cpu=args.cpu, groups=1, iterations=args.iterations,
                          min_sample_us=args.min_sample_us, warmup_ms=WARMUP_MS,
                          extra=[] if args.no_counters else ["--counters"])
-    state = {"tool": (old_doc or {}).get("tool") or {}, "env": env, "counters_said": False,
-             "stopped_at_deadline": 0, "log": list(((old_doc or {}).get("sweep") or {}).get("rounds") or [])}
+    state = {"tool": model.Document(old_doc).tool if old_doc else {}, "env": env, "counters_said": False,
+             "stopped_at_deadline": 0, "log": list(_section(old_doc).get("rounds") or [])}
     prior_wall = _prior_wall(old_doc)
 
     def ordered():
@@ -376,10 +382,11 @@ def run(args) -> int:
                 # the engine probed the machine and calibrated; the CPU warm-up follows
                 t_prev[0] = time.monotonic() + WARMUP_MS / 1000
                 sw.engine_start_s = t_prev[0] - t_call
-                if h.get("environment") and not old_doc:
-                    state["env"] = h["environment"]
-                if h.get("tool"):
-                    state["tool"] = h["tool"]
+                got = model.Document(h)
+                if got.environment.as_dict() and not old_doc:
+                    state["env"] = got.environment.as_dict()
+                if got.tool:
+                    state["tool"] = got.tool
 
             arrived: list = []
 
@@ -500,7 +507,7 @@ def run(args) -> int:
         life.figures(args.plot, figures_sweep.all_figures(
             doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride))
     wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
-    res = doc["results"]
+    res = model.Document(doc).records
     print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget, planned=set(pts)))
     missing = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups)
     print(f"plan ({plan_rec.get('fitted', 'as given')}): {len(pts)} points per mechanism, {len(pts) * len(ids)} in "

@@ -33,6 +33,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ctxbench.core.model import Environment
+
 FIXED_S = 0.010            # per job: the parties' start and teardown
 SETUP_NS_PER_BYTE = 1.25   # zeroing and faulting in fresh pages (a KVM guest's page faults)
 ELEM_NS = 0.7              # one increment of an element whose line is at hand
@@ -53,7 +55,7 @@ class Host:
 
     @classmethod
     def from_env(cls, env: dict) -> "Host":
-        caches = [c for c in ((env.get("topology") or {}).get("caches") or [])
+        caches = [c for c in Environment(env).caches
                   if c.get("size") and c.get("type") != "instruction"]
         by = {}
         for c in caches:

@@ -76,11 +76,11 @@ def _read(doc: dict) -> tuple[list[dict], dict]:
     """The document's results and environment, read through its view (the
     plan's key and boundaries take the records themselves)."""
     view = Document(doc)
-    return [r.d for r in view.results], view.environment.d
+    return view.records, view.environment
 
 
 def _mechanisms(doc: dict) -> list[tuple[str, str]]:
-    m = (doc.get("sweep") or {}).get("mechanisms")
+    m = (Document(doc).section("sweep") or {}).get("mechanisms")
     if m:
         return [(x["name"], x["id"]) for x in m]
     ids = []

@@ -125,7 +125,7 @@ def resolve_mechanisms(text: str | None, known_ids: set[str]) -> tuple[list[tupl
 def boundaries(env: dict) -> list[dict]:
     """Cache and TLB capacities to mark on plots: [{label, size, kind}]."""
     out = []
-    caches = ((env.get("topology") or {}).get("caches")) or []
+    caches = model.Environment(env).caches
     for c in caches:
         size, level, typ = c.get("size"), c.get("level"), c.get("type")
         if not size or typ == "instruction":
@@ -139,8 +139,7 @@ def boundaries(env: dict) -> list[dict]:
                         "size": share, "kind": "cache"})
         else:
             out.append({"label": f"L{level} {fmt_size(size)}", "size": size, "kind": "cache"})
-    tlb = env.get("tlb") or {}
-    for t in tlb.get("dtlb") or []:
+    for t in model.Environment(env).dtlb:
         if t.get("entries") and t.get("page_size"):
             reach = t["entries"] * t["page_size"]
             out.append({"label": f"dTLB L{t.get('level', 1)} reach {fmt_size(reach)} "
@@ -150,11 +149,11 @@ def boundaries(env: dict) -> list[dict]:
 
 
 def default_sizes(env: dict) -> list[int]:
-    caches = ((env.get("topology") or {}).get("caches")) or []
+    caches = model.Environment(env).caches
     data = [c for c in caches if c.get("size") and c.get("type") != "instruction"]
     l2 = [c["size"] for c in data if c.get("level") == 2]
     l1 = [c["size"] for c in data if c.get("level") == 1]
-    reaches = [t["entries"] * t["page_size"] for t in ((env.get("tlb") or {}).get("dtlb") or [])
+    reaches = [t["entries"] * t["page_size"] for t in model.Environment(env).dtlb
                if t.get("entries") and t.get("page_size") and t.get("level", 1) == 1]
     levels = [c.get("level") or 0 for c in data]
     llc = [c["size"] for c in data if levels and (c.get("level") or 0) == max(levels) and c.get("level", 0) > 2]

@@ -22,26 +22,27 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     appended to `old` (the same point's earlier rounds, or None). Params,
     counters and timing are the first round's (n per sample in `sample_n`); `round_cost_s` lists what
     each round took (the allocation's cost)."""
+    v = model.Result(raw)
     new = model.relabel_groups(raw, lambda g: round_no)
-    new["group"] = [round_no] * len(raw.get("samples") or [])
+    new["group"] = [round_no] * len(v.samples)
     # n (messages per sample) is calibrated anew in every round: kept per sample
-    new["sample_n"] = [(raw.get("params") or {}).get("n")] * len(raw.get("samples") or [])
+    new["sample_n"] = [v.params.get("n")] * len(v.samples)
     new["round_cost_s"] = [float(cost_s)]
     if not old:
         return new
-    if "sample_n" not in old:  # a file from before sample_n: its rounds' n is the first round's
-        old = dict(old, sample_n=[(old.get("params") or {}).get("n")] * len(old.get("samples") or []))
+    was = model.Result(old)
+    if was.sample_n is None:  # a file from before sample_n: its rounds' n is the first round's
+        old = dict(old, sample_n=[was.params.get("n")] * len(was.samples))
     out = model.append_samples(old, new, PER_SAMPLE)
-    out["round_cost_s"] = list(old.get("round_cost_s") or []) + new["round_cost_s"]
-    if not isinstance(out.get("counters"), dict) or not out["counters"].get("available"):
-        if isinstance(new.get("counters"), dict):
-            out["counters"] = new["counters"]
-    warns = [model.coded(w) for w in out.get("warnings") or []]
-    out["warnings"] = warns + [w for w in map(model.coded, new.get("warnings") or []) if w not in warns]
+    out["round_cost_s"] = was.round_cost_s + [float(cost_s)]
+    if not model.Result(out).counters.get("available") and model.Result(new).counters:
+        out["counters"] = model.Result(new).counters
+    warns = model.Result(out).warnings_stored()
+    out["warnings"] = warns + [w for w in model.Result(new).warnings_stored() if w not in warns]
     return out
 
 
 def cost(r: dict | None) -> float | None:
     """Seconds one round of the point takes (median of its rounds)."""
-    c = sorted((r or {}).get("round_cost_s") or [])
+    c = sorted(model.Result(r).round_cost_s if r else [])
     return c[len(c) // 2] if c else None

@@ -5,6 +5,7 @@ import json
 
 from ctxbench.core import checks
 from ctxbench.core import engine
+from ctxbench.core.model import Document
 
 
 def add_parser(sub):
@@ -18,11 +19,10 @@ MARK = {"ok": "ok     ", "note": "note   ", "warning": "WARNING"}
 
 
 def run(args) -> int:
-    env = engine.environment()
-    e = env.get("environment", {})
-    findings = checks.environment_findings(e)
+    header = Document(engine.environment())
+    findings = checks.environment_findings(header.environment)
     if args.json:
-        print(json.dumps({"environment": e, "tool": env.get("tool"),
+        print(json.dumps({"environment": header.environment.as_dict(), "tool": header.tool,
                           "checks": [f.as_dict() for f in findings]}, indent=1))
         return 0
     for f in findings:

@@ -275,7 +275,7 @@ def runs_in(results: list[dict]) -> dict[str, tuple[dict, dict]]:
     """The runs a tasks file keeps, by pair: (the pair's job, its empty
     pair's job `tasks/empty+empty/with=<pair>`). A file written before the
     runs were kept has only the empty pair's: no entry."""
-    empty = {str(r.get("id"))[len(EMPTY_WITH):]: r for r in results if str(r.get("id", "")).startswith(EMPTY_WITH)}
+    empty = {model.Result(r).id[len(EMPTY_WITH):]: r for r in results if model.Result(r).id.startswith(EMPTY_WITH)}
     out = {}
     for r in results:
         v = model.Result(r)

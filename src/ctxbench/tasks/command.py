@@ -138,7 +138,7 @@ def run(args) -> int:
     # the runs themselves (the pair's and the empty pair's), so that the report
     # re-derives the per-switch effects from the file (tasks_analysis.runs_in)
     c_results = [r for p in pairs for r in (raw[p][0], dict(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
-    env = header.get("environment", {})
+    env = model.Document(header).environment
     doc = life.document(header, points + c_results, {
         "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
         "wall_s": time.monotonic() - t0, "per_pair": per_pair, "max_cv": maxcv,

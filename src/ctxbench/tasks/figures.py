@@ -3,7 +3,7 @@ direct and indirect overhead against n, and its breakdown; 95% intervals."""
 from __future__ import annotations
 
 
-from ctxbench.core.model import Result
+from ctxbench.core.model import Environment, Result
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
 from ctxbench.ui.twin import fmt_twin
 
@@ -26,7 +26,7 @@ def _per_switch(per_pair: dict | None, pair: str) -> str:
     return f"\nper switch: {fmt_twin(s['per_switch'])}" if s else ""
 
 
-def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: dict | None = None):
+def figure2(by_pair: dict[str, list[dict]], env: Environment | dict, maxcv: float, per_pair: dict | None = None):
     """Direct (n*C) and indirect (I) overhead vs n, one panel per pair."""
     fig, axes = panel_grid(len(by_pair))
     for ax, (pair, pts) in zip(axes, by_pair.items()):
@@ -49,7 +49,7 @@ def figure2(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: d
     return finish_titled(fig)
 
 
-def figure3(by_pair: dict[str, list[dict]], env: dict, maxcv: float, per_pair: dict | None = None):
+def figure3(by_pair: dict[str, list[dict]], env: Environment | dict, maxcv: float, per_pair: dict | None = None):
     """The indirect overhead broken down: each task's own segments and the
     switches' own inflation."""
     fig, axes = panel_grid(len(by_pair))

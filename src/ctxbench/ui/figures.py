@@ -18,7 +18,7 @@ matplotlib.use("Agg")  # no display, no network: figures are files or bytes
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def machine_label(env: dict) -> str:
+def machine_label(env: Environment | dict) -> str:
     """Hostname, CPU, kernel and VM-ness, for the corner of a figure."""
     return Environment(env).label
 

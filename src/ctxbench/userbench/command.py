@@ -115,7 +115,7 @@ def run(args) -> int:
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     header, res = run_ids(ids, opts, prog, interleave=True)
     prog.close()
-    env = header.get("environment", {})
+    env = model.Document(header).environment
     ghz = [Result(r).cycles.ghz for r in res if math.isfinite(Result(r).cycles.ghz)]
     exe = boost_helper()
     note = None
@@ -125,7 +125,7 @@ def run(args) -> int:
     else:
         note = ("Boost.Context fiber: not measured (helper not built: install libboost-context-dev, "
                 "then make boost-fiber)")
-    cpu = (env.get("cpu") or {}).get("model", "unknown CPU")
+    cpu = env.cpu_model or "unknown CPU"
     print(f"\nUser-level switches, one kernel thread, on {cpu}"
           f" (core clock {_fmt(sorted(ghz)[len(ghz) // 2] if ghz else None, '.3f')} GHz)")
     print(render(res))

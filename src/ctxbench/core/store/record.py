@@ -30,8 +30,8 @@ def _started(doc: Document) -> datetime.datetime | None:
     """When the run started, in local time without a zone (as the
     lifecycle writes it): a time with a zone is converted, so SQLite and
     PostgreSQL keep the same instant."""
-    section = doc.d.get(doc.command) if doc.command else None
-    when = section.get("started") if isinstance(section, dict) else None
+    section = doc.section()
+    when = section.get("started") if section is not None else None
     try:
         t = datetime.datetime.fromisoformat(when) if isinstance(when, str) else None
     except ValueError:
@@ -47,14 +47,12 @@ def _started(doc: Document) -> datetime.datetime | None:
 def run_row(doc: dict, git_commit: str | None = None) -> dict:
     d = Document(doc)
     env = d.environment
-    vm = env.get("virtualization.is_vm")
-    vm = vm if isinstance(vm, bool) else None
     mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
     row = {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
            "microcode": env.microcode, "kernel": env.kernel_release, "mitigations": mitigations or None,
            "ctxbench_version": d.tool.get("version"), "git_commit": git_commit, "started": _started(d),
            "added": datetime.datetime.now(),
-           "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": vm,
+           "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": env.vm,
            "core_ghz": doc_ghz(doc),
            "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
     return fitted(runs, row)
@@ -87,14 +85,13 @@ def _cycles(r: Result) -> dict:
     s = c.summary if c.applies else None
     lo, hi = s.ci95 if s else (math.nan, math.nan)
     return {"cycles_median": _num(s.median) if s else None, "cycles_ci_lo": _num(lo), "cycles_ci_hi": _num(hi),
-            "cycles_mde": _num(s.d.get("mde")) if s else None, "cycles_method": (c.method or None) if s else None}
+            "cycles_mde": _num(s.mde) if s else None, "cycles_method": (c.method or None) if s else None}
 
 
 def _mde(r: Result) -> float | None:
     """A runtimes row's resolution, else the summary's MDE."""
-    res = r.d.get("resolution")  # runtimes rows
-    mde = _num(res.get("mde_ns")) if isinstance(res, dict) else None
-    return mde if mde is not None else _num(r.summary.d.get("mde"))
+    mde = _num(r.resolution.get("mde_ns"))  # runtimes rows
+    return mde if mde is not None else _num(r.summary.mde)
 
 
 def result_rows(doc: dict, run_id: int) -> list[dict]:
@@ -117,8 +114,8 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
     not as results, as rows of their own: the tasks experiment's cost per
     switch and per task, per pair (point `tasks/<pair>/per_switch`,
     `tasks/<pair>/per_task/<task>`), so that history and pooling see them."""
-    section = doc.get("tasks")
-    pairs = section.get("per_pair") if isinstance(section, dict) else None
+    section = Document(doc).section("tasks")
+    pairs = section.get("per_pair") if section is not None else None
     out = []
     for pair, s in (pairs or {}).items():
         if not isinstance(s, dict):
@@ -169,6 +166,6 @@ def document(conn, run_id: int) -> dict:
     except (zlib.error, TypeError) as e:
         raise UserError(f"run {run_id} in the store: its kept document is damaged ({e})")
     doc = reader.decode(data, f"run {run_id} in the store")
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+    if not isinstance(doc, dict) or not Document(doc).has_results:
         raise UserError(f"run {run_id} in the store: its kept document is not a results document")
     return doc
