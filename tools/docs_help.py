@@ -1,11 +1,14 @@
-"""The option blocks of docs/<command>.md are the commands' own --help.
+"""The option blocks of docs/<command>.md are the commands' own --help,
+and docs/presets.md's table is ui/presets.py's.
 
 Each "From `ctxbench X --help`:" in docs/*.md is followed by a text block:
 the usage lines, a blank line and the options (without -h and without the
-description, which the page says in its own words). `python
-tools/docs_help.py` rewrites every block from the code; tests/
-test_docs_help.py fails when one is out of date, so the docs cannot keep
-an option, a default or a file name the code no longer has."""
+description, which the page says in its own words). Between the PRESETS
+markers is every command's presets table (`ctxbench run`'s counts read
+from the engine, `ctxbench-engine presets`). `python tools/docs_help.py`
+rewrites every block from the code; tests/test_docs_help.py fails when
+one is out of date, so the docs cannot keep an option, a default, a preset
+or a file name the code no longer has."""
 from __future__ import annotations
 
 import os
@@ -16,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"(From `ctxbench (\w+) --help`:\n\n```text\n)(.*?)(```)", re.S)
+PRESETS = re.compile(r"(<!-- presets: written by tools/docs_help.py -->\n)(.*?)(<!-- end of presets -->)", re.S)
 
 
 def help_block(command: str) -> str:
@@ -30,6 +34,14 @@ def help_block(command: str) -> str:
     return usage + "\n\n" + opts.rstrip("\n") + "\n"
 
 
+def presets_table() -> str:
+    """ui/presets.py's table, with the engine's counts for run."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from ctxbench.core import engine
+    from ctxbench.ui import presets
+    return "\n" + presets.table_markdown(engine.presets()) + "\n"
+
+
 def stale(path: Path) -> tuple[str, list[str]]:
     """(the page with its blocks from the code, commands whose block differed)."""
     text = path.read_text()
@@ -40,7 +52,12 @@ def stale(path: Path) -> tuple[str, list[str]]:
         if new != m.group(3):
             changed.append(m.group(2))
         return m.group(1) + new + m.group(4)
-    return BLOCK.sub(fresh, text), changed
+    def fresh_presets(m: re.Match) -> str:
+        new = presets_table()
+        if new != m.group(2):
+            changed.append("presets")
+        return m.group(1) + new + m.group(3)
+    return PRESETS.sub(fresh_presets, BLOCK.sub(fresh, text)), changed
 
 
 def main() -> int:

@@ -19,16 +19,11 @@ from ctxbench.core import model
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.progress import Progress
 
-# groups (= rounds), samples per group, shortest sample (µs). The default
-# ladder (12 rungs) takes about a minute on a 2-vCPU VM; 96 rounds give a
-# part whose per-round spread is 5% of a 2.4 µs switch an MDE of about 35 ns.
-PRESETS = {"quick": options.Preset(8, 4, 500), "default": options.Preset(96, 8, 1500),
-           "full": options.Preset(300, 8, 2000)}
 # Before each group, a window this long in which nothing else ran on the CPU
 # (engine --settle-us): the previous rung's exiting parties are not measured.
 SETTLE_US = 500
@@ -50,8 +45,8 @@ def add_parser(sub):
     options.add_output(p)
     options.add_plot(p, "the waterfall figure (anatomy)")
     options.add_cpu(p, "CPU the parties run on")
-    options.add_presets(p, PRESETS, "per rung")
-    options.add_samples(p)
+    presets.add_flags(p, "anatomy")
+    options.add_samples(p, "anatomy")
     p.set_defaults(func=run)
 
 
@@ -80,8 +75,7 @@ def _probe(rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
 
 def run(args) -> int:
     life = Lifecycle("anatomy", args.output, store=args.store)
-    preset = options.preset(args)
-    groups, iterations, min_us = PRESETS[preset]
+    knobs = presets.apply(args, "anatomy")
     m = args.mechanism
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     skipped: list[dict] = []
@@ -102,8 +96,8 @@ def run(args) -> int:
                         + "; ".join(s["reason"] for s in skipped), code=1)
 
     ids = [r.engine_id(m) for r in rungs]
-    opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups, iterations=args.iterations or iterations,
-                         min_sample_us=min_us, warmup_ms=WARMUP_MS, extra=["--settle-us", str(SETTLE_US)])
+    opts = EngineOptions(cpu=args.cpu, groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, warmup_ms=WARMUP_MS, extra=["--settle-us", str(SETTLE_US)])
     prog = Progress(len(ids) * (opts.groups + 1), label="anatomy ")
     try:
         header, res = run_ids(ids, opts, prog, interleave=True)
@@ -120,7 +114,7 @@ def run(args) -> int:
     flags = env.cpu_flags
     anatomy["pcid"] = ("pcid" in flags) if isinstance(flags, list) else None  # x86: lets switch_mm keep the TLB
 
-    doc = life.document(header, res, {"command": "anatomy", "preset": preset, "mechanism": m,
+    doc = life.document(header, res, {"command": "anatomy", "preset": knobs.preset, "mechanism": m,
                                       "rungs": [{"name": r.name, "id": r.engine_id(m), "what": r.what}
                                                 for r in rungs],
                                       "engine_args": opts.args(), "order": "interleaved by group",

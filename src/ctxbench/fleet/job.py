@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ctxbench.core import model, reader
 from ctxbench.core.errors import UserError, escaped
+from ctxbench.ui import presets
 
 COMMANDS = ("run", "env")
 
@@ -49,9 +50,7 @@ def parse(argv: list[str]) -> Job:
         raise UserError(f"fleet: '{escaped(argv[0])}' cannot run on a fleet yet (commands: {', '.join(COMMANDS)})")
     p = _Parser(prog=f"ctxbench fleet ... -- {argv[0]}", add_help=False)
     if argv[0] == "run":
-        g = p.add_mutually_exclusive_group()
-        g.add_argument("--quick", action="store_true")
-        g.add_argument("--full", action="store_true")
+        presets.add_flags(p, "run")  # the engine's run-suite runs the same preset there
         p.add_argument("--groups", type=int)
         p.add_argument("--iterations", type=int)
         p.add_argument("--cpu", type=int)
@@ -62,8 +61,7 @@ def parse(argv: list[str]) -> Job:
         v = getattr(a, name)
         if v is not None and not 1 <= v <= 100000:
             raise UserError(f"fleet: the command after --: --{name} {v} is out of range (1 to 100000)")
-    preset = "quick" if a.quick else "full" if a.full else "default"
-    return Job("run", preset, a.groups, a.iterations, a.cpu, tuple(argv))
+    return Job("run", presets.chosen(a), a.groups, a.iterations, a.cpu, tuple(argv))
 
 
 def document(job: Job, raw: bytes, fleet: dict) -> dict:

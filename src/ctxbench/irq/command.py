@@ -20,17 +20,15 @@ from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.irq import analysis
 from ctxbench.stats import power
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
-DEFAULT_RATES = "100,1000,4000,10000"
 MAX_RATE_HZ = 100000
 MAX_RATES = 16  # the engine's RUN_MAX_N_LIST
-BUDGET_S = 240  # the whole command under 5 minutes on a 2-vCPU VM, with start-up and analysis
 PILOT_ROUNDS = 3
 MAX_ROUNDS = 10000
 # The resolution sought: the per-interrupt indirect cost's MDE at most this
@@ -46,16 +44,18 @@ def add_parser(sub):
                                    "rounds; the handler only increments a counter. D = direct cost of servicing "
                                    "one (gap loop, measured after every pair); I = R'_task - R_task - k*D; "
                                    "per interrupt: the slope of R' - R over k, minus D.")
-    p.add_argument("--task", metavar="T,...", type=options.nonempty_list, help="tasks (default: all of sort, deflate, aes, crc)")
-    p.add_argument("--rates", metavar="HZ,...", default=DEFAULT_RATES, type=options.int_list_type(1, MAX_RATE_HZ),
-                   help=f"timer signals per second (default {DEFAULT_RATES})")
-    p.add_argument("--budget", type=options.count(10, 24 * 3600), default=BUDGET_S, metavar="S",
-                   help=f"seconds of measuring the pilot may plan for (default {BUDGET_S})")
+    p.add_argument("--task", metavar="T,...", type=options.nonempty_list,
+                   help=presets.flag_help("irq", "task", f"tasks, of {', '.join(workloads.TASKS)} or all"))
+    p.add_argument("--rates", metavar="HZ,...", type=options.int_list_type(1, MAX_RATE_HZ),
+                   help=presets.flag_help("irq", "rates", "timer signals per second"))
+    p.add_argument("--budget", type=options.count(10, 24 * 3600), metavar="S",
+                   help=presets.flag_help("irq", "budget", "seconds of measuring the pilot may plan for"))
     p.add_argument("--rounds", type=options.count(2, MAX_ROUNDS), metavar="N",
                    help="measure exactly N rounds (no pilot, no budget)")
     # known-answer mode (tests): the handler also spins d us of wall time
     p.add_argument("--burn-us", type=options.count(0, 10000), default=0, help=argparse.SUPPRESS)
-    options.add_scale(p)
+    options.add_scale(p, "irq")
+    presets.add_flags(p, "irq")
     options.add_cpu(p, "CPU to run on")
     options.add_output(p)
     options.add_plot(p, "Figure 5 of David et al. 2007")
@@ -126,6 +126,7 @@ def _reachable(pilot: dict, most: int) -> tuple[dict, dict]:
 
 
 def run(args) -> int:
+    preset = presets.apply(args, "irq").preset
     tasks = workloads.tasks(args.task)
     rates = args.rates
     if len(rates) > MAX_RATES:
@@ -166,7 +167,7 @@ def run(args) -> int:
     points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
     direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
     env = Document(header).environment
-    section = {"tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
+    section = {"preset": preset, "tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
                "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
                "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],

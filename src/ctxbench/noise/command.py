@@ -6,11 +6,10 @@ from __future__ import annotations
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Document, Result
 from ctxbench.ui.format import fmt_time
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
-DEFAULT_SECONDS = 10
 MAX_SECONDS = 3600
 
 
@@ -21,8 +20,9 @@ def add_parser(sub):
                                    "longest and a histogram of gap lengths, with the /proc/interrupts "
                                    "deltas of that CPU over the same windows.")
     options.add_cpu(p, "CPU to watch")
-    p.add_argument("--seconds", type=options.count(1, MAX_SECONDS), default=DEFAULT_SECONDS, metavar="S",
-                   help=f"measured time in 1 s windows (default {DEFAULT_SECONDS})")
+    p.add_argument("--seconds", type=options.count(1, MAX_SECONDS), metavar="S",
+                   help=presets.flag_help("noise", "seconds", "measured time in 1 s windows"))
+    presets.add_flags(p, "noise")
     options.add_output(p)
     options.add_plot(p, "the gap histogram")
     p.set_defaults(func=run)
@@ -30,6 +30,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     life = Lifecycle("noise", args.output, store=args.store)
+    preset = presets.apply(args, "noise").preset
     prog = Progress(1, label="noise ")
     prog.update(f"{args.seconds + 1} s on the pinned CPU (the first window warms up)")
     header, res = run_ids(["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,
@@ -40,7 +41,7 @@ def run(args) -> int:
     env = Document(header).environment
     nz = r.noise
     cpu = r.params.get("noise_cpu")
-    life.write(life.document(header, res[:1], {"cpu": cpu, "seconds": args.seconds}))
+    life.write(life.document(header, res[:1], {"preset": preset, "cpu": cpu, "seconds": args.seconds}))
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.noise import figures as noise_figures
         life.figures(args.plot, [(noise_figures.NAME, noise_figures.noise_histogram(nz, env, cpu, r.summary))])

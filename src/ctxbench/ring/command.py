@@ -22,20 +22,13 @@ from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui.twin import fmt_cyc, fmt_twin, mde_note, short_note
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 MIN_PARTIES, MAX_PARTIES = 2, 1024
 KINDS = ("thread", "process")
 MECHANISMS = ("pipe", "futex")
-DEFAULT_PARTIES = "2,4,8,16,32,64,128"
-DEFAULT_FOOTPRINT = "0,4K,16K,64K"
-# groups (= rounds), iterations, shortest sample (µs): the default run of
-# 112 points and 4 ping-pongs must end within 5 minutes on a small, shared
-# VM; 16 rounds give the drift estimate 8 blocks of 2 (stats/drift.py).
-PRESETS = {"quick": options.Preset(4, 4, 500), "default": options.Preset(16, 6, 1000),
-           "full": options.Preset(32, 8, 2000)}
 # Before each group: a window this long in which nothing else ran on the CPU
 # (engine --settle-us; bounded by 50 windows): the previous group's exiting
 # parties and the kernel work they leave run before the group, not in it.
@@ -46,10 +39,10 @@ def add_parser(sub):
     p = sub.add_parser("ring", help="cost per switch in a ring of N parties with a footprint each",
                        description="N parties pinned to one CPU pass a token round a ring, each touching "
                                    "its own footprint while it holds it; cost per hand-off vs N and footprint.")
-    p.add_argument("--parties", default=DEFAULT_PARTIES, metavar="N,...", type=_parties,
-                   help=f"parties in the ring, {MIN_PARTIES} to {MAX_PARTIES} (default {DEFAULT_PARTIES})")
-    p.add_argument("--footprint", default=DEFAULT_FOOTPRINT, metavar="K,...", type=_footprints,
-                   help=f"bytes per party, K/M suffixes, at most 1G (default {DEFAULT_FOOTPRINT})")
+    p.add_argument("--parties", metavar="N,...", type=_parties,
+                   help=presets.flag_help("ring", "parties", f"parties in the ring, {MIN_PARTIES} to {MAX_PARTIES}"))
+    p.add_argument("--footprint", metavar="K,...", type=_footprints,
+                   help=presets.flag_help("ring", "footprint", "bytes per party, K/M suffixes, at most 1G"))
     p.add_argument("--kind", default=",".join(KINDS), metavar="K,...", type=options.choice_list(KINDS),
                    help=f"default {','.join(KINDS)}")
     p.add_argument("--mechanism", default=",".join(MECHANISMS), metavar="M,...", type=options.choice_list(MECHANISMS),
@@ -57,8 +50,8 @@ def add_parser(sub):
     options.add_output(p)
     options.add_plot(p, "the figure (ring)")
     options.add_cpu(p, "CPU the ring runs on")
-    options.add_presets(p, PRESETS, "per point")
-    options.add_samples(p)
+    presets.add_flags(p, "ring")
+    options.add_samples(p, "ring")
     p.set_defaults(func=run)
 
 
@@ -80,18 +73,17 @@ def _footprints(text: str) -> list[int]:
 
 
 def run(args) -> int:
-    parties, foots, kinds, mechs = args.parties, args.footprint, args.kind, args.mechanism
     life = Lifecycle("ring", args.output, store=args.store)
-    preset = options.preset(args)
-    groups, iterations, min_us = PRESETS[preset]
+    knobs = presets.apply(args, "ring")
+    parties, foots, kinds, mechs = knobs.parties, knobs.footprint, args.kind, args.mechanism
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
     refs = [analysis.pingpong_id(k, m) for k in kinds for m in mechs]
     points = [(n, k) for n in parties for k in foots]
     # every party holds its footprint, locked; the thread ring's all in one process
     memory.check([memory.Need(n * k, n * k if kind == "thread" else k, f"{kind} ring of {n} parties x {memory.gib(k)}")
                   for n, k in points for kind in kinds], "ring", "lower --footprint or --parties")
-    opts = EngineOptions(cpu=args.cpu, groups=args.groups or groups, iterations=args.iterations or iterations,
-                         min_sample_us=min_us, warmup_ms=100,
+    opts = EngineOptions(cpu=args.cpu, groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, warmup_ms=100,
                          extra=["--ring-points", ",".join(f"{n}:{k}" for n, k in points),
                                 "--settle-us", str(SETTLE_US)])
     prog = Progress((len(points) * len(ids) + len(refs)) * (opts.groups + 1), label="ring ")
@@ -106,7 +98,7 @@ def run(args) -> int:
     settle = analysis.settle_record(res)
 
     env = model.Document(header).environment
-    doc = life.document(header, res, {"command": "ring", "preset": preset, "parties": parties,
+    doc = life.document(header, res, {"command": "ring", "preset": knobs.preset, "parties": parties,
                                       "footprints": foots, "kinds": kinds, "mechanisms": mechs,
                                       "engine_args": opts.args(), "order": "interleaved by group",
                                       "drift": drift, "n2_check": n2, "settle": settle}, kind="ring")

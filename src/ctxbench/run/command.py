@@ -11,21 +11,19 @@ from ctxbench.core import model
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
 def add_parser(sub):
     p = sub.add_parser("run", help="measure the default suite and write a results file",
                        description="Measure timers, baselines and the direct cost of context switches.")
-    # the engine's presets (engine/src/cli/options.c, where their counts are explained)
-    options.add_presets(p, None, quick="a small subset for smoke tests (< 15 s)",
-                        full="more groups and longer samples (several minutes)")
+    presets.add_flags(p, "run")
     options.add_output(p)
     options.add_cpu(p)
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M", help="second CPU for cross-CPU wake-ups")
     p.add_argument("--ids", metavar="ID,...", type=options.nonempty_list, help="measure only these ids (see ctxbench-engine list)")
-    options.add_samples(p)
+    options.add_samples(p, "run")
     p.add_argument("--no-idle", action="store_true",
                    help="hold /dev/cpu_dma_latency at 0 during the run (keeps CPUs out of deep idle)")
     p.add_argument("--json", action="store_true", help="print the results document on stdout too")
@@ -41,9 +39,7 @@ def run(args) -> int:
                         + ": a cross-CPU wake-up needs another CPU")
     life = Lifecycle("run", args.output, store=args.store)
 
-    preset = options.preset(args)
-    counts = engine.presets()[preset]
-    groups, iterations, min_us = counts["groups"], counts["iterations"], counts["min_sample_us"]
+    knobs = presets.apply(args, "run")
     known = engine.list_benchmarks(all_=True)
     if args.ids:
         ids = [i.strip() for i in args.ids.split(",") if i.strip()]
@@ -52,8 +48,7 @@ def run(args) -> int:
         if bad:
             raise UserError(f"unknown id {shown(bad[0])} (see 'ctxbench-engine list')")
     else:
-        flag = "quick" if args.quick else "default"
-        ids = [b["id"] for b in known if b.get(flag)]
+        ids = [b["id"] for b in known if b.get(knobs.suite)]
     # Ids that need a second CPU cannot run with one allowed CPU: skip them
     # up front (with a note in the results) rather than fail after measuring.
     skipped = []
@@ -67,9 +62,8 @@ def run(args) -> int:
         raise UserError("nothing to measure" + (" with one CPU allowed" if skipped else ""))
 
     opts = EngineOptions(cpu=args.cpu, cross_cpu=args.cross_cpu,
-                         groups=args.groups or groups, iterations=args.iterations or iterations,
-                         min_sample_us=min_us, no_idle=args.no_idle,
-                         warmup_ms=100 if args.quick else None)
+                         groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, no_idle=args.no_idle, warmup_ms=knobs.warmup_ms)
     # interleaved: every id's samples spread over the whole run (see measure)
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     failures: list[dict] = []  # ids the engine could not measure: the others are kept
@@ -78,7 +72,7 @@ def run(args) -> int:
     drift = model.apply_drift(res)  # intervals that cover a run at another time
 
     env = model.Document(header).environment
-    doc = life.document(header, res, {"preset": preset, "engine_args": opts.args(), "ids": ids,
+    doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
     views = [model.Result(r) for r in res]

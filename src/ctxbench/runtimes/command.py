@@ -21,22 +21,10 @@ from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.runtimes import analysis, contention, harness, probe, references, rounds, table
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.ui.progress import Progress
 
-PRESETS = {"quick": options.Preset(2, 3, 500), "default": options.Preset(12, 6, 2000),
-           "full": options.Preset(20, 10, 5000)}
 PLACEMENTS = ("pinned", "default")
-ROUNDS = {"quick": 1, "default": 6, "full": 10}  # launches per row: 2 groups each (the F test needs 2)
-WARMUP_MS = {"quick": 100, "default": 500, "full": 1000}
-# A runtime without a JIT (Go, Rust, C++, CPython) needs its warm-up only
-# for caches, page faults and the clock's speed: its harnesses report the
-# last warm-up batches stable within a few percent after 100 ms, and every
-# launch pays it per mechanism (runtimes/rounds.py wants many launches)
-WARMUP_MS_NO_JIT = {"quick": 50, "default": 100, "full": 200}
-SPAWN = {"quick": 200, "default": 2000, "full": 10000}    # lightweight threads per spawn sample
-PARK = {"quick": 10_000, "default": 100_000, "full": 100_000}  # parked at once for the memory figure
-
 
 def add_parser(sub):
     p = sub.add_parser("runtimes", help="hand-off cost in Go, Rust, Java, Python, Node, C++ vs kernel threads",
@@ -49,7 +37,7 @@ def add_parser(sub):
                    help=f"runtimes to measure (default: every one present; known: {', '.join(names)})")
     p.add_argument("--placement", type=options.choice_list(PLACEMENTS), metavar="P,...",
                    help="pinned (one CPU, one worker), default (two CPUs), or both (default)")
-    options.add_presets(p, PRESETS, "per mechanism")
+    presets.add_flags(p, "runtimes")
     options.add_cpu(p, "the measured CPU (pinned rows run there)")
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M",
                    help="the second CPU of the default placement (default: another allowed CPU)")
@@ -106,8 +94,8 @@ def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: 
 
 def run(args) -> int:
     life = Lifecycle("runtimes", args.output, store=args.store)
-    preset = options.preset(args)
-    groups, iterations, min_us = PRESETS[preset]
+    knobs = presets.apply(args, "runtimes")
+    groups, iterations, min_us = knobs.groups, knobs.iterations, knobs.min_sample_us
     cpu, cross = _cpus(args)
     placements = list(args.placement or PLACEMENTS)
     if "default" in placements and cross is None:
@@ -128,9 +116,9 @@ def run(args) -> int:
     # round after round, the engine's reference rows and then every
     # harness, a few groups each (runtimes/rounds.py says why)
     ref_ids = [i for i in references.ENGINE_IDS if "cross-cpu" not in i or cross is not None]
-    per_round = rounds.split(groups, ROUNDS[preset])
+    per_round = rounds.split(groups, knobs.rounds)
     opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=groups, iterations=iterations, min_sample_us=min_us,
-                         warmup_ms=WARMUP_MS_NO_JIT[preset])  # C: no JIT
+                         warmup_ms=knobs.warmup_ms_no_jit)  # C: no JIT
     prog = Progress(len(per_round) * (1 + len(present) * len(placements)), label="runtimes ")
     header: dict = {}
     engine_rounds, handoff_rounds = [], []
@@ -148,7 +136,7 @@ def run(args) -> int:
         # (what a parked thread holds is the runtime's, not where it runs;
         # parking 10^5 of them is most of a harness's time)
         first = harness.Settings(groups=width, iterations=iterations, min_sample_us=min_us,
-                                 warmup_ms=WARMUP_MS[preset], spawn=SPAWN[preset] if r == 0 else 0)
+                                 warmup_ms=knobs.warmup_ms, spawn=knobs.spawn if r == 0 else 0)
         for found in present:
             rt = found.runtime
             for place in placements:
@@ -158,9 +146,9 @@ def run(args) -> int:
                     prog.step()
                     continue
                 cpus = (cpu,) if place == "pinned" else (cpu, cross)
-                settings = replace(first, warmup_ms=(WARMUP_MS if rt.jit else WARMUP_MS_NO_JIT)[preset])
+                settings = replace(first, warmup_ms=knobs.warmup_ms if rt.jit else knobs.warmup_ms_no_jit)
                 if r == 0 and place == placements[0]:
-                    settings = replace(settings, park=PARK[preset])
+                    settings = replace(settings, park=knobs.park)
                 try:
                     cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
                     # a pinned launch others disturbed is launched again (runtimes/contention.py); a default
@@ -201,7 +189,7 @@ def run(args) -> int:
 
     env = model.Document(header).environment
     doc = life.document(header, results, {
-        "preset": preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
+        "preset": knobs.preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
         "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
         "rounds": len(per_round), "groups_per_round": per_round, "clock_probe": probe.WHERE,
         "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()})

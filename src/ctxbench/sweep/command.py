@@ -46,18 +46,13 @@ from ctxbench.sweep import fit
 from ctxbench.core import memory
 from ctxbench.sweep import plan as sweep_plan
 from ctxbench.sweep import rounds
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
 
-# Pilot rounds, samples per round, shortest sample (µs), CPU warm-up per
-# engine process (ms). Samples of 2 ms, not 0.5: at 1 MiB a round's setup
-# (the parties, their arrays) costs more than its samples, and a 500 µs
-# sample holds one pass per party; with 2 ms samples a given variance of
-# 1M:64 took 43% less time here (30 rounds each way), and nothing changes
-# past 8 MiB, where one round trip already lasts longer.
-GROUPS, ITERATIONS, MIN_SAMPLE_US, WARMUP_MS = 3, 5, 2000, 200
-BUDGET_S = 300
+# CPU warm-up per engine process (ms). The pilot's rounds, samples per
+# round, shortest sample and the budget are the presets' (ui/presets.py).
+WARMUP_MS = 200
 # Kept back from the budget for the final analysis and the figures (the
 # default grid's bootstrap and eight figures took 19 s on a loaded 2-CPU VM).
 FINISH_S = 35
@@ -65,6 +60,9 @@ FINISH_S = 35
 # kept 35 s for a 24-point analysis that took one): a reserve by the points, FINISH_S at most
 # (236 points and six figures took 8 s here unloaded).
 FINISH_BASE_S, FINISH_PER_POINT_S = 6.0, 0.12
+# The least --budget: the smallest grid's reserve and a few seconds to measure
+# (a grid whose pilot does not fit is refused before measuring, fit.choose).
+MIN_BUDGET_S = 10
 # A point closes (resolved, or MDE at the goal) only after this many rounds:
 # the interval over rounds (stats.power.effect) is calibrated at any n, but
 # with fewer rounds its t(n-1) interval is wide (t = 4.3 at 3 rounds) and
@@ -85,30 +83,33 @@ def add_parser(sub):
                        description="Measure the total and indirect cost per switch while both parties "
                                    "traverse their own array of SIZE bytes at STRIDE bytes between messages.")
     p.add_argument("--mechanism", metavar="M,...", type=options.nonempty_list,
-                   help=f"mechanisms (default {','.join(sweep_plan.DEFAULT_MECHANISMS)}; "
-                        f"known: {', '.join(sweep_plan.MECHANISMS)})")
+                   help=f"mechanisms (default {','.join(sweep_plan.DEFAULT_MECHANISMS)}; with --quick "
+                        f"{presets.PRESETS['sweep'].knob('mechanism').quick}; known: {', '.join(sweep_plan.MECHANISMS)})")
     p.add_argument("--sizes", metavar="LIST", type=options.nonempty_list,
                    help="sizes per party: a range of powers of two like 1K..16M, or a list like 1K,48K,64K "
                         "(default: 1K until one party's array is the whole last-level cache, plus points at "
-                        "the L1/L2 sizes, fitted to --budget: the dearest left out first, and said)")
+                        "the L1/L2 sizes, fitted to --budget: the dearest left out first, and said; with --quick "
+                        f"{presets.PRESETS['sweep'].knob('sizes').quick})")
     p.add_argument("--strides", metavar="LIST", type=options.nonempty_list,
                    help="strides in bytes, must include 0 (default 0,8,16,32,64,128,256, fewer where a point "
                         "is expensive, fitted to --budget); --sizes with --strides is measured as given, "
-                        "or refused before measuring if its pilot does not fit --budget")
+                        "or refused before measuring if its pilot does not fit --budget; with --quick "
+                        f"{presets.PRESETS['sweep'].knob('strides').quick})")
     options.add_output(p, "results file; if it exists, the sweep in it is continued")
     options.add_plot(p, "the figures")
     p.add_argument("--compare-stride", type=options.count(0, 1 << 30), metavar="D",
                    help=f"stride of the figure comparing mechanisms, one of --strides "
                         f"(default {COMPARE_STRIDE}, or the middle stride when {COMPARE_STRIDE} is not measured)")
-    p.add_argument("--groups", type=options.count(2, 1000), default=GROUPS, metavar="G",
-                   help=f"pilot rounds: every point is measured in G rounds (one group each) before the rest "
-                        f"of the budget goes to the noisy points (default {GROUPS})")
-    p.add_argument("--iterations", type=options.count(1, 1000), default=ITERATIONS, metavar="N",
-                   help=f"samples per point and round (default {ITERATIONS})")
-    p.add_argument("--budget", type=options.count(FINISH_S + 5, 24 * 3600), default=BUDGET_S, metavar="S",
-                   help=f"seconds for the whole sweep, resumed runs included (default {BUDGET_S})")
-    p.add_argument("--min-sample-us", type=options.count(1, 10_000_000), default=MIN_SAMPLE_US, metavar="US",
-                   help=f"shortest sample (default {MIN_SAMPLE_US})")
+    p.add_argument("--groups", type=options.count(2, 1000), metavar="G",
+                   help=presets.flag_help("sweep", "groups", "pilot rounds: every point is measured in G rounds "
+                                          "(one group each) before the rest of the budget goes to the noisy points"))
+    p.add_argument("--iterations", type=options.count(1, 1000), metavar="N",
+                   help=presets.flag_help("sweep", "iterations", "samples per point and round"))
+    p.add_argument("--budget", type=options.count(MIN_BUDGET_S, 24 * 3600), metavar="S",
+                   help=presets.flag_help("sweep", "budget", "seconds for the whole sweep, resumed runs included"))
+    p.add_argument("--min-sample-us", type=options.count(1, 10_000_000), metavar="US",
+                   help=presets.flag_help("sweep", "min_sample_us", "shortest sample, µs"))
+    presets.add_flags(p, "sweep")
     options.add_cpu(p)
     p.add_argument("--no-counters", action="store_true", help="do not ask for hardware counters")
     p.set_defaults(func=run)
@@ -252,6 +253,7 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
 def run(args) -> int:
     t_start = time.monotonic()
     life = Lifecycle("sweep", args.output, resumable=True, store=args.store)
+    preset = presets.apply(args, "sweep").preset
     out = life.output
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     mechs, notes = sweep_plan.resolve_mechanisms(args.mechanism, known)
@@ -296,7 +298,8 @@ def run(args) -> int:
         wall = prior_wall + time.monotonic() - t_start
         sec = {
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
-            "sizes": sizes, "strides": strides, "plan": plan_rec, "settings": settings, "budget_s": args.budget,
+            "preset": preset, "sizes": sizes, "strides": strides, "plan": plan_rec, "settings": settings,
+            "budget_s": args.budget,
             "pilot_rounds": args.groups, "engine_args": opts.args(), "wall_s": wall, "complete": final,
             "skipped": notes, "mde_goal_fraction_of_direct": MDE_GOAL_FRAC,
             "mde_goal_fraction_of_work": WORK_GOAL_FRAC, "close_rounds": CLOSE_ROUNDS,

@@ -22,16 +22,14 @@ from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.format import fmt_time
 from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
 
-DEFAULT_SWITCHES = "1,1000,2000,4000"
 MAX_SWITCHES = 100000
-DEFAULT_BUDGET_S = 270  # the whole default command stays under 5 minutes
 PILOT_ROUNDS = 3
 MIN_ROUNDS = 12  # fewer: a bootstrap over rounds says too little about their spread
 MAX_ROUNDS = 400
@@ -47,19 +45,20 @@ def add_parser(sub):
                                    "with the empty pair: the indirect cost per switch (slope over n), per "
                                    "task, and David et al.'s I = R'_total - (R_total - C) - n*C.")
     p.add_argument("--pair", metavar="A+B,...", type=options.nonempty_list,
-                   help=f"task pairs (default {','.join(workloads.DEFAULT_PAIRS)}; 'all': the six of David et al. 2007)")
-    p.add_argument("--switches", metavar="SPEC", default=DEFAULT_SWITCHES, type=options.int_list_type(1, MAX_SWITCHES),
-                   help=f"values of n, at most 15 (default {DEFAULT_SWITCHES}; 1 is always added): the slope "
-                        "needs a wide range")
-    p.add_argument("--budget", type=options.count(10, 24 * 3600), default=DEFAULT_BUDGET_S, metavar="S",
-                   help=f"seconds of measuring for all pairs, pilot included (default {DEFAULT_BUDGET_S})")
+                   help=presets.flag_help("tasks", "pair", "task pairs ('all': the six of David et al. 2007)"))
+    p.add_argument("--switches", metavar="SPEC", type=options.int_list_type(1, MAX_SWITCHES),
+                   help=presets.flag_help("tasks", "switches", "values of n, at most 15, 1 always added: the slope "
+                                          "needs a wide range"))
+    p.add_argument("--budget", type=options.count(10, 24 * 3600), metavar="S",
+                   help=presets.flag_help("tasks", "budget", "seconds of measuring for all pairs, pilot included"))
     p.add_argument("--rounds", type=options.count(2, MAX_ROUNDS), metavar="R",
                    help="rounds per pair, fixed (no pilot, no budget)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--cold", dest="cold", action="store_true", default=True,
                    help="start each run with caches and TLB emptied as far as user space can (default)")
     g.add_argument("--warm", dest="cold", action="store_false", help="skip the cache flush")
-    options.add_scale(p)
+    options.add_scale(p, "tasks")
+    presets.add_flags(p, "tasks")
     options.add_cpu(p, "CPU for the pair")
     options.add_output(p)
     options.add_plot(p, "Figures 2 and 3 of David et al. 2007")
@@ -91,6 +90,7 @@ def _merge(a: dict, b: dict) -> dict:
 
 
 def run(args) -> int:
+    preset = presets.apply(args, "tasks").preset
     pairs = _pairs(args.pair)
     ns = sorted(set(args.switches) | {1})
     if len(ns) > 16:
@@ -140,7 +140,7 @@ def run(args) -> int:
     c_results = [r for p in pairs for r in (raw[p][0], dict(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
     env = model.Document(header).environment
     doc = life.document(header, points + c_results, {
-        "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
+        "preset": preset, "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
         "wall_s": time.monotonic() - t0, "per_pair": per_pair, "max_cv": maxcv,
         "C_from": "empty tasks, same runner, slope of R'_total over n, in the same rounds",
         "design": "n values (and the empty pair) interleaved in rounds, order rotated; slopes over n; "

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
 import re
+
+from ctxbench.ui import presets
 
 Bad = argparse.ArgumentTypeError
 
@@ -167,42 +168,6 @@ def add_output(p, what: str = "results file") -> None:
                    help="record the run in no store")
 
 
-@dataclass(frozen=True)
-class Preset:
-    """How much one preset measures: groups (rounds) of `iterations`
-    samples, each at least `min_sample_us` long."""
-    groups: int
-    iterations: int
-    min_sample_us: int
-
-    def __iter__(self):  # groups, iterations, min_us = preset
-        return iter((self.groups, self.iterations, self.min_sample_us))
-
-
-PRESET_NAMES = ("quick", "default", "full")
-
-
-def add_presets(p, table: dict[str, Preset] | None, per: str = "per point",
-                quick: str | None = None, full: str | None = None) -> None:
-    """--quick (a smoke run) and --full (long), exclusive: the one
-    definition every measuring command's presets go through. `table`
-    (name -> Preset) writes their help; a command whose counts are not
-    known when the parser is built (run: the engine's presets) gives the
-    help text instead."""
-    g = p.add_mutually_exclusive_group()
-    for name, text in (("quick", quick), ("full", full)):
-        if table and name in table:
-            c = table[name]
-            text = f"{c.groups} groups x {c.iterations} samples {per}" + (" (smoke run)" if name == "quick" else "")
-        if text:
-            g.add_argument(f"--{name}", action="store_true", help=text)
-
-
-def preset(args) -> str:
-    """The preset the command line chose: quick, full or default."""
-    return "quick" if getattr(args, "quick", False) else "full" if getattr(args, "full", False) else "default"
-
-
 def add_cpu(p, what: str = "CPU to measure on") -> None:
     p.add_argument("--cpu", type=cpu, metavar="N", help=f"{what} (default: the highest allowed)")
 
@@ -218,15 +183,15 @@ def add_plot(p, what: str) -> None:
     p.add_argument("--plot", type=plot_dir, metavar="DIR", help=f"write {what} (PNG, SVG) to DIR")
 
 
-def add_samples(p, groups: int | None = None, iterations: int | None = None) -> None:
-    """--groups and --iterations; None: the preset's value."""
-    p.add_argument("--groups", type=count(1, MAX_GROUPS), default=groups, metavar="G",
-                   help="groups of samples, each with fresh parties"
-                        + (f" (default {groups})" if groups else " (default: the preset's)"))
-    p.add_argument("--iterations", type=count(1, MAX_ITERATIONS), default=iterations, metavar="N",
-                   help="samples per group" + (f" (default {iterations})" if iterations else " (default: the preset's)"))
+def add_samples(p, command: str) -> None:
+    """--groups and --iterations, the preset's unless given."""
+    p.add_argument("--groups", type=count(1, MAX_GROUPS), metavar="G",
+                   help=presets.flag_help(command, "groups", "groups of samples, each with fresh parties"))
+    p.add_argument("--iterations", type=count(1, MAX_ITERATIONS), metavar="N",
+                   help=presets.flag_help(command, "iterations", "samples per group"))
 
 
-def add_scale(p) -> None:
-    p.add_argument("--scale", type=real(0.001, 1000), default=1.0, metavar="X",
-                   help="task size multiplier (default 1: about 0.5 s per task on a current x86-64 core)")
+def add_scale(p, command: str) -> None:
+    p.add_argument("--scale", type=real(0.001, 1000), metavar="X",
+                   help=presets.flag_help(command, "scale", "task size multiplier (1: about 0.5 s per task on a "
+                                                           "current x86-64 core)"))

@@ -15,7 +15,7 @@ from ctxbench.core import engine
 from ctxbench.core import model
 from ctxbench.core.model import Result, median_of
 from ctxbench.stats.derived import ratio
-from ctxbench.ui import options
+from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -24,15 +24,14 @@ from ctxbench.ui.progress import Progress
 IDS = ["user/asm/same-thread", "user/asm-ret/same-thread", "user/asm-jmp/same-thread",
        "user/asm-minimal/same-thread", "user/ucontext/same-thread", "user/green/yield", "user/green/channel"]
 BOOST_ID = "boost/fiber/same-thread"
-PRESETS = {"quick": options.Preset(3, 5, 500), "default": options.Preset(10, 10, 2000)}
 
 
 def add_parser(sub):
     p = sub.add_parser("userbench", help="user-level switches side by side (ns and cycles per switch)",
                        description="Measure every user-level switch in one run and compare them.")
-    options.add_presets(p, PRESETS, "per switch")
+    presets.add_flags(p, "userbench")
     options.add_cpu(p)
-    options.add_samples(p)
+    options.add_samples(p, "userbench")
     options.add_output(p)
     p.set_defaults(func=run)
 
@@ -107,10 +106,9 @@ def run(args) -> int:
     life = Lifecycle("userbench", args.output, store=args.store)
     known = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
-    preset = options.preset(args)
-    g, it, min_us = PRESETS[preset]
-    opts = EngineOptions(cpu=args.cpu, groups=args.groups or g, iterations=args.iterations or it,
-                         min_sample_us=min_us, warmup_ms=100 if args.quick else None)
+    knobs = presets.apply(args, "userbench")
+    opts = EngineOptions(cpu=args.cpu, groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, warmup_ms=knobs.warmup_ms)
     # interleaved: the variants' ratios come from the same mix of machine states
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     header, res = run_ids(ids, opts, prog, interleave=True)
@@ -131,6 +129,6 @@ def run(args) -> int:
     print(render(res))
     if note:
         print(note)
-    life.write(life.document(header, res, {"preset": preset, "engine_args": opts.args()}))
+    life.write(life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args()}))
     life.finish()
     return 0
