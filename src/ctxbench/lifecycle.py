@@ -117,7 +117,7 @@ class Lifecycle:
             self._opened = db.Store(self.store)
         return self._opened
 
-    def earlier(self, doc: dict) -> dict:
+    def earlier(self, header: dict, results: list[dict]) -> dict:
         """What this host's earlier runs in the store say about another run
         here (core/store/between.py): per point, the spread of its medians
         in ns and cycles, and the host's recorded core clocks; read before
@@ -128,11 +128,10 @@ class Lifecycle:
         try:
             from ctxbench.core.store import between
             store = self._store()
-            d = model.Document(doc)
-            env = d.environment
+            env = model.Document(header).environment
             with store.begin(write=False) as conn:
-                spreads = between.spreads(conn, env.hostname, env.kernel_release, d.command,
-                                          [r.point_key for r in d.results])
+                spreads = between.spreads(conn, env.hostname, env.kernel_release, self.kind,
+                                          [model.Result(r).point_key for r in results])
                 speed = between.host_speed(conn, env.hostname)
         except UserError as e:
             return {"why": f"the results store could not be read: {escaped(str(e))}"}

@@ -114,15 +114,15 @@ def run(args) -> int:
     flags = env.cpu_flags
     anatomy["pcid"] = ("pcid" in flags) if isinstance(flags, list) else None  # x86: lets switch_mm keep the TLB
 
+    findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
+    for r in res:
+        findings += checks.result_findings(r)
     doc = life.document(header, res, {"command": "anatomy", "preset": knobs.preset, "mechanism": m,
                                       "rungs": [{"name": r.name, "id": r.engine_id(m), "what": r.what}
                                                 for r in rungs],
                                       "engine_args": opts.args(), "order": "interleaved by group",
-                                      "drift": drift, **anatomy}, kind="anatomy")
-    findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
-    for r in res:
-        findings += checks.result_findings(r)
-    doc["checks"] = [f.as_dict() for f in findings]
+                                      "drift": drift, **anatomy},
+                        checks=[f.as_dict() for f in findings])
     life.write(doc)
     section = model.Document(doc).section("anatomy")
     if args.plot:  # matplotlib only when asked (start-up time)

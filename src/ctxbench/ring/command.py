@@ -98,16 +98,14 @@ def run(args) -> int:
     settle = analysis.settle_record(res)
 
     env = model.Document(header).environment
-    doc = life.document(header, res, {"command": "ring", "preset": knobs.preset, "parties": parties,
-                                      "footprints": foots, "kinds": kinds, "mechanisms": mechs,
-                                      "engine_args": opts.args(), "order": "interleaved by group",
-                                      "drift": drift, "n2_check": n2, "settle": settle}, kind="ring")
     findings = checks.environment_findings(env, cpus=sorted({Result(r).params.cpu for r in res} - {None}))
     for r in res:
         findings += checks.result_findings(r)
-    doc["checks"] = [f.as_dict() for f in findings]
-    if failures:
-        doc["failures"] = failures
+    doc = life.document(header, res, {"command": "ring", "preset": knobs.preset, "parties": parties,
+                                      "footprints": foots, "kinds": kinds, "mechanisms": mechs,
+                                      "engine_args": opts.args(), "order": "interleaved by group",
+                                      "drift": drift, "n2_check": n2, "settle": settle},
+                        checks=[f.as_dict() for f in findings], **({"failures": failures} if failures else {}))
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.ring import figures as ring_figures

@@ -72,9 +72,6 @@ def run(args) -> int:
     drift = model.apply_drift(res)  # intervals that cover a run at another time
 
     env = model.Document(header).environment
-    doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
-                                      "order": "interleaved by group", "drift": drift,
-                                      "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped]})
     views = [model.Result(r) for r in res]
     findings = checks.environment_findings(env, cpus=sorted({r.params.cpu for r in views} |
                                                             {r.params.get("cpu_b") for r in views} - {None}))
@@ -84,13 +81,14 @@ def run(args) -> int:
         findings.append(checks.Finding("warning", "idle", "--no-idle was asked for but /dev/cpu_dma_latency "
                                        f"could not be held at 0 ({env.no_idle_error or 'no reason given'}): "
                                        "CPUs could enter deep idle states", "run as root"))
-    doc["checks"] = [f.as_dict() for f in findings]
-    if failures:
-        doc["failures"] = failures
-    earlier = life.earlier(doc)
+    earlier = life.earlier(header, res)
     # with earlier runs of this host, each interval also holds what moved between them
     earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
-    doc["run"] = dict(model.Document(doc).section("run"), between_runs=table.earlier_record(earlier))
+    doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
+                                      "order": "interleaved by group", "drift": drift,
+                                      "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped],
+                                      "between_runs": table.earlier_record(earlier)},
+                        checks=[f.as_dict() for f in findings], **({"failures": failures} if failures else {}))
     life.write(doc)
 
     print(table.render(res, drift=drift, earlier=earlier))

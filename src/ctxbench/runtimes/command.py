@@ -188,20 +188,19 @@ def run(args) -> int:
     results += [model.analyse(x) for x in rounds.merge(engine_rounds, per_round)]
 
     env = model.Document(header).environment
+    extra = {"failures": failures} if failures else {}
+    if probe_notes:
+        extra["clock_probe_failures"] = probe_notes
     doc = life.document(header, results, {
         "preset": knobs.preset, "placements": placements, "cpu": cpu, "cross_cpu": cross, "runtimes": versions,
         "absent": [{"runtime": f.runtime.name, "why": f.missing} for f in absent], "skipped": skipped,
         "rounds": len(per_round), "groups_per_round": per_round, "clock_probe": probe.WHERE,
-        "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()})
-    if failures:
-        doc["failures"] = failures
-    if probe_notes:
-        doc["clock_probe_failures"] = probe_notes
-    doc["contention"] = {"quiet": contention.QUIET, "machine_quiet": contention.MACHINE_QUIET,
-                         "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
-                         "method": "others' share of a launch's CPUs (others_share) and of the machine's other "
-                                   "allowed CPUs (machine_share): busy time (/proc/stat) less the harness's and the "
-                                   "front end's CPU time, over wall time x CPUs"}
+        "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()},
+        contention={"quiet": contention.QUIET, "machine_quiet": contention.MACHINE_QUIET,
+                    "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
+                    "method": "others' share of a launch's CPUs (others_share) and of the machine's other "
+                              "allowed CPUs (machine_share): busy time (/proc/stat) less the harness's and the "
+                              "front end's CPU time, over wall time x CPUs"}, **extra)
     life.write(doc)
     cpu_model = env.cpu_model or "unknown CPU"
     print(f"\nHand-offs by runtime on {cpu_model} (measured CPU {cpu}"
