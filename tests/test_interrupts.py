@@ -43,6 +43,7 @@ def _said_interrupted(rc: int, err: str) -> bool:
     return (rc == 130 and err.strip() == "ctxbench: interrupted") or (rc == -signal.SIGINT and not err.strip())
 
 
+@pytest.mark.slow  # signal timing: eight interpreters interrupted while they start
 @pytest.mark.parametrize("delay", [0.03, 0.06, 0.09, 0.12, 0.15, 0.2, 0.25, 0.3])
 def test_ctrl_c_while_the_command_line_starts(tmp_path, delay):
     """The first quarter second is the imports (numpy, the commands): the
