@@ -57,6 +57,21 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test of a real PostgreSQL server (it asks for the `server` fixture,
+    or a store parametrised "postgresql") is `slow`: `make test` runs it,
+    `make check` keeps its SQLite twin. (The audit's cases share one server
+    in a fixture of their own: one start per session, so they stay.)"""
+    import inspect
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        direct = inspect.signature(item.obj).parameters if inspect.isfunction(getattr(item, "obj", None)) else {}
+        if "server" in direct or \
+                (spec is not None and "postgresql" in [str(v) for v in spec.params.values()]):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def engine_seam(request, monkeypatch):
     """Unmarked tests: the recorded engine (or, while recording, the real
@@ -120,10 +135,42 @@ def ctxbench_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "ctxbench"]
 
 
-def run_cli(*args, timeout=300, **kw) -> subprocess.CompletedProcess:
-    """The CLI with this test's engine (conftest.engine_seam)."""
-    return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True,
-                          timeout=timeout, **kw)
+def run_cli(*args, timeout=300, cwd=None, env=None, in_process=None, **kw) -> subprocess.CompletedProcess:
+    """The CLI with this test's engine (conftest.engine_seam): its exit
+    status, stdout and stderr. With the recorded engine (unmarked tests) it
+    runs in this process (cli.main, the command line's own entry): no
+    interpreter start and no imports again, a test of flow. Otherwise
+    (`machine` tests, recording), with `in_process=False`, or with anything
+    for a child process (stdin, input), it runs the installed command as a
+    user does."""
+    if in_process is None:
+        in_process = bool(os.environ.get("CTXBENCH_ENGINE_REPLAY"))
+    if kw or not in_process:
+        return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True,
+                              timeout=timeout, cwd=cwd, env=env, **kw)
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import BytesIO, TextIOWrapper
+
+    from ctxbench.cli import main
+    out, err = (TextIOWrapper(BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
+    here, saved = os.getcwd(), dict(os.environ)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                rc = main([str(a) for a in args])
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(list(args), rc, out.buffer.getvalue().decode("utf-8", "replace"),
+                                       err.buffer.getvalue().decode("utf-8", "replace"))
 
 
 def ctrl_c(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str, str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENGINE, ctrl_c, ctxbench_cmd, own_engine_env
+from conftest import ENGINE, ctrl_c, ctxbench_cmd, own_engine_env, run_cli
 from test_no_orphans import process_states
 from ctxbench.cli import COMMANDS
 
@@ -50,11 +50,10 @@ def test_every_measuring_command_is_listed_here():
     assert set(SMALL) == set(COMMANDS) - NOT_MEASURING - ELSEWHERE
 
 
-def _cli(args, cwd: Path, data: Path, engine=None, timeout=240):
-    """The CLI with this test's engine (conftest.engine_seam: recorded), or `engine`."""
+def _cli(args, cwd: Path, data: Path, engine=None):
+    """The CLI (in this process) with this test's engine (conftest.engine_seam: recorded), or `engine`."""
     env = dict(own_engine_env(engine) if engine else os.environ, XDG_DATA_HOME=str(data))
-    return subprocess.run(ctxbench_cmd() + list(args), cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def _measured(cmd: str, p) -> bool:

@@ -626,6 +626,7 @@ def test_a_store_read_in_passing_costs_compare_nothing(tmp_path, capsys, monkeyp
     assert rc == 0 and "Traceback" not in err and open(path, "rb").read() == before
 
 
+@pytest.mark.slow  # a figure of many panels
 def test_history_plot_over_many_series_draws_a_bounded_figure_and_says_so(tmp_path, capsys):
     """`history '*' --plot` over 40 series (one panel each): the figure
     holds the first MAX_PANELS, and the command says which (the audit's
