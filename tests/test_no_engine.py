@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REFUSE, ctxbench_cmd, own_engine, own_engine_env
+from conftest import RECORD, REFUSE, ctxbench_cmd, own_engine, own_engine_env
 
 from ctxbench.core import engine, transports
 from ctxbench.core.errors import UserError
@@ -40,6 +40,8 @@ def test_a_command_sent_to_the_refusing_engine_fails_and_it_is_noted(tmp_path):
 def test_a_replayed_command_starts_no_engine(tmp_path):
     """This test's own environment (conftest.engine_seam): replayed, the
     refusing engine named and never started."""
+    if RECORD:
+        pytest.skip("recording: the real engine answers (test_lifecycle_commands records this command)")
     assert os.environ["CTXBENCH_ENGINE"] == str(REFUSE) and os.environ["CTXBENCH_ENGINE_REPLAY"]
     log = tmp_path / "started"
     p = subprocess.run(ctxbench_cmd() + [*SMALL_RUN, "-o", str(tmp_path / "r.json")], capture_output=True,
