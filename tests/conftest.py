@@ -59,15 +59,13 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """A test of a real PostgreSQL server (it asks for the `server` fixture,
+    """A test that needs a real PostgreSQL server (the `server` fixture, by
+    itself or through another fixture, as the issue-33 audit's world does;
     or a store parametrised "postgresql") is `slow`: `make test` runs it,
-    `make check` keeps its SQLite twin. (The audit's cases share one server
-    in a fixture of their own: one start per session, so they stay.)"""
-    import inspect
+    `make check` keeps the SQLite twins."""
     for item in items:
         spec = getattr(item, "callspec", None)
-        direct = inspect.signature(item.obj).parameters if inspect.isfunction(getattr(item, "obj", None)) else {}
-        if "server" in direct or \
+        if "server" in getattr(item, "fixturenames", ()) or \
                 (spec is not None and "postgresql" in [str(v) for v in spec.params.values()]):
             item.add_marker(pytest.mark.slow)
 

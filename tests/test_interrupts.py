@@ -100,4 +100,4 @@ def test_ctrl_c_while_a_store_is_filled_adds_nothing_half(tmp_path):
         assert n == 301
         return
     assert _said_interrupted(rc, err), (rc, err[-2000:])
-    assert n == 1
+    assert n in (1, 301), n  # rolled back, or Ctrl-C came after the commit
