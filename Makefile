@@ -48,7 +48,7 @@ LIB_OBJS = $(patsubst engine/src/%.c,$(OBJ)/%.o,$(ENGINE_LIB_SRC)) \
            $(patsubst engine/arch/$(ARCH_NATIVE)/%.S,$(OBJ)/arch_%.o,$(ENGINE_ASM_NATIVE))
 UNIT_TESTS = $(patsubst engine/tests/%.c,$(BUILD)/native/tests/%,$(sort $(wildcard engine/tests/test_*.c)))
 
-.PHONY: all deps test-deps engine unit-tests venv test-venv run test check bench lint clean
+.PHONY: all deps test-deps engine unit-tests venv test-venv run test check record-engine bench lint clean
 
 all: engine venv
 
@@ -123,10 +123,19 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
 	$(VENV)/bin/python -m pytest -q tests
 
-# Everyday: the fast, deterministic tests only (no measuring, no cross
-# builds, no browser): under a minute.
-check: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok lint
-	$(VENV)/bin/python -m pytest -q -m "not machine and not cross and not browser" tests
+# Everyday: the unmarked tests, in CHECK_JOBS processes (pytest-xdist): no
+# engine and no runtime harness starts (the engine's answers are replayed
+# from tests/fixtures/engine/recordings; docs/testing.md), no cross builds,
+# no browser, no `slow` test: under a minute on 2 vCPUs. It needs no engine built.
+CHECK_JOBS ?= 2
+check: $(VENV)/.test-ok lint
+	$(VENV)/bin/python -m pytest -q -n $(CHECK_JOBS) -m "not machine and not cross and not browser and not slow" tests
+
+# Record again what the real engine answers to every engine command of the
+# unmarked tests (tools/record_engine.py), after the engine's output or a
+# test's engine command changed. It measures: a quiet machine.
+record-engine: $(ENGINE) $(VENV)/.test-ok
+	$(VENV)/bin/python tools/record_engine.py
 
 # Comparisons of two measured numbers (bench/): a report of this machine,
 # not a verdict on the code, so neither `test` nor `check` runs them.

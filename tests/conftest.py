@@ -1,4 +1,14 @@
-"""Shared fixtures: where the engine and the test fixtures are."""
+"""Shared fixtures: where the engine and the test fixtures are.
+
+No unmarked test starts an engine or a runtime harness (docs/testing.md):
+each one runs with the recorded engine (CTXBENCH_ENGINE_REPLAY, the
+recordings in tests/fixtures/engine/recordings), CTXBENCH_ENGINE naming
+tests/fixtures/engine/refuse (it fails, and notes that it was started)
+and the runtimes' harnesses the fake ones of tests/fixtures/runtimes-root.
+A session that runs no `machine` test (`make check`) has ENGINE = refuse
+too, and fails at its end if anything started it. Tests marked `machine`
+get the real engine. With CTXBENCH_TEST_RECORD=1 (tools/record_engine.py)
+unmarked tests run the real engine and record what it says."""
 import os
 import shutil
 import subprocess
@@ -12,6 +22,74 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "native"
 ENGINE = BUILD / "ctxbench-engine"
 FIXTURES = ROOT / "tests" / "fixtures"
+REAL_ENGINE = ENGINE
+REFUSE = FIXTURES / "engine" / "refuse"
+RECORDINGS = FIXTURES / "engine" / "recordings"
+RUNTIMES_ROOT = FIXTURES / "runtimes-root"
+RECORD = os.environ.get("CTXBENCH_TEST_RECORD") == "1"
+
+
+def pytest_configure(config):
+    """A session that selects no `machine` test may start no engine: ENGINE
+    (imported by the test modules, after this) is the refusing one, and
+    every start of it is noted in CTXBENCH_REFUSED_LOG (shared with the
+    xdist workers through the environment)."""
+    global ENGINE
+    from _pytest.mark.expression import Expression
+    expr = config.getoption("markexpr")
+    if expr and not RECORD and not Expression.compile(expr).evaluate(lambda name: name == "machine"):
+        ENGINE = REFUSE
+    if "CTXBENCH_REFUSED_LOG" not in os.environ:
+        fd, path = tempfile.mkstemp(prefix="ctxbench-refused-")
+        os.close(fd)
+        os.environ["CTXBENCH_REFUSED_LOG"] = path
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller checks, once
+        return
+    log = Path(os.environ.get("CTXBENCH_REFUSED_LOG", "/nonexistent"))
+    started = log.read_text().splitlines() if log.is_file() else []
+    log.unlink(missing_ok=True)
+    if started:
+        print(f"\nthe engine was started {len(started)} time(s) in tests that may not start it "
+              f"(mark them machine, or replay a recording): " + "; ".join(started[:5]), file=sys.stderr)
+        session.exitstatus = 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that needs a real PostgreSQL server (the `server` fixture, by
+    itself or through another fixture, as the issue-33 audit's world does;
+    or a store parametrised "postgresql") is `slow`: `make test` runs it,
+    `make check` keeps the SQLite twins."""
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        if "server" in getattr(item, "fixturenames", ()) or \
+                (spec is not None and "postgresql" in [str(v) for v in spec.params.values()]):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def engine_seam(request, monkeypatch):
+    """Unmarked tests: the recorded engine (or, while recording, the real
+    one writing recordings), fake runtime harnesses. `machine` tests: the
+    real engine and harnesses."""
+    from ctxbench.core import engine
+    engine.forget_transports()  # each test counts its own calls of a recording
+    for k in ("CTXBENCH_ENGINE_REPLAY", "CTXBENCH_ENGINE_RECORD"):
+        monkeypatch.delenv(k, raising=False)
+    if request.node.get_closest_marker("machine"):
+        monkeypatch.setenv("CTXBENCH_ENGINE", str(REAL_ENGINE))
+        return
+    monkeypatch.setenv("CTXBENCH_RUNTIMES_ROOT", str(RUNTIMES_ROOT))
+    monkeypatch.setenv("CTXBENCH_PYTHON", sys.executable)
+    if RECORD:
+        monkeypatch.setenv("CTXBENCH_ENGINE", str(REAL_ENGINE))
+        monkeypatch.setenv("CTXBENCH_ENGINE_RECORD", str(RECORDINGS))
+    else:
+        monkeypatch.setenv("CTXBENCH_ENGINE", str(REFUSE))
+        monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(RECORDINGS))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -55,10 +133,42 @@ def ctxbench_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "ctxbench"]
 
 
-def run_cli(*args, timeout=300, **kw) -> subprocess.CompletedProcess:
-    env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE))
-    return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True,
-                          timeout=timeout, env=env, **kw)
+def run_cli(*args, timeout=300, cwd=None, env=None, in_process=None, **kw) -> subprocess.CompletedProcess:
+    """The CLI with this test's engine (conftest.engine_seam): its exit
+    status, stdout and stderr. With the recorded engine (unmarked tests) it
+    runs in this process (cli.main, the command line's own entry): no
+    interpreter start and no imports again, a test of flow. Otherwise
+    (`machine` tests, recording), with `in_process=False`, or with anything
+    for a child process (stdin, input), it runs the installed command as a
+    user does."""
+    if in_process is None:
+        in_process = bool(os.environ.get("CTXBENCH_ENGINE_REPLAY"))
+    if kw or not in_process:
+        return subprocess.run(ctxbench_cmd() + list(args), capture_output=True, text=True,
+                              timeout=timeout, cwd=cwd, env=env, **kw)
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import BytesIO, TextIOWrapper
+
+    from ctxbench.cli import main
+    out, err = (TextIOWrapper(BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
+    here, saved = os.getcwd(), dict(os.environ)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                rc = main([str(a) for a in args])
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(list(args), rc, out.buffer.getvalue().decode("utf-8", "replace"),
+                                       err.buffer.getvalue().decode("utf-8", "replace"))
 
 
 def ctrl_c(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str, str]:
@@ -103,3 +213,19 @@ def assert_intervals_rederived(path: Path) -> None:
         kept = [x for i, x in enumerate(w["samples"]) if i not in set(w["verification"]["dropped_samples"])]
         if len(set(kept)) > 1:
             assert hi > lo, (w["id"], lo, hi)
+
+
+def own_engine(monkeypatch, path) -> None:
+    """This test's own engine (a fake, a stub, a path that is not there),
+    run by the Local transport: nothing replayed in its place."""
+    monkeypatch.setenv("CTXBENCH_ENGINE", str(path))
+    monkeypatch.delenv("CTXBENCH_ENGINE_REPLAY", raising=False)
+    monkeypatch.delenv("CTXBENCH_ENGINE_RECORD", raising=False)
+
+
+def own_engine_env(path, env=None) -> dict:
+    """own_engine for a child process: its environment."""
+    out = {k: v for k, v in (os.environ if env is None else env).items()
+           if k not in ("CTXBENCH_ENGINE_REPLAY", "CTXBENCH_ENGINE_RECORD")}
+    out["CTXBENCH_ENGINE"] = str(path)
+    return out

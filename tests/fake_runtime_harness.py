@@ -1,7 +1,9 @@
 """A fake runtime harness for tests/test_runtimes_protocol.py: speaks
 runtimes/PROTOCOL.md with made-up numbers, or misbehaves as
 FAKE_RT_MODE says (hang, hang with a child, fail, a malformed record, a
-skipped mechanism). FAKE_RT_PIDS names a file it writes its pid (and its
+skipped mechanism). FAKE_RT_NAME is the runtime it speaks as ("fake";
+tests/fixtures/runtimes-root makes it the python runtime for the CLI's
+flow tests). FAKE_RT_PIDS names a file it writes its pid (and its
 child's) to, so a test can see that nothing outlived the run."""
 import json
 import os
@@ -10,6 +12,7 @@ import sys
 import time
 
 MODE = os.environ.get("FAKE_RT_MODE", "good")
+NAME = os.environ.get("FAKE_RT_NAME", "fake")
 
 
 def arg(flag, default=None):
@@ -19,8 +22,8 @@ def arg(flag, default=None):
 def result(mech, placement, n=4):
     totals = [1000.0 * (i + 1) for i in range(n)]
     handoffs = [10] * n
-    return {"id": f"runtimes/fake/{mech}/{placement}", "quantity": "handoff", "unit": "ns", "doc": "made up",
-            "params": {"runtime": "fake", "mechanism": mech, "placement": placement, "n": 5,
+    return {"id": f"runtimes/{NAME}/{mech}/{placement}", "quantity": "handoff", "unit": "ns", "doc": "made up",
+            "params": {"runtime": NAME, "mechanism": mech, "placement": placement, "n": 5,
                        "delay_ns": int(arg("--delay-ns", 0)), "workers": 1},
             "samples": [t / h for t, h in zip(totals, handoffs)], "group": [i // 2 for i in range(n)],
             "raw": {"total_ns": totals, "handoffs": handoffs},
@@ -42,7 +45,7 @@ def main():
             f.write(f"{os.getpid()} {child.pid if child else ''} {os.getppid()}\n")
     placement = arg("--placement")
     print(json.dumps({"tool": {"name": "ctxbench-rt-fake", "version": os.environ.get("CTXBENCH_VERSION", "0")},
-                      "runtime": {"name": "fake", "version": "1.0",
+                      "runtime": {"name": NAME, "version": "1.0",
                                   "flags": {"affinity": sorted(os.sched_getaffinity(0)),
                                             "env": os.environ.get("FAKE_WORKERS", "")}}}), flush=True)
     if MODE.startswith("hang"):

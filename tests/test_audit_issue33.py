@@ -84,7 +84,7 @@ def C(id, kind, what, argv, rc, words=(), **kw) -> Case:
 
 DOC = "r0.json"
 SEL = ["--base", "host=host0", "--new", "host=host1"]
-STUB = (("CTXBENCH_ENGINE", "{D}/stub-engine"),)
+STUB = (("CTXBENCH_ENGINE", "{D}/stub-engine"), ("CTXBENCH_ENGINE_REPLAY", None))  # the stub, not a recording
 PG_NEVER = "postgresql://someone:" + SECRET + "@127.0.0.1:1/none"
 
 CASES = [

@@ -3,7 +3,7 @@ list is refused in one line before anything is measured (it used to mean
 "all" and measure everything), and no help text shows a doubled '%%'."""
 import pytest
 
-from conftest import ctxbench_cmd  # noqa: F401  (the package is importable)
+from conftest import ctxbench_cmd, own_engine  # noqa: F401  (the package is importable)
 
 from ctxbench.cli import COMMANDS, main
 
@@ -16,7 +16,7 @@ EMPTY = [("run", "--ids"), ("sweep", "--sizes"), ("sweep", "--mechanism"), ("swe
 @pytest.mark.parametrize("cmd,flag", EMPTY)
 @pytest.mark.parametrize("value", ["", ",", " , "])
 def test_an_empty_list_is_refused_before_measuring(cmd, flag, value, capsys, monkeypatch):
-    monkeypatch.setenv("CTXBENCH_ENGINE", "/nonexistent/ctxbench-engine")  # reaching the engine fails
+    own_engine(monkeypatch, "/nonexistent/ctxbench-engine")  # reaching the engine fails
     assert main([cmd, flag, value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ctxbench: ") and flag in err[0], err

@@ -59,11 +59,13 @@ def test_unwritable_output(tmp_path):
     (["run"], "at least one"),
     (["frobnicate"], "unknown command"),
 ])
+@pytest.mark.machine  # the engine binary itself
 def test_engine_bad_arguments(args, needle):
     line = one_line_error(run_engine(*args))
     assert needle in line, line
 
 
+@pytest.mark.machine
 def test_engine_unwritable_output():
     line = one_line_error(run_engine("run", "baseline/nop", "--json", "-o", "/nonexistent-dir/x.json"))
     assert "cannot write" in line

@@ -16,6 +16,8 @@ import pytest
 from conftest import ENGINE
 from test_output_paths import _private_dev
 
+pytestmark = pytest.mark.machine  # the engine binary itself, run here
+
 QUICK = ["run", "timer/rdtsc", "--groups", "1", "--iterations", "1", "--json"]
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import ENGINE
 
+pytestmark = pytest.mark.machine  # the engine binary itself, interrupted
+
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_interrupted_engine_removes_its_temp_file(engine_bin, tmp_path, sig):

@@ -221,14 +221,20 @@ def test_errors_are_one_line_without_traceback_in_a_subprocess(tmp_path):
 @pytest.mark.skipif(sys.platform != "linux", reason="Linux only")
 def test_ring_footprint_that_cannot_be_mapped_names_the_cause(tmp_path):
     # 4 parties x 128 MiB under a 400 MB address-space limit: the front end
-    # refuses before measuring (core/memory.py); the engine on its own (a
-    # board without Python) tries, cannot map, and must say so, not print a cost.
+    # refuses before measuring (core/memory.py)
     cmd = " ".join(ctxbench_cmd()) + (f" ring --parties 4 --footprint 128M --kind thread --mechanism pipe "
                                       f"--quick -o {tmp_path / 'r.json'}")
     p = subprocess.run(["bash", "-c", f"ulimit -v 400000; exec {cmd}"], capture_output=True, text=True,
                        timeout=120, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert p.returncode == 2 and "ulimit -v allows" in p.stderr and "Traceback" not in p.stderr, p.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.machine  # the engine binary itself
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux only")
+def test_ring_footprint_that_cannot_be_mapped_is_said_by_the_engine():
+    # the engine on its own (a board without Python) tries, cannot map, and
+    # must say so, not print a cost
     eng = f"{ENGINE} run ring/thread/pipe --parties 4 --footprint 128M --groups 1 --iterations 1 --json"
     e = subprocess.run(["bash", "-c", f"ulimit -v 400000; exec {eng}"], capture_output=True, text=True, timeout=120)
     assert e.returncode != 0 and "cannot map" in e.stderr and "Traceback" not in e.stderr, e.stderr

@@ -19,6 +19,7 @@ NOISE = 0.02
 TRIALS = 200
 
 
+@pytest.mark.slow  # E-divisive over 2 x 200 series
 def test_a_step_of_found_90_sd_is_found_where_it_is_and_none_where_there_is_none():
     rng = np.random.default_rng(20261125)
     hit = false = 0
@@ -32,6 +33,7 @@ def test_a_step_of_found_90_sd_is_found_where_it_is_and_none_where_there_is_none
     assert hit >= 0.9 * TRIALS and false <= 0.05 * TRIALS, (hit, false)
 
 
+@pytest.mark.slow  # E-divisive over long series
 def test_a_5pct_step_in_a_real_ids_noise_is_found_where_it_is():
     """Issue 25's criterion on "the same noise as a real id": 60-run
     series drawn from the run-to-run deviations of a real id's medians

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from conftest import own_engine
+
 from ctxbench.core import engine
 
 FAKE = r'''#!PYTHON
@@ -34,7 +36,7 @@ def fake_engine(tmp_path, monkeypatch):
     p = tmp_path / "fake-engine"
     p.write_text(FAKE.replace("PYTHON", sys.executable))
     p.chmod(0o755)
-    monkeypatch.setenv("CTXBENCH_ENGINE", str(p))
+    own_engine(monkeypatch, p)
     before = os.sched_getaffinity(0)
     yield p
     # the tests that follow start engines from this process: they must see every CPU again

@@ -53,6 +53,7 @@ def _said_interrupted(rc: int, err: str) -> bool:
         err.rstrip().endswith("KeyboardInterrupt") and not any(ours in f for f in frames)))
 
 
+@pytest.mark.slow  # signal timing: eight interpreters interrupted while they start
 @pytest.mark.parametrize("delay", [0.03, 0.06, 0.09, 0.12, 0.15, 0.2, 0.25, 0.3])
 def test_ctrl_c_while_the_command_line_starts(tmp_path, delay):
     """The first quarter second is the imports (numpy, the commands): the
@@ -109,4 +110,4 @@ def test_ctrl_c_while_a_store_is_filled_adds_nothing_half(tmp_path):
         assert n == 301
         return
     assert _said_interrupted(rc, err), (rc, err[-2000:])
-    assert n == 1
+    assert n in (1, 301), n  # rolled back, or Ctrl-C came after the commit

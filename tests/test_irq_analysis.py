@@ -97,6 +97,7 @@ def test_a_gap_loop_that_charges_too_much_is_set_right_by_the_control():
     assert "CONTROL FAILED" not in out and "Control (irq/spin" in out
 
 
+@pytest.mark.slow  # many simulated runs
 def test_without_bias_the_self_check_rarely_fails():
     # the self-check is one family-wise test at 5% (one-sided 2.5%) over all
     # points: with no bias anywhere it fails in a few percent of runs; over

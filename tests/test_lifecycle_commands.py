@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENGINE, ctrl_c, ctxbench_cmd
+from conftest import ENGINE, ctrl_c, ctxbench_cmd, own_engine_env, run_cli
 from test_no_orphans import process_states
 from ctxbench.cli import COMMANDS
 
@@ -29,8 +29,15 @@ SMALL = {
     "ring": ["--parties", "2", "--footprint", "0", "--kind", "thread", "--mechanism", "pipe", "--quick"],
     "noise": ["--seconds", "1"],
     "anatomy": ["--quick", "--rungs", "fifo"],
-    "runtimes": ["--quick", "--runtime", "go", "--placement", "pinned"],
+    "runtimes": ["--quick", "--runtime", "python", "--placement", "pinned"],
 }
+# runtimes waits for its CPUs to be quiet before each launch (runtimes/contention.py: up to 10 s, and a
+# disturbed launch is launched again): on a host busy with other tests, half a minute of waiting
+WAITS = {"runtimes"}
+
+
+def _commands():
+    return [pytest.param(c, marks=pytest.mark.slow) if c in WAITS else c for c in sorted(SMALL)]
 NOT_MEASURING = {"system", "report", "compare", "store", "history"}  # they read files or the machine, measure nothing
 # measures on other hosts over SSH, each host's run through the lifecycle; its -o is a directory, its
 # refusals, Ctrl-C and clean-up are tests/test_fleet.py's (they need SSH servers)
@@ -43,10 +50,10 @@ def test_every_measuring_command_is_listed_here():
     assert set(SMALL) == set(COMMANDS) - NOT_MEASURING - ELSEWHERE
 
 
-def _cli(args, cwd: Path, data: Path, engine=str(ENGINE), timeout=240):
-    env = dict(os.environ, CTXBENCH_ENGINE=engine, XDG_DATA_HOME=str(data))
-    return subprocess.run(ctxbench_cmd() + list(args), cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+def _cli(args, cwd: Path, data: Path, engine=None):
+    """The CLI (in this process) with this test's engine (conftest.engine_seam: recorded), or `engine`."""
+    env = dict(own_engine_env(engine) if engine else os.environ, XDG_DATA_HOME=str(data))
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def _measured(cmd: str, p) -> bool:
@@ -121,7 +128,7 @@ def _check_document(path: Path, cmd: str) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("cmd", sorted(SMALL))
+@pytest.mark.parametrize("cmd", _commands())
 def test_without_o_nothing_is_written_and_the_run_is_kept(cmd, dirs):
     """Nothing in the working directory; the run kept whole in the data
     directory, written atomically (no temporary file left)."""
@@ -135,7 +142,7 @@ def test_without_o_nothing_is_written_and_the_run_is_kept(cmd, dirs):
     _check_document(kept[0], cmd)
 
 
-@pytest.mark.parametrize("cmd", sorted(SMALL))
+@pytest.mark.parametrize("cmd", _commands())
 def test_with_o_only_that_file_is_written_atomically(cmd, dirs):
     """-o FILE: that file and nothing else; an existing file is replaced
     whole by a rename (a new inode, its permissions kept), never
@@ -177,6 +184,7 @@ LONG = {"run": [], "userbench": [], "sweep": [], "tasks": [], "irq": [], "ring":
         "anatomy": [], "runtimes": ["--runtime", "go", "--placement", "pinned"]}
 
 
+@pytest.mark.machine  # Ctrl-C while the real engine measures
 @pytest.mark.parametrize("cmd", sorted(SMALL))
 def test_ctrl_c_ends_every_command_alike(cmd, dirs):
     """Ctrl-C (SIGINT to the foreground process group, engine included)

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from conftest import FIXTURES, ctxbench_cmd
+from conftest import FIXTURES, ctxbench_cmd, own_engine, own_engine_env
 from test_faults import one_line_error
 
 from ctxbench.cli import main
@@ -96,7 +96,7 @@ def test_fifo_with_a_reader_gets_the_document(tmp_path):
 def test_fifo_nobody_reads_is_refused_at_once_before_measuring(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    p = _cli("run", "--ids", "timer/rdtsc", "-o", str(fifo), timeout=20, env=dict(os.environ, **NO_ENGINE))
+    p = _cli("run", "--ids", "timer/rdtsc", "-o", str(fifo), timeout=20, env=own_engine_env(NO_ENGINE["CTXBENCH_ENGINE"]))
     assert p.returncode == 2 and "nobody reads" in p.stderr, p.stderr
     assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
@@ -123,7 +123,7 @@ def test_symlink_to_nothing_is_refused(tmp_path, capsys):
 
 
 def test_directory_and_unwritable_place_refused_before_measuring(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])  # reaching the engine is measuring
+    own_engine(monkeypatch, NO_ENGINE["CTXBENCH_ENGINE"])  # reaching the engine is measuring
     assert "is a directory" in one_line_error(capsys, ["run", "--ids", "timer/rdtsc", "-o", str(tmp_path)])
     # /proc takes no new file; root passes os.access() there, so the place is tried
     assert "cannot create a file" in one_line_error(capsys, ["noise", "-o", "/proc/ctxbench.json"])
@@ -220,7 +220,7 @@ def test_markdown_figure_directory_that_is_a_file_stops_before_writing(tmp_path,
 
 @pytest.mark.parametrize("command", ["ring", "noise", "tasks", "irq", "anatomy", "sweep"])
 def test_plot_directory_under_a_file_is_refused_before_measuring(tmp_path, capsys, monkeypatch, command):
-    monkeypatch.setenv("CTXBENCH_ENGINE", NO_ENGINE["CTXBENCH_ENGINE"])
+    own_engine(monkeypatch, NO_ENGINE["CTXBENCH_ENGINE"])
     (tmp_path / "file").write_text("x")
     err = one_line_error(capsys, [command, "--plot", str(tmp_path / "file" / "figs"),
                                   "-o", str(tmp_path / "r.json")], code=2)

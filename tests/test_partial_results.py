@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ENGINE, ctxbench_cmd, run_cli
+from conftest import ENGINE, ctxbench_cmd, own_engine, run_cli
 
 from ctxbench.core import engine, measure, reader
 
@@ -82,7 +82,7 @@ def test_partial_engine_output_is_kept(tmp_path, monkeypatch, case):
                            json.dumps({"type": "result", "result": None, "id": "b", "error": "it broke"})], "", 1),
         "engine-stopped": ([HEADER, _result("a")], "ctxbench-engine: killed by the OOM killer\n", 137),
     }[case]
-    monkeypatch.setenv("CTXBENCH_ENGINE", _fake_engine(tmp_path, lines, err, status))
+    own_engine(monkeypatch, _fake_engine(tmp_path, lines, err, status))
     got, failures = [], []
 
     def on_failure(failed, said, st):
@@ -99,7 +99,7 @@ def test_partial_engine_output_is_kept(tmp_path, monkeypatch, case):
 
 def test_without_a_failure_handler_a_failing_engine_still_stops(tmp_path, monkeypatch):
     from ctxbench.core.errors import UserError
-    monkeypatch.setenv("CTXBENCH_ENGINE", _fake_engine(tmp_path, [HEADER, _result("a")], "ctxbench-engine: x\n", 1))
+    own_engine(monkeypatch, _fake_engine(tmp_path, [HEADER, _result("a")], "ctxbench-engine: x\n", 1))
     with pytest.raises(UserError):
         engine.stream(["run"], lambda h: None, lambda r: None)
 

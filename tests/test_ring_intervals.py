@@ -8,6 +8,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 
 from conftest import run_cli
 
@@ -67,6 +68,7 @@ def test_a_point_that_drifts_carries_the_next_run_in_its_interval(tmp_path):
     assert sum(held) >= 0.9 * len(held)
 
 
+@pytest.mark.slow  # many simulated runs
 def test_without_drift_the_interval_is_two_runs_sampling_error_only(tmp_path):
     """No drift at all: two runs differ by their sampling errors alone, so
     each interval must still hold the other run's median at >= 90% of 112
@@ -122,6 +124,7 @@ def test_reader_re_derives_what_the_command_wrote(tmp_path):
     assert rec["persistence"] is not None and rec["rounds"] == ROUNDS
 
 
+@pytest.mark.slow  # many simulated runs through compare
 def test_compare_counts_how_often_each_interval_holds_the_other_run(tmp_path):
     """Two ring files: compare says how many points' intervals hold the
     other run's median, each way. Known answers: a file against itself

@@ -14,6 +14,8 @@ import math
 
 import pytest
 
+from conftest import own_engine
+
 from ctxbench.core import cycles
 from ctxbench.core.model import Result
 from ctxbench.runtimes import analysis, command, probe, references, rounds, table
@@ -164,7 +166,7 @@ def test_the_engines_reference_rows_carry_its_probe_and_cpus():
 
 
 def test_a_probe_that_fails_costs_one_note_not_the_run(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("CTXBENCH_ENGINE", "/bin/false")
+    own_engine(monkeypatch, "/bin/false")
     notes: list[str] = []
     assert command._probe(1, notes) is None and command._probe(1, notes) is None
     err = capsys.readouterr().err

@@ -50,6 +50,7 @@ def test_resolution_is_the_interval_s_standard_error_times_2_8():
     assert r["resolution"]["mde_ns"] == pytest.approx(2.8016 * (hi - lo) / (2 * 1.96), rel=1e-3)
 
 
+@pytest.mark.machine  # the real engine: a blocked thread sleeps in the kernel
 def test_engine_reference_rows_are_the_whole_hand_off(engine_bin):
     """t_switch / 2n per sample, nothing subtracted: never below the
     engine's own derived switch cost (which subtracts the single party)."""

@@ -95,6 +95,7 @@ def test_specs_cover_every_descriptor():
         assert set(spec.user) | set(spec.kernel) == set(descriptors[name].mechanisms), name
 
 
+@pytest.mark.machine  # starts the real harnesses (make check starts none)
 @pytest.mark.parametrize("name", NAMES)
 def test_list_names_the_descriptors_mechanisms(name):
     f = rc.found(name)
@@ -104,6 +105,7 @@ def test_list_names_the_descriptors_mechanisms(name):
     assert all(x["doc"] for x in listed)
 
 
+@pytest.mark.machine
 @pytest.mark.parametrize("name,argv", [(n, a) for n in NAMES for a in BAD_ARGS])
 def test_bad_arguments_one_line(name, argv):
     f = rc.found(name)

@@ -125,6 +125,7 @@ def test_each_check_of_a_record_can_fail():
         harness.parse("fake", [json.dumps(good), json.dumps(rec), json.dumps(rec)], c)
 
 
+@pytest.mark.slow  # signal timing: a harness and its child, killed within seconds
 def test_a_hung_harness_is_killed_with_its_child_at_the_deadline(monkeypatch, tmp_path):
     monkeypatch.setenv("FAKE_RT_MODE", "hang-with-child")
     monkeypatch.setenv("FAKE_RT_PIDS", str(tmp_path / "pids"))
@@ -136,6 +137,7 @@ def test_a_hung_harness_is_killed_with_its_child_at_the_deadline(monkeypatch, tm
     assert len(pids) == 2 and gone(pids), "the harness or its child outlived the watchdog"
 
 
+@pytest.mark.slow  # signal timing: a harness and its child, killed within seconds
 def test_ctrl_c_kills_the_harness_and_its_child(monkeypatch, tmp_path):
     monkeypatch.setenv("FAKE_RT_MODE", "hang-with-child")
     monkeypatch.setenv("FAKE_RT_PIDS", str(tmp_path / "pids"))
@@ -154,6 +156,7 @@ def test_ctrl_c_kills_the_harness_and_its_child(monkeypatch, tmp_path):
     assert gone(pids_from(tmp_path / "pids"))
 
 
+@pytest.mark.slow  # signal timing: a harness and its child, killed within seconds
 def test_the_harness_dies_with_the_front_end(tmp_path):
     """SIGKILL to the front end: no handler runs; PR_SET_PDEATHSIG, set in
     the child before exec, is what ends the harness."""

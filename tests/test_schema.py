@@ -54,8 +54,7 @@ def _measure_every_id():
     return ids, header, res + res_t + res_i
 
 
-def test_schema_kinds_claim_every_listed_id(engine_bin, monkeypatch):
-    monkeypatch.setenv("CTXBENCH_ENGINE", str(engine_bin))
+def test_schema_kinds_claim_every_listed_id():
     for b in engine.list_benchmarks(all_=True):
         k = schema.kind_of({"id": b["id"]})
         assert k is not None and not k.derived, b["id"]

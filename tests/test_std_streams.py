@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import ENGINE, FIXTURES, ctxbench_cmd
+from conftest import FIXTURES, ctxbench_cmd
 
 BASE = str(FIXTURES / "ring_base.json")
 TINY_RUN = ["run", "--ids", "timer/rdtsc", "--groups", "2", "--iterations", "3"]
@@ -23,8 +23,7 @@ def _sh(args: list[str], redirect: str, tmp_path) -> subprocess.CompletedProcess
     cmd = " ".join(ctxbench_cmd() + [f"'{a}'" for a in args])
     err = tmp_path / "stderr.txt"
     script = f"exec {cmd} {redirect}" + ("" if "2>" in redirect else f" 2>{err}")
-    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                       env=dict(os.environ, CTXBENCH_ENGINE=str(ENGINE)))
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     p.err_text = err.read_text() if err.exists() else ""  # type: ignore[attr-defined]
     return p
 

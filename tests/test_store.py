@@ -95,6 +95,7 @@ def _adder(url: str, first: int, count: int) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # processes racing each other
 @pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
 def test_two_processes_adding_at_once_lose_nothing(store_url):
     procs = [_adder(store_url, 0, 150), _adder(store_url, 150, 150)]

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ctxbench_cmd
+from conftest import ctxbench_cmd, own_engine, own_engine_env
 
 pytest.importorskip("sqlalchemy")
 from sqlalchemy import select, text  # noqa: E402
@@ -289,7 +289,7 @@ def test_a_measuring_command_refuses_a_store_it_cannot_use_before_measuring(tmp_
     one line before the engine is called once (the audit's `--store
     ftp://...` measured everything, then warned and exited 0)."""
     stub, log = stub_engine(tmp_path)
-    monkeypatch.setenv("CTXBENCH_ENGINE", stub)
+    own_engine(monkeypatch, stub)
     store = tmp_path / "v.sqlite"
     fill(str(store), [synthetic(1)])
     d = tmp_path / "adir"
@@ -327,7 +327,7 @@ def test_a_read_only_store_is_refused_to_a_writer_before_measuring_and_read_by_a
               f"{cmd} store info --store {ro}/v.sqlite; echo rc=$?; "
               f"{cmd} history 'kernel/*' --store {ro}/v.sqlite --host host1; echo rc=$?")
     p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], capture_output=True,
-                       text=True, timeout=120, env=dict(os.environ, CTXBENCH_ENGINE=stub))
+                       text=True, timeout=120, env=own_engine_env(stub))
     if p.returncode == 97:
         pytest.skip(f"no read-only bind mount here: {p.stderr[:200]}")
     assert p.stdout.count("rc=2") == 2 and p.stdout.count("rc=0") == 2, p.stdout + p.stderr
@@ -436,6 +436,7 @@ def test_values_longer_than_a_column_are_kept_alike_on_both_backends(store_url, 
     one_line(capsys, "store", "add", f, "--store", store_url, "--commit", "c" * 65, words=("--commit",))
 
 
+@pytest.mark.slow  # a PostgreSQL server of its own, stopped mid-add
 def test_a_server_stopped_mid_add_is_one_line_and_a_stopped_server_too(tmp_path, capsys):
     """A server of this test's own, stopped (immediate shutdown) while
     `store add` adds 400 files: one line, exit 2; then history on it."""
@@ -625,6 +626,7 @@ def test_a_store_read_in_passing_costs_compare_nothing(tmp_path, capsys, monkeyp
     assert rc == 0 and "Traceback" not in err and open(path, "rb").read() == before
 
 
+@pytest.mark.slow  # a figure of many panels
 def test_history_plot_over_many_series_draws_a_bounded_figure_and_says_so(tmp_path, capsys):
     """`history '*' --plot` over 40 series (one panel each): the figure
     holds the first MAX_PANELS, and the command says which (the audit's

@@ -5,7 +5,7 @@ confused 'engine answered point ...' (no measuring: a fake engine)."""
 import json
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, own_engine
 from test_partial_results import HEADER, _fake_engine
 
 from ctxbench.core import engine
@@ -43,7 +43,7 @@ def test_a_failed_point_keeps_its_place_and_the_engine_says_why(tmp_path, monkey
         return json.dumps({"type": "result", "result": {"id": "k", "params": {"size": size, "stride": 0}}})
     lines = [HEADER, res(1024), json.dumps({"type": "result", "result": None, "id": "k", "error": "mmap: no"}),
              res(4096)]
-    monkeypatch.setenv("CTXBENCH_ENGINE", _fake_engine(tmp_path, lines, "ctxbench-engine: k: mmap: no\n", 1))
+    own_engine(monkeypatch, _fake_engine(tmp_path, lines, "ctxbench-engine: k: mmap: no\n", 1))
     arrived = []
     with pytest.raises(UserError, match="mmap: no"):
         engine.stream(["run"], lambda h: None, lambda r: arrived.append(r["params"]["size"]),

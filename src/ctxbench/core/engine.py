@@ -3,19 +3,24 @@
 The engine streams JSON lines (a header with tool and environment, then one
 result per benchmark). The front end never leaves it running: SIGTERM and
 Ctrl-C stop it (it reaps its own children), and the engine also dies with
-its parent (PR_SET_PDEATHSIG) if the front end is killed outright."""
+its parent (PR_SET_PDEATHSIG) if the front end is killed outright.
+
+Every engine command goes through transport() (core/transports.py): the
+engine here (Local), or what a real engine once said, replayed
+(CTXBENCH_ENGINE_REPLAY=<dir>; CTXBENCH_ENGINE_RECORD=<dir> records it).
+Nothing else in ctxbench starts an engine."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
 import signal
-import subprocess
 import threading
 import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ctxbench.core import transports
 from ctxbench.core.errors import UserError
 
 
@@ -34,6 +39,38 @@ def engine_path() -> str:
     if found:
         return found
     raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
+
+
+def transport() -> transports.Transport:
+    """Where engine commands go, as the environment says now: replayed
+    (no engine starts, whatever CTXBENCH_ENGINE names), recorded while the
+    real engine runs, or the engine here."""
+    replay = os.environ.get("CTXBENCH_ENGINE_REPLAY")
+    if replay:
+        return _kept(("replay", replay), lambda: transports.Recorded(Path(replay)))
+    record = os.environ.get("CTXBENCH_ENGINE_RECORD")
+    if record:
+        path = engine_path()
+        return _kept(("record", record, path), lambda: transports.Recording(transports.Local(path), Path(record)))
+    return transports.Local(engine_path())
+
+
+# One replaying or recording transport per folder for the process: each
+# counts the calls made with the same arguments.
+_transports: dict[tuple, transports.Transport] = {}
+
+
+def _kept(which: tuple, make: Callable[[], transports.Transport]) -> transports.Transport:
+    if which not in _transports:
+        _transports[which] = make()
+    return _transports[which]
+
+
+def forget_transports() -> None:
+    """Start counting calls again (a test that runs commands in-process)."""
+    global _presets
+    _transports.clear()
+    _presets = None
 
 
 # The CPUs this process may use, taken once, before it ever moves itself:
@@ -101,30 +138,30 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     returns the lines it used (the rest are printed as warnings), so that
     the caller keeps what was measured and records what was not.
     `on_failed_job` hears of each failed job as its line arrives."""
-    cmd = [engine_path(), *args, "--jsonl"]
+    args = [*args, "--jsonl"]
+    via = transport()
     old = signal.signal(signal.SIGTERM, _on_term)
     before = os.sched_getaffinity(0)
     os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
-    if args and args[0] == "run":
-        _off_measured_cpu(measured_cpu(list(args)))
+    try:
+        proc = via.start(args)
+    except BaseException:
+        signal.signal(signal.SIGTERM, old)
+        os.sched_setaffinity(0, before)
+        raise
+    if args[0] == "run":
+        _off_measured_cpu(measured_cpu(args))
     errors: list[str] = []
     failed: list[dict] = []
     got_header = False
     answered = 0  # result lines so far, with or without a result
-    stopped = threading.Event()
 
-    def stop_at_deadline():
-        stopped.set()
-        proc.terminate()
-
-    timer = threading.Timer(max(deadline_s, 0.0), stop_at_deadline) if deadline_s is not None else None
+    timer = threading.Timer(max(deadline_s, 0.0), proc.terminate) if deadline_s is not None else None
     if timer:
         timer.daemon = True
         timer.start()
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
+        for line in proc.lines():
             line = line.strip()
             if not line:
                 continue
@@ -147,27 +184,26 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
                     on_failed_job(failed[-1])
             elif msg.get("type") == "progress" and on_progress:
                 on_progress(msg)
-        proc.wait()
-        err = proc.stderr.read() if proc.stderr else ""
+        status, err = proc.end()
     except (KeyboardInterrupt, _Terminated):
-        _stop(proc)
+        proc.stop()
         raise KeyboardInterrupt
     finally:
         if timer:
             timer.cancel()
         signal.signal(signal.SIGTERM, old)
-        if proc.poll() is None:
-            _stop(proc)
+        if proc.running():
+            proc.stop()
         os.sched_setaffinity(0, before)
-    if stopped.is_set():
+    if proc.stopped:
         return False
-    if proc.returncode in _INTERRUPTED:  # Ctrl-C or kill reached the engine first: the run was interrupted,
-        raise KeyboardInterrupt          # not an id that failed (its partial results are not a run)
+    if status in _INTERRUPTED:  # Ctrl-C or kill reached the engine first: the run was interrupted,
+        raise KeyboardInterrupt  # not an id that failed (its partial results are not a run)
     lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
-    if (proc.returncode != 0 or failed) and not (on_failure and got_header):
-        msg = lines[-1] if lines else f"engine exited with status {proc.returncode}"
+    if (status != 0 or failed) and not (on_failure and got_header):
+        msg = lines[-1] if lines else f"engine exited with status {status}"
         raise UserError(msg, code=1)
-    used = on_failure(failed, lines, proc.returncode) if on_failure and (failed or proc.returncode) else set()
+    used = on_failure(failed, lines, status) if on_failure and (failed or status) else set()
     for l in lines:
         if l not in used:
             print(f"warning: {l}", file=sys.stderr)
@@ -178,27 +214,16 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
 _INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, -signal.SIGINT, -signal.SIGTERM}
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    try:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    except ProcessLookupError:
-        pass
-
-
 def run_json(args: Iterable[str]) -> object:
     """Run an engine command that prints one JSON document (list, env)."""
-    cmd = [engine_path(), *args]
+    args = list(args)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        raise UserError(f"'{' '.join(cmd)}' did not finish in 120 s", code=1)
-    if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
-        raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.returncode or 1)
+        p = transport().run(args, timeout_s=120)
+    except TimeoutError as e:
+        raise UserError(str(e), code=1)
+    if p.status != 0:
+        last = (p.stderr.strip().splitlines() or [f"exit status {p.status}"])[-1]
+        raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.status or 1)
     try:
         return json.loads(p.stdout)
     except json.JSONDecodeError:

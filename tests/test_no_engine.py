@@ -1,0 +1,116 @@
+"""`make check` starts no engine (docs/testing.md): unmarked tests get the
+recorded engine, and CTXBENCH_ENGINE names a script that fails and notes
+that it was started; conftest fails the session if anything started it.
+Here: the refusal works, replayed commands start nothing, and the seam
+records and replays faithfully (a fake engine, not the real one)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import RECORD, REFUSE, ctxbench_cmd, own_engine, own_engine_env
+
+from ctxbench.core import engine, transports
+from ctxbench.core.errors import UserError
+
+SMALL_RUN = ["run", "--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu"]  # as test_lifecycle_commands
+
+
+def test_the_refusing_engine_fails_in_one_line_and_notes_it(tmp_path):
+    log = tmp_path / "started"
+    p = subprocess.run([str(REFUSE), "run", "x"], capture_output=True, text=True,
+                       env=dict(os.environ, CTXBENCH_REFUSED_LOG=str(log)))
+    assert p.returncode != 0 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and "refused" in p.stderr
+    assert log.read_text() == "run x\n"
+
+
+def test_a_command_sent_to_the_refusing_engine_fails_and_it_is_noted(tmp_path):
+    log = tmp_path / "started"
+    p = subprocess.run(ctxbench_cmd() + [*SMALL_RUN, "-o", str(tmp_path / "r.json")], capture_output=True,
+                       text=True, timeout=120, env=dict(own_engine_env(REFUSE), CTXBENCH_REFUSED_LOG=str(log)))
+    assert p.returncode != 0 and "refused: make check starts no engine" in p.stderr
+    assert "Traceback" not in p.stderr and not (tmp_path / "r.json").exists()
+    assert log.read_text().strip()
+
+
+def test_a_replayed_command_starts_no_engine(tmp_path):
+    """This test's own environment (conftest.engine_seam): replayed, the
+    refusing engine named and never started."""
+    if RECORD:
+        pytest.skip("recording: the real engine answers (test_lifecycle_commands records this command)")
+    assert os.environ["CTXBENCH_ENGINE"] == str(REFUSE) and os.environ["CTXBENCH_ENGINE_REPLAY"]
+    log = tmp_path / "started"
+    p = subprocess.run(ctxbench_cmd() + [*SMALL_RUN, "-o", str(tmp_path / "r.json")], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, CTXBENCH_REFUSED_LOG=str(log)))
+    assert p.returncode == 0, p.stderr
+    assert not log.exists()
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [r["id"] for r in doc["results"]] == ["baseline/nop", "kernel/thread/pipe/same-cpu"]
+
+
+def test_a_command_never_recorded_is_one_line_naming_it_and_how_to_record(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(tmp_path))
+    with pytest.raises(UserError) as e:
+        engine.run_json(["env", "--cpu", "7"])
+    msg = str(e.value)
+    assert "\n" not in msg and "'ctxbench-engine env --cpu N'" in msg
+    assert str(transports.recording_path(tmp_path, ["env", "--cpu", "7"])) in msg and "make record-engine" in msg
+
+
+def test_a_recording_is_found_whatever_cpu_it_names():
+    assert transports.key(["run", "x", "--cpu", "1", "--cross-cpu", "0"]) == ["run", "x", "--cpu", "N",
+                                                                             "--cross-cpu", "N"]
+    assert transports.recording_path(Path("."), ["probe", "--cpu", "3"]) == \
+        transports.recording_path(Path("."), ["probe", "--cpu", "63"])
+    assert transports.key(["run", "x", "--groups", "3"]) != transports.key(["run", "x", "--groups", "4"])
+
+
+FAKE = r'''#!PYTHON
+import json, os, sys
+if sys.argv[1] == "env":
+    print(json.dumps({"cpus": 2}))
+    sys.exit(0)
+count = sys.argv[0] + ".calls"  # this call's number: each answer differs
+n = int(open(count).read()) + 1 if os.path.exists(count) else 1
+open(count, "w").write(str(n))
+print(json.dumps({"type": "header", "tool": {}, "environment": {}}), flush=True)
+print(json.dumps({"type": "result", "result": {"id": "a", "n": n}}), flush=True)
+print(json.dumps({"type": "result", "result": None, "id": "b", "error": "no such luck"}), flush=True)
+print("ctxbench-engine: b: no such luck", file=sys.stderr)
+sys.exit(1)
+'''
+
+
+def _stream(args):
+    got, failed = [], []
+    engine.stream(args, lambda h: got.append("header"), got.append,
+                  on_failure=lambda f, lines, status: failed.append((f, lines, status)) or set(lines))
+    return got, failed
+
+
+def test_what_is_recorded_is_replayed_alike(tmp_path, monkeypatch):
+    """A fake engine recorded (CTXBENCH_ENGINE_RECORD), then replayed with
+    no engine at all: the same lines, failures, stderr and status, the n-th
+    call of the same arguments the n-th recorded answer."""
+    fake = tmp_path / "fake-engine"
+    fake.write_text(FAKE.replace("PYTHON", sys.executable))
+    fake.chmod(0o755)
+    rec = tmp_path / "rec"
+    own_engine(monkeypatch, fake)
+    monkeypatch.setenv("CTXBENCH_ENGINE_RECORD", str(rec))
+    live = [_stream(["run", "a", "b", "--cpu", "1"]), _stream(["run", "a", "b", "--cpu", "1"]),
+            engine.run_json(["env"])]
+    engine.forget_transports()
+    monkeypatch.delenv("CTXBENCH_ENGINE_RECORD")
+    monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(rec))
+    own = str(tmp_path / "not-there")
+    monkeypatch.setenv("CTXBENCH_ENGINE", own)  # replayed: the engine is never looked for
+    again = [_stream(["run", "a", "b", "--cpu", "0"]), _stream(["run", "a", "b", "--cpu", "0"]),
+             engine.run_json(["env"])]
+    assert again == live and live[0] != live[1]
+    assert live[0][1] == [([{"position": 1, "id": "b", "error": "no such luck"}], ["b: no such luck"], 1)]
+    assert sorted(p.name.split("-")[0] for p in rec.iterdir()) == ["env", "run"]
