@@ -110,13 +110,23 @@ def mechanism_figure(doc: dict, name: str, bid: str):
     for ax, what in ((top, "indirect cost"), (bot, "total cost")):
         _yaxis(ax, what)
         _boundaries(ax, env, sizes)
-        ax.legend(fontsize=7, ncol=2)
+        _legend(ax, fontsize=7, ncol=2)
     top.set_title(f"Indirect cost = total - direct (stride 0), paired by round, {name}\n{machine_label(env)}\n"
                   f"bands: 95% CI; hollow: |estimate| below its MDE (grey bar at 0: +-MDE)", fontsize=9)
     bot.set_title("Total cost per switch, both parties traversing their own array between messages "
                   "(bands: 95% CI of the median)", fontsize=8)
     _xaxis(bot, sizes or [1024])
     return f"sweep-{slug(name)}", fig
+
+
+def _legend(ax, **kw) -> None:
+    """The panel's legend, or a word that it has no points: a file with no
+    indirect point (a sweep without a stride, or an interrupted one) drew
+    an empty panel and matplotlib warned about the empty legend."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+    else:
+        ax.text(0.5, 0.5, "no point measured", transform=ax.transAxes, ha="center", va="center", color="grey")
 
 
 def compare_figure(doc: dict, stride: int):
@@ -131,7 +141,7 @@ def compare_figure(doc: dict, stride: int):
     _yaxis(ax, "indirect cost")
     _boundaries(ax, env, sizes)
     _xaxis(ax, sizes or [1024])
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax.set_title(f"Indirect cost per switch at stride {stride} B: kernel processes, kernel threads, user level\n"
                  f"{machine_label(env)} (bands: 95% CI; hollow: below its MDE, grey bar: +-MDE)", fontsize=9)
     return f"sweep-compare-stride{stride}", fig
