@@ -29,8 +29,6 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     new["round_cost_s"] = [float(cost_s)]
     if not old:
         return new
-    if "sample_n" not in old:  # a file from before sample_n: its rounds' n is the first round's
-        old = dict(old, sample_n=[(old.get("params") or {}).get("n")] * len(old.get("samples") or []))
     out = model.append_samples(old, new, PER_SAMPLE)
     out["round_cost_s"] = list(old.get("round_cost_s") or []) + new["round_cost_s"]
     if not isinstance(out.get("counters"), dict) or not out["counters"].get("available"):
