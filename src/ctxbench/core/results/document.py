@@ -32,11 +32,11 @@ class Failure(Open, frozen=True):
     error: str
 
 
-class Document(Closed, frozen=True):
+class Document(Closed, frozen=True, kw_only=True):
     schema: Literal["ctxbench/2"]
-    results: list[Result]
     tool: Union[Tool, UnsetType] = UNSET
     environment: Union[Environment, UnsetType] = UNSET
+    results: list[Result]
     checks: Union[list[Check], UnsetType] = UNSET          # run, ring, anatomy
     failures: Union[list[Failure], UnsetType] = UNSET      # run, ring, runtimes
     kind: Union[str, UnsetType] = UNSET                    # ring, anatomy: what the report files it under
