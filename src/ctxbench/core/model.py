@@ -56,7 +56,9 @@ def coded(w) -> dict:
     """A warning in the stored form: the engine's plain text gets code
     `engine` (what older files hold is upgraded on reading:
     core/results/upgrade.py)."""
-    return upgrade.warning(w, SEVERITY) if isinstance(w, (str, dict)) else upgrade.warning(str(w), SEVERITY)
+    if isinstance(w, dict) and not isinstance(w.get("text"), str):
+        w = dict(w, text=str(w.get("text", "")))
+    return upgrade.warning(w if isinstance(w, (str, dict)) else str(w), SEVERITY)
 
 
 def without(warnings: list, *codes: str) -> list[dict]:
