@@ -119,7 +119,7 @@ def test_a_figure_directory_that_is_a_file_is_refused_before_measuring(cmd, dirs
 
 def _check_document(path: Path, cmd: str) -> dict:
     doc = json.loads(path.read_text())
-    assert doc["schema"] == "ctxbench/1" and doc["results"]
+    assert doc["schema"] == "ctxbench/2" and doc["results"]
     sec = doc[cmd]
     datetime.fromisoformat(sec["started"])
     hk = sec["housekeeping"]

@@ -2,7 +2,8 @@
 a derived result's parts that are not stats records, a pair without its
 '+', are one `ctxbench:` line naming what is wrong, exit 2, for report and
 compare alike; parts a file simply lacks read as unknown (n/a), not as a
-KeyError. Each case gave a traceback before."""
+KeyError. Each case gave a traceback before. Since ctxbench/2 (issue 34)
+the line names the JSON path of what is wrong (core/results validates)."""
 import json
 
 import pytest
@@ -43,11 +44,11 @@ def _argv(command, path, fixture, tmp_path):
 
 
 WRONG = [
-    ("irq-small.json", _set_part("I", "x"), "parts.I is str, not an object"),
+    ("irq-small.json", _set_part("I", "x"), "got str - at `$.results[1].parts.I`"),
     ("irq-small.json", _set_part("direct", None), "parts.direct is null, not an object"),
-    ("irq-small.json", _set_part("interrupts", {"mean": "many"}), "parts.interrupts.mean is str, not a number"),
-    ("irq-small.json", _set_part("I", {"estimate_ns": 1.0, "ci95": "wide"}), "parts.I.ci95 is not two numbers"),
-    ("tasks-small.json", _set_part("R_prime", [1, "a"]), "parts.R_prime is list, not an object"),
+    ("irq-small.json", _set_part("interrupts", {"mean": "many"}), "expected float | null, got str - at `$.results[1].parts.interrupts.mean`"),
+    ("irq-small.json", _set_part("I", {"estimate_ns": 1.0, "ci95": "wide"}), "got str - at `$.results[1].parts.I.ci95`"),
+    ("tasks-small.json", _set_part("R_prime", [1, "a"]), "got array - at `$.results[0].parts.R_prime`"),
     ("irq-small.json", _set_param("rate_hz", None), "params.rate_hz of"),
     ("irq-small.json", _set_param("cpu", []), "params.cpu of"),
     ("tasks-small.json", _set_param("n", {}), "params.n of"),
@@ -59,7 +60,7 @@ WRONG = [
 
 
 @pytest.mark.parametrize("command", ["report", "compare"])
-@pytest.mark.parametrize("fixture,change,needle", WRONG, ids=[w[2].split(" of")[0] for w in WRONG])
+@pytest.mark.parametrize("fixture,change,needle", WRONG, ids=[w[2].split(" of")[0].split("at ")[-1].strip("`") for w in WRONG])
 def test_a_member_of_the_wrong_type_is_one_line(tmp_path, capsys, command, fixture, change, needle):
     path = _mutated(tmp_path, fixture, change)
     err = one_line_error(capsys, _argv(command, path, fixture, tmp_path), code=2)
@@ -105,5 +106,5 @@ def test_an_irq_share_that_is_not_a_number_is_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
     p = run_cli("report", str(bad), "-o", str(tmp_path / "r.html"))
-    assert p.returncode == 2 and "parts.I_pct is str, not a number" in p.stderr, p.stderr
+    assert p.returncode == 2 and "got str - at `$.results[1].parts.I_pct`" in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1

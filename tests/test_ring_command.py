@@ -14,7 +14,7 @@ def test_ring_command_small_grid(tmp_path):
                 "--mechanism", "pipe", "--quick", "-o", str(out), "--plot", str(tmp_path / "fig"), timeout=240)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
-    assert doc["schema"] == "ctxbench/1" and "ring" in doc and "kind" not in doc
+    assert doc["schema"] == "ctxbench/2" and "ring" in doc and "kind" not in doc
     rings = [r for r in doc["results"] if r["id"].startswith("ring/")]
     pts = {(r["params"]["kind"], r["params"]["parties"], r["params"]["footprint"]) for r in rings}
     assert pts == {(k, n, f) for k in ("thread", "process") for n in (2, 4) for f in (0, 4096)}

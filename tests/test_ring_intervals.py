@@ -34,7 +34,7 @@ def _ring_doc(levels, points, seed):
         results.append({"id": "ring/thread/pipe", "quantity": "switch", "unit": "ns",
                         "params": {"kind": "thread", "mechanism": "pipe", "parties": 2 + i, "footprint": 0},
                         "samples": x, "group": g})
-    return {"schema": model.SCHEMA, "tool": {}, "environment": {}, "results": results, "kind": "ring",
+    return {"schema": model.SCHEMA, "tool": {}, "environment": {}, "results": results,
             "ring": {"command": "ring", "order": "interleaved by group"}}
 
 

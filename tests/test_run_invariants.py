@@ -115,7 +115,7 @@ def test_nop_near_zero_after_subtraction(default_run):
 
 def test_json_structure(default_run):
     _, doc = default_run
-    assert doc["schema"] == "ctxbench/1"
+    assert doc["schema"] == "ctxbench/2"
     assert doc["tool"]["version"] and doc["tool"]["build"]["compiler"] and doc["tool"]["build"]["flags"]
     env = doc["environment"]
     for k in ("cpu", "topology", "kernel", "frequency", "idle", "mitigations", "virtualization", "perf",

@@ -23,7 +23,7 @@ def doc():
 
 
 def test_fixture_has_the_sweep_schema(doc):
-    assert doc["schema"] == "ctxbench/1" and doc["sweep"]["mechanisms"]
+    assert doc["schema"] == "ctxbench/2" and doc["sweep"]["mechanisms"]  # a ctxbench/1 file, read upgraded
     for r in doc["results"]:
         assert isinstance(r["params"]["size"], int) and isinstance(r["params"]["stride"], int)
         assert r["samples"] and r["summary"]["n"] > 0

@@ -11,6 +11,7 @@ from ctxbench.sweep import rounds
 from ctxbench.stats import power
 from ctxbench.core import model
 from ctxbench.core.errors import UserError
+from ctxbench.core.results import read, to_builtins
 
 ENV = {"topology": {"caches": [
     {"level": 1, "type": "data", "size": 48 * 1024, "line": 64, "shared_by_pus": 1},
@@ -132,7 +133,11 @@ def test_stride0_check_is_one_statement_over_all_sizes():
 
 
 def test_a_resumed_point_from_before_sample_n_keeps_n_aligned():
-    old = {"samples": [1.0, 2.0], "group": [0, 0], "params": {"n": 4}, "raw": {"t_single_ns": [400.0, 400.0]}}
+    """A sweep point of a file from before sample_n gets its rounds' n on
+    reading (core/results/upgrade.py): the first round's, params.n."""
+    point = {"id": "kernel/thread/pipe/same-cpu", "samples": [1.0, 2.0], "group": [0, 0], "params": {"n": 4},
+             "raw": {"t_single_ns": [400.0, 400.0]}, "round_cost_s": [0.1]}
+    old = to_builtins(read({"schema": "ctxbench/1", "results": [point], "sweep": {}}))["results"][0]
     new = {"samples": [3.0], "params": {"n": 2}, "raw": {"t_single_ns": [100.0]}}
     m = rounds.merge(old, new, 1, 0.1)
     assert m["sample_n"] == [4, 4, 2] and m["group"] == [0, 0, 1]

@@ -52,7 +52,7 @@ def test_tasks_end_to_end(tmp_path):
                 "--warm", "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
-    assert doc["schema"] == "ctxbench/1"
+    assert doc["schema"] == "ctxbench/2"
     pts = [r for r in doc["results"] if r["id"].startswith("tasks/sort+crc/") and "parts" in r]
     assert [r["params"]["n"] for r in pts] == [1, 5, 20]
     # the runs are kept (the pair's and the empty pair's), for the report to re-derive from

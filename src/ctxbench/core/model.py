@@ -14,65 +14,24 @@ the analyses) reads a result through.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ctxbench.core import cycles, schema, verification
+from ctxbench.core.results import upgrade
+from ctxbench.core.results.document import SCHEMA as _V2
+from ctxbench.core.results.warnings import CODES, SEVERITY
 from ctxbench.stats import drift, power, summary as stats
 
-SCHEMA = "ctxbench/1"
-SUPPORTED_SCHEMAS = (SCHEMA,)
+SCHEMA = _V2
+# what the reader reads: ctxbench/1 through core/results/upgrade.py
+SUPPORTED_SCHEMAS = (upgrade.V1, SCHEMA)
 
 # ---- warnings -------------------------------------------------------------
 
-# code: what it means (docs/results-file.md, "Warnings").
-CODES = {
-    "engine": "written by the engine (a refused setting, a fallback it took)",
-    "dropped": "samples disturbed by other load (extra switches, migrations, CPU time), left out",
-    "verification": "the result is not verified: the method's switches did not happen, or most samples met other load",
-    "outliers": "samples far from the median, kept",
-    "negative": "a derived cost below zero, printed as measured",
-    "disturbed_runs": "task-pair runs with extra switches (left out, or all kept when too few are clean)",
-    "negative_indirect": "a negative indirect cost, printed as measured",
-    "ci_includes_zero": "the interval of I includes zero",
-    "overruns": "timer expirations merged into a pending signal",
-    "self_check": "a result the method rules out (an interrupt making a task faster): which part is biased",
-    "below_mde": "an effect smaller than the run's minimum detectable effect: not resolved",
-    "untrusted": "a derived cost from a run whose known-zero control failed: not a result (the reason says why)",
-    "vt_pinned": "a Java virtual thread pinned its carrier (JFR, in an untimed check of the same loop): not a "
-                 "virtual-thread hand-off",
-    "clock_probe": "the core-clock probe's check chain disagrees with its latency: the cycles may be a multiple "
-                   "of core cycles (the add chain is not one cycle per add on this core)",
-    "launch_spread": "the launches of one row (a runtime's processes, the engine's runs) differ beyond their "
-                     "groups' spread: the interval does not cover another run",
-}
-# How much each code matters to a reader: "warning" when the number it is
-# attached to is not what it claims (not verified, negative, biased, not a
-# result), "info" when the number stands and the warning says how it was
-# made (samples left out, outliers kept, an effect below what the run
-# resolves). The engine's own warnings are refused settings and fallbacks:
-# the measurement differs from what was asked.
-SEVERITY = {
-    "engine": "warning", "dropped": "info", "verification": "warning", "outliers": "info",
-    "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
-    "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
-    "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning", "clock_probe": "warning",
-}
 # the codes analyse() writes (re-derived on every analysis)
 _OWN = ("dropped", "verification", "outliers", "negative", "clock_probe")
-# plain-text warnings of files written before warnings had codes
-_LEGACY = (
-    (re.compile(r"(ctxbench: )?\d+ of \d+ samples disturbed and dropped"), "dropped"),
-    (re.compile(r"(ctxbench: )?verification failed"), "verification"),
-    (re.compile(r"(ctxbench: )?\d+ statistical outliers"), "outliers"),
-    (re.compile(r"(ctxbench: )?negative derived cost"), "negative"),
-    (re.compile(r"\d+ of \d+ runs disturbed"), "disturbed_runs"),
-    (re.compile(r"(ctxbench: )?negative indirect cost"), "negative_indirect"),
-    (re.compile(r"I's 95% interval includes 0"), "ci_includes_zero"),
-    (re.compile(r"timer expirations merged"), "overruns"),
-)
 
 
 @dataclass(frozen=True)
@@ -94,24 +53,12 @@ def warning(code: str, text: str, **data) -> dict:
 
 
 def coded(w) -> dict:
-    """A warning in the stored form, whether stored so, as {code, text}
-    (files before severities) or as old plain text: those get their code's
-    severity and no data."""
-    if isinstance(w, dict):
-        code = w.get("code") if w.get("code") in CODES else "engine"
-        data = w.get("data") if isinstance(w.get("data"), dict) else {}
-        return {"code": code, "severity": SEVERITY[code], "text": str(w.get("text", "")), "data": data}
-    text = str(w)
-    for pattern, code in _LEGACY:
-        if pattern.match(text):
-            return {"code": code, "severity": SEVERITY[code], "text": text.replace("ctxbench: ", "", 1), "data": {}}
-    return {"code": "engine", "severity": SEVERITY["engine"], "text": text, "data": {}}
-
-
-def with_coded_warnings(r: dict) -> dict:
-    if not r.get("warnings"):
-        return r
-    return dict(r, warnings=[coded(w) for w in r["warnings"]])
+    """A warning in the stored form: the engine's plain text gets code
+    `engine` (what older files hold is upgraded on reading:
+    core/results/upgrade.py)."""
+    if isinstance(w, dict) and not isinstance(w.get("text"), str):
+        w = dict(w, text=str(w.get("text", "")))
+    return upgrade.warning(w if isinstance(w, (str, dict)) else str(w), SEVERITY)
 
 
 def without(warnings: list, *codes: str) -> list[dict]:
@@ -302,6 +249,8 @@ def apply_next_run(results: list[dict]) -> dict:
 
 
 def document(tool: dict, environment: dict, results: list[dict], extra: dict | None = None) -> dict:
+    """A ctxbench/2 document as builtins (what the views and the analyses
+    read; the writer validates it against core/results.Document)."""
     doc = {"schema": SCHEMA, "tool": tool, "environment": environment, "results": results}
     if extra:
         doc.update(extra)

@@ -1,6 +1,8 @@
 """Reading a results file: one clear UserError for anything unreadable
-(not UTF-8, not JSON, the wrong shape, absurd sizes), control characters
-stripped from every string, and every result re-analysed by the model."""
+(not UTF-8, not JSON, absurd sizes or depth, a shape the results model
+refuses: the line names the JSON path), control characters stripped from
+every string, ctxbench/1 upgraded (core/results/upgrade.py) and every
+result re-analysed by the model."""
 from __future__ import annotations
 
 import json
@@ -8,7 +10,7 @@ import os
 import re
 import stat
 
-from ctxbench.core import model, schema
+from ctxbench.core import model, results
 from ctxbench.core.errors import UserError, shown
 
 # C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
@@ -39,56 +41,6 @@ def _clean(o, depth: int = 0):
     if isinstance(o, int) and not isinstance(o, bool) and abs(o) > 1 << 1023:
         raise ValueError("a number too large for a measurement")
     return o
-
-
-def _is_number(x) -> bool:
-    return x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
-
-
-def _number_lists(obj, where: str) -> str | None:
-    """First member of `obj` (a dict of arrays, like raw or verify) that is
-    not a list of numbers or nulls."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict):
-        return f"{where} is not an object"
-    for k, v in obj.items():
-        if isinstance(v, list) and not all(_is_number(x) for x in v):
-            return f"{where}.{k} holds something other than numbers"
-    return None
-
-
-def _check_result(r) -> str | None:
-    """What is wrong with one result object (None: nothing)."""
-    if not isinstance(r, dict) or not isinstance(r.get("id"), str):
-        return "'results' must be a list of objects with a string 'id'"
-    rid = r["id"]
-    samples = r.get("samples", [])
-    if not isinstance(samples, list) or not all(_is_number(x) for x in samples):
-        return f"samples of '{rid}' are not a list of numbers"
-    for key in ("params", "summary", "verification", "parts"):
-        if key in r and not isinstance(r[key], dict):
-            return f"'{key}' of '{rid}' is not an object"
-    for name, v in (r.get("params") or {}).items():
-        types = schema.PARAM_TYPES.get(name)
-        if types and not schema.fits(v, types):
-            return f"params.{name} of '{rid}' is {schema.type_of(v)}, not {schema.type_name(types)}"
-    for name, part in (r.get("parts") or {}).items():
-        bad = schema.part_problem(name, part)
-        if bad:
-            return f"{bad} in '{rid}'"
-    if "group" in r and not (isinstance(r["group"], list) and all(_is_number(x) for x in r["group"])):
-        return f"'group' of '{rid}' is not a list of numbers"
-    if "warnings" in r and not isinstance(r["warnings"], list):
-        return f"'warnings' of '{rid}' is not a list"
-    for w in r.get("warnings") or []:
-        if not isinstance(w, str) and not (isinstance(w, dict) and isinstance(w.get("text"), str)):
-            return f"a warning of '{rid}' is neither text nor {{code, text}}"
-    for key in ("raw", "verify"):
-        bad = _number_lists(r.get(key), f"{key} of '{rid}'")
-        if bad:
-            return bad
-    return None
 
 
 def read_bytes(path: str, limit: int | None = None) -> bytes:
@@ -155,33 +107,25 @@ def decode(data: bytes, name: str):
 
 def parse(doc, name: str) -> dict:
     """Check a document already read (a file's, or an engine's output
-    brought from another host) and analyse its samples; one clear
-    UserError otherwise. `name` says where it came from."""
+    brought from another host) against the results model (core/results:
+    ctxbench/2 validated, ctxbench/1 upgraded) and analyse its samples;
+    one clear UserError otherwise, naming the JSON path of what is wrong.
+    `name` says where it came from. Returns the ctxbench/2 document as
+    builtins: what the views read (the bridge core/results describes)."""
     if not isinstance(doc, dict):
         raise UserError(f"{name} is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")
     if schema not in model.SUPPORTED_SCHEMAS:
         raise UserError(f"{name} has schema {safe_text(repr(schema))[:80]}; "
                         f"this ctxbench reads {', '.join(model.SUPPORTED_SCHEMAS)}")
-    res = doc.get("results")
-    if not isinstance(res, list):
-        raise UserError(f"{name} is malformed: 'results' must be a list of objects with an 'id'")
-    for r in res:
-        bad = _check_result(r)
-        if bad:
-            raise UserError(f"{name} is malformed: {bad}")
-    for key in ("environment", "tool"):
-        if not isinstance(doc.get(key, {}), dict):
-            raise UserError(f"{name} is malformed: '{key}' is not an object")
-    fails = doc.get("failures", [])  # ids a run could not measure (run/command.py)
-    if not (isinstance(fails, list) and all(isinstance(f, dict) and isinstance(f.get("id"), str)
-                                            and isinstance(f.get("error"), str) for f in fails)):
-        raise UserError(f"{name} is malformed: 'failures' is not a list of {{id, error}}")
+    try:
+        doc = results.to_builtins(results.read(doc))
+    except results.ValidationError as e:
+        raise UserError(f"{name} is malformed: {results.problem(e, doc)}")
     # Results derived by a command's own analysis (tasks, irq: "parts") keep
     # their summaries; everything else is re-analysed from its samples.
     try:
-        doc["results"] = [model.analyse(r) if "samples" in r and "parts" not in r else model.with_coded_warnings(r)
-                          for r in res]
+        doc["results"] = [model.analyse(r) if "samples" in r and "parts" not in r else r for r in doc["results"]]
         run = doc.get("run")
         if isinstance(run, dict) and run.get("order") == "interleaved by group":
             run["drift"] = model.apply_drift(doc["results"])  # re-derived with the samples
@@ -189,6 +133,6 @@ def parse(doc, name: str) -> dict:
         if isinstance(ring, dict) and ring.get("order") == "interleaved by group":
             ring["drift"] = model.apply_next_run(doc["results"])  # the ring's intervals, re-derived the same way
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
-        # a shape the checks above did not foresee: still one line, not a traceback
+        # a shape the model does not rule out: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")
     return doc

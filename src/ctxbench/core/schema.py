@@ -216,35 +216,10 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
 # figure. The kinds agree on each name's type (tests/test_schema.py).
 PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
                "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
-# A derived result's `parts` are stats records (summary or power.effect):
-# objects whose numbers are numbers, whose interval is two of them, and
-# whose `method` (how the interval was made; files before issue 23 have
-# none) is a string.
-PART_NUMBERS = ("median", "mean", "estimate_ns", "se_ns", "mde_ns", "min", "max", "cv", "stdev")
-
-
-# parts that may be a plain number instead of a stats record (irq's I as a
-# share of R_task is one since issue 32's analysis; tasks' and older irq
-# files' are records)
+# A derived result's parts are statistics records (core/results.Stats),
+# except these, which may be a plain number (irq's I as a share of R_task is
+# one since issue 32's analysis; tasks' and older irq files' are records).
 NUMBER_PARTS = ("I_pct",)
-
-
-def part_problem(name: str, part) -> str | None:
-    """What is wrong with one member of a derived result's parts (None: fits)."""
-    if name in NUMBER_PARTS and not isinstance(part, dict):
-        return None if part is None or fits(part, NUM) else f"parts.{name} is {type_of(part)}, not a number"
-    if not isinstance(part, dict):
-        return f"parts.{name} is {type_of(part)}, not an object"
-    for key in PART_NUMBERS:
-        if key in part and part[key] is not None and not fits(part[key], NUM):
-            return f"parts.{name}.{key} is {type_of(part[key])}, not a number"
-    if "method" in part and not isinstance(part["method"], str):
-        return f"parts.{name}.method is {type_of(part['method'])}, not a string"
-    for key in ("ci95", "ci95_simultaneous"):
-        ci = part.get(key)
-        if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(x is None or fits(x, NUM) for x in ci)):
-            return f"parts.{name}.{key} is not two numbers"
-    return None
 
 
 def get_path(obj: dict, path: str):

@@ -258,7 +258,12 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
 
 
 def results_text(doc: dict) -> str:
-    return json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n"
+    """A results document as the file's text: validated against the
+    results model (core/results) and written from its record, so a file
+    holds only what ctxbench/2 declares. results.ValidationError (with
+    the JSON path) for a document that does not fit: a writer's bug."""
+    from ctxbench.core import results
+    return results.encode(results.read(jsonable(doc))).decode("utf-8")
 
 
 def _fallback_path(path: str) -> str | None:
@@ -288,9 +293,30 @@ def _name(out: str | Output) -> str:
 
 def write_results(out: str | Output, doc: dict) -> None:
     """Write a results document; if that fails, keep it in a fallback file
-    and stop with one line naming both (exit 1)."""
-    data = results_text(doc).encode("utf-8")
-    why = _deliver(out, data)
+    and stop with one line naming both (exit 1). A document the results
+    model refuses is kept as it is, and the line says what is wrong."""
+    from ctxbench.core import results
+    try:
+        data = results_text(doc).encode("utf-8")
+    except results.ValidationError as e:
+        _kept(out, _json_bytes(doc), f"the results do not fit {results.SCHEMA} ({results.problem(e, jsonable(doc))})")
+    _kept(out, data, _deliver(out, data))
+
+
+def write_json(out: str | Output, obj) -> None:
+    """Write a JSON file that is not a results document (history's
+    series), with write_results' fallback."""
+    data = _json_bytes(obj)
+    _kept(out, data, _deliver(out, data))
+
+
+def _json_bytes(obj) -> bytes:
+    return (json.dumps(jsonable(obj), indent=1, allow_nan=False) + "\n").encode("utf-8")
+
+
+def _kept(out: str | Output, data: bytes, why: str | None) -> None:
+    """Nothing if `why` is None (written); else `data` kept in a fallback
+    file and one line naming both (exit 1)."""
     if why is None:
         return
     fb = _fallback_path(_name(out))

@@ -103,7 +103,7 @@ def run(args) -> int:
                 print(render_across(key, every, args.across, "  the same in ns (the host's clock moves it):"))
                 ranked[-1]["rows_ns"] = across_rows(every, args.across)
         if out is not None:  # -o: the ranking, as the series would be
-            writer.write_results(out, {"history": {"ids": args.ids, "across": args.across, "ranked": ranked}})
+            writer.write_json(out, {"history": {"ids": args.ids, "across": args.across, "ranked": ranked}})
             _said_written(out, args.output)
         return 0
     drawn = []
@@ -124,7 +124,7 @@ def run(args) -> int:
                 print(render_pool(pool, points[0].unit))
             drawn.append((key, host, points, found_changes, pool, ns_points))
     if out is not None:
-        writer.write_results(out, as_json(drawn, args))
+        writer.write_json(out, as_json(drawn, args))
         _said_written(out, args.output)
     if args.plot and drawn:
         from ctxbench.history import figures

@@ -98,8 +98,6 @@ def run(args) -> int:
               + (f"\n           hint: {f.hint}" if f.hint else ""))
     life.finish()
     if args.json:
-        import json
-        json.dump(writer.jsonable(doc), sys.stdout, indent=1)
-        print()
+        sys.stdout.write(writer.results_text(doc))
     life.failed(failures, len(ids))
     return 0

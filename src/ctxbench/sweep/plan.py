@@ -201,17 +201,14 @@ def round_points(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def grid_of_file(sw: dict, path: str) -> dict[int, tuple[int, ...]] | None:
     """The grid a sweep file planned (size -> strides), to continue it
-    unchanged whatever budget the resumed run has: `plan.strides_by_size`,
-    else (a file from before issue 22) its `sizes` x `strides`; None when
-    it records neither."""
+    unchanged whatever budget the resumed run has: `plan.strides_by_size`
+    (core/results/upgrade.py makes it of a file from before issue 22);
+    None when the file records none."""
     by = (sw.get("plan") or {}).get("strides_by_size") if isinstance(sw.get("plan"), dict) else None
+    if by is None:
+        return None
     try:
-        if by is not None:
-            grid = {int(s): tuple(sorted(int(d) for d in ds)) for s, ds in by.items()}
-        elif sw.get("sizes") and sw.get("strides"):
-            grid = {int(s): tuple(sorted(int(d) for d in sw["strides"])) for s in sw["sizes"]}
-        else:
-            return None
+        grid = {int(s): tuple(sorted(int(d) for d in ds)) for s, ds in by.items()}
     except (AttributeError, TypeError, ValueError):
         grid = {}
     if not grid or any(s <= 0 or s % ELEM or not ds or ds[0] != 0 or any(d % ELEM for d in ds)

@@ -30,11 +30,8 @@ def merge(old: dict | None, raw: dict, round_no: int, cost_s: float) -> dict:
     new["round_cost_s"] = [float(cost_s)]
     if not old:
         return new
-    was = model.Result(old)
-    if was.sample_n is None:  # a file from before sample_n: its rounds' n is the first round's
-        old = dict(old, sample_n=[was.params.get("n")] * len(was.samples))
     out = model.append_samples(old, new, PER_SAMPLE)
-    out["round_cost_s"] = was.round_cost_s + [float(cost_s)]
+    out["round_cost_s"] = model.Result(old).round_cost_s + [float(cost_s)]
     if not model.Result(out).counters.get("available") and model.Result(new).counters:
         out["counters"] = model.Result(new).counters
     warns = model.Result(out).warnings_stored()

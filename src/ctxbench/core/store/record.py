@@ -156,9 +156,10 @@ def document(conn, run_id: int) -> dict:
     """A kept run's document, its strings cleaned as a file's are
     (core/reader: control characters replaced): a store is shared, and
     what another client put there is input like any file. Its results were
-    analysed when it was recorded, and are not again. One line for a
+    analysed when it was recorded, and are not again; a ctxbench/1
+    document is upgraded to ctxbench/2 as a file is. One line for a
     document that cannot be read back."""
-    from ctxbench.core import reader
+    from ctxbench.core import reader, results
     from ctxbench.core.errors import UserError
     blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
     try:
@@ -168,4 +169,7 @@ def document(conn, run_id: int) -> dict:
     doc = reader.decode(data, f"run {run_id} in the store")
     if not isinstance(doc, dict) or not Document(doc).has_results:
         raise UserError(f"run {run_id} in the store: its kept document is not a results document")
-    return doc
+    try:  # a ctxbench/1 document recorded before issue 34 is upgraded (core/results/upgrade.py)
+        return results.to_builtins(results.read(doc))
+    except results.ValidationError as e:
+        raise UserError(f"run {run_id} in the store: its kept document is malformed: {results.problem(e, doc)}")

@@ -1,0 +1,143 @@
+"""A result: what the engine (or a command's own analysis) measured for one
+id, with what the front end derived from it.
+
+The engine's members (engine/src/core/harness.c emit): id, quantity, unit,
+doc, params, timing, samples, group, raw, engine_summary, verify, settle,
+clock_probe, warnings (and noise, counters, profile for the ids that
+have them). The analysed members (core/model.analyse): summary,
+summary_all, verification, cycles, typed warnings. A derived result
+(tasks' and irq's points) has `parts` instead of being re-analysed;
+ring, sweep and runtimes add their own members, declared below.
+
+`params` and `raw` are typed maps: their names differ by kind
+(core/schema.py declares which kind has which), so each param a result
+holds is checked against the one type schema.PARAM_TYPES gives its name,
+and raw holds per-sample numbers only."""
+from __future__ import annotations
+
+from typing import Union
+
+from msgspec import UNSET, UnsetType
+
+from ctxbench.core import schema
+from ctxbench.core.results.base import Closed, Ints, Json, Num, Open, Stats
+from ctxbench.core.results.warnings import Warning
+
+# numbers as the engine wrote them: ints stay ints (counts, ns), floats floats
+Number = Union[int, float, None]
+Numbers = list[Number]
+
+
+class EngineSummary(Closed, frozen=True):
+    """The engine's own short summary (the front end's is `summary`)."""
+    n: Union[int, UnsetType] = UNSET
+    min: Union[Number, UnsetType] = UNSET
+    median: Union[Number, UnsetType] = UNSET
+    mean: Union[Number, UnsetType] = UNSET
+
+
+class Timing(Open, frozen=True):
+    clock: Union[str, UnsetType] = UNSET
+    cycle_hz: Union[Number, UnsetType] = UNSET
+    cycle_counter: Union[str, None, UnsetType] = UNSET
+
+
+class ClockProbe(Open, frozen=True):
+    """The core-clock probe's constants and its readings per group
+    (engine/src/core/clock_probe.h; runtimes' own probe: runtimes/probe.py)."""
+    chain: Union[str, UnsetType] = UNSET
+    ops: Union[int, UnsetType] = UNSET
+    reps: Union[int, UnsetType] = UNSET
+    check_chain: Union[str, UnsetType] = UNSET
+    check_ops: Union[int, UnsetType] = UNSET
+    check_reps: Union[int, UnsetType] = UNSET
+    check_latency_cycles: Union[int, UnsetType] = UNSET
+    walk_steps: Union[int, UnsetType] = UNSET
+    pmu: Union[str, None, UnsetType] = UNSET
+    timed_with: Union[str, UnsetType] = UNSET
+    group: Union[Ints, UnsetType] = UNSET
+    before_ns: Union[Numbers, UnsetType] = UNSET
+    after_ns: Union[Numbers, UnsetType] = UNSET
+    check_before_ns: Union[Numbers, UnsetType] = UNSET
+    check_after_ns: Union[Numbers, UnsetType] = UNSET
+    walk_before_ns: Union[Numbers, UnsetType] = UNSET
+    walk_after_ns: Union[Numbers, UnsetType] = UNSET
+    pmu_cycles_per_op: Union[Numbers, UnsetType] = UNSET
+    cpu: Union[Numbers, UnsetType] = UNSET
+
+
+class Verification(Open, frozen=True):
+    """core/verification.judge's record: whether the method's switches
+    happened, which samples were dropped and why."""
+    checked: Union[bool, UnsetType] = UNSET
+    verdict: Union[str, UnsetType] = UNSET
+    ok: Union[bool, None, UnsetType] = UNSET
+    dropped: Union[int, UnsetType] = UNSET
+    disturbed: Union[int, UnsetType] = UNSET
+    failed: Union[int, UnsetType] = UNSET
+    dropped_samples: Union[Ints, UnsetType] = UNSET
+    reasons: Union[dict[str, int], UnsetType] = UNSET
+    source: Union[str, None, UnsetType] = UNSET
+
+
+class Cycles(Open, frozen=True):
+    """The result in core cycles (core/cycles.py): whether they apply and
+    why not, the method, the run's clock and the summary in cycles."""
+    applies: bool
+    why: Union[str, UnsetType] = UNSET
+    unit: Union[str, UnsetType] = UNSET
+    method: Union[str, UnsetType] = UNSET
+    clock: Union[dict[str, Json], UnsetType] = UNSET
+    summary: Union[Stats, UnsetType] = UNSET
+    R_task: Union[Stats, UnsetType] = UNSET  # irq's points: R_task in cycles
+
+
+class Result(Closed, frozen=True):
+    id: str
+    quantity: Union[str, UnsetType] = UNSET
+    unit: Union[str, UnsetType] = UNSET
+    doc: Union[str, UnsetType] = UNSET
+    params: Union[dict[str, Json], UnsetType] = UNSET
+    timing: Union[Timing, UnsetType] = UNSET
+    samples: Union[Numbers, UnsetType] = UNSET
+    group: Union[Ints, UnsetType] = UNSET
+    raw: Union[dict[str, Numbers], UnsetType] = UNSET
+    engine_summary: Union[EngineSummary, UnsetType] = UNSET
+    verify: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
+    clock_probe: Union[ClockProbe, UnsetType] = UNSET
+    warnings: Union[list[Warning], UnsetType] = UNSET
+    # analysed (core/model.analyse)
+    summary: Union[Stats, UnsetType] = UNSET
+    summary_all: Union[Stats, UnsetType] = UNSET
+    verification: Union[Verification, UnsetType] = UNSET
+    cycles: Union[Cycles, UnsetType] = UNSET
+    # derived by a command's analysis (tasks, irq): stats records by name;
+    # irq's I_pct (I as a share of R_task) is a plain number
+    parts: Union[dict[str, Union[Stats, float, None]], UnsetType] = UNSET
+    cv_R_prime: Union[Num, UnsetType] = UNSET                 # tasks' points
+    # sweep points (sweep/rounds.py, sweep/analysis.py)
+    indirect: Union[Stats, None, UnsetType] = UNSET
+    sample_n: Union[list[Union[int, None]], UnsetType] = UNSET
+    round_cost_s: Union[list[float], UnsetType] = UNSET
+    # ring points: the difference from the ping-pong (ring/analysis.py)
+    above_pingpong: Union[Stats, UnsetType] = UNSET
+    # the engine's records of some ids, and runtimes' per-result records
+    settle: Union[dict[str, Json], UnsetType] = UNSET
+    noise: Union[dict[str, Json], UnsetType] = UNSET
+    counters: Union[dict[str, Json], UnsetType] = UNSET
+    profile: Union[dict[str, Json], UnsetType] = UNSET
+    kernel: Union[dict[str, Json], UnsetType] = UNSET
+    resolution: Union[dict[str, Json], UnsetType] = UNSET
+    warmup: Union[dict[str, Json], UnsetType] = UNSET
+    contention: Union[dict[str, Json], UnsetType] = UNSET
+    launches: Union[dict[str, Json], UnsetType] = UNSET
+    jfr: Union[dict[str, Json], UnsetType] = UNSET
+
+    def __post_init__(self):
+        for name, v in (self.params or {}).items():
+            types = schema.PARAM_TYPES.get(name)
+            if types and not schema.fits(v, types):
+                raise ValueError(f"params.{name} of '{self.id}' is {schema.type_of(v)}, not {schema.type_name(types)}")
+        for name, part in (self.parts or {}).items():
+            if not isinstance(part, Stats) and name not in schema.NUMBER_PARTS:
+                raise ValueError(f"parts.{name} is {schema.type_of(part)}, not an object in '{self.id}'")
