@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from conftest import run_cli
+from test_irq_known_answer import assert_status_is_the_verdict
 
 pytestmark = pytest.mark.machine
 
@@ -101,8 +102,9 @@ def test_irq_end_to_end(tmp_path):
     out = tmp_path / "i.json"
     p = run_cli("irq", "--task", "crc", "--rates", "500,2000", "--rounds", "2", "--scale", "0.02",
                 "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
-    assert p.returncode == 0, p.stderr
+    assert out.exists(), p.stderr
     doc = json.loads(out.read_text())
+    assert_status_is_the_verdict(p, doc["irq"])  # two rounds of small tasks: its self-check may well fail
     pts = [r for r in doc["results"] if r["id"].startswith("irq/crc/")]
     assert sorted(r["params"]["rate_hz"] for r in pts) == [500, 2000]
     for r in pts:
