@@ -61,14 +61,16 @@ def test_interrupted_anatomy_leaves_no_cgroup_and_no_party(tmp_path, how):
     try:
         # 0.5 s here; a fresh-clone CI twice saw nothing for 60 s with the
         # front end alive and silent, so the bound is wider and a miss says
-        # what every process of the run was doing
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (set(ours()) - before) and proc.poll() is None:
+        # what every process of the run was doing. The rungs make and remove
+        # their cgroups pair by pair, so what was seen is kept, not read again
+        # (a fresh-clone run saw one, then none, then one again)
+        deadline, made = time.monotonic() + 120, set()
+        while time.monotonic() < deadline and not made and proc.poll() is None:
             seen |= descendants(proc.pid)  # caught inside a cgroup rung
+            made = set(ours()) - before
             time.sleep(0.01)
-        assert set(ours()) - before, ("the cgroup rungs did not start", proc.poll(),
-                                      (tmp_path / "err").read_text(errors="replace")[-2000:],
-                                      process_states(proc.pid), sorted(ours()))
+        assert made, ("the cgroup rungs did not start", proc.poll(),
+                      (tmp_path / "err").read_text(errors="replace")[-2000:], process_states(proc.pid))
         seen |= descendants(proc.pid)
         interrupt(proc, how)
         proc.wait(timeout=20)
