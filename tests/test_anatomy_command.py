@@ -71,6 +71,7 @@ def test_anatomy_recovers_a_known_part_and_adds_up(tmp_path):
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to drop to nobody")
 def test_anatomy_without_privileges_says_what_it_skipped():
     """As an unprivileged user: no SCHED_FIFO, no cgroups, no kernel
