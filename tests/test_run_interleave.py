@@ -68,7 +68,9 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
         drop = set(r["verification"]["dropped_samples"])
         kept_groups = {g for i, g in enumerate(r["group"]) if i not in drop and r["samples"][i] is not None}
         # the groups the kept samples span (a group whose samples all met other load is gone from them)
-        assert s["groups"] == len(kept_groups) and kept_groups <= set(range(6)) and s["ci95_resampled"] == "groups"
+        assert s["groups"] == len(kept_groups) and kept_groups <= set(range(6))
+        # groups resampled where there are two to resample (a task on the measured CPU can leave one)
+        assert s["ci95_resampled"] == ("groups" if len(kept_groups) >= 2 else "samples"), (r["id"], s)
         # the drift over the run widens the rounds' interval (model.apply_drift), never narrows it
         kept = [(x, g) for i, (x, g) in enumerate(zip(r["samples"], r["group"])) if i not in drop and x is not None]
         within = summarize([x for x, _ in kept], [g for _, g in kept])["ci95"]

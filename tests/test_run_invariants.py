@@ -58,7 +58,10 @@ def test_no_nan_and_summary_fields(default_run):
         s = r["summary"]
         for k in ("n", "min", "median", "mean", "stdev", "cv"):
             assert k in s, (r["id"], k)
-        assert s["n"] > 0, r["id"]
+        # a busy neighbour on the measured CPU can disturb every sample of an id: all dropped, and said
+        assert s["n"] > 0 or r["verification"]["dropped"] == r["summary_all"]["n"] > 0, (r["id"], r["verification"])
+        if s["n"] == 0:
+            continue
         for k in ("min", "median", "mean", "stdev"):
             assert s[k] is not None and math.isfinite(s[k]), (r["id"], k, s[k])
         assert all(x is not None for x in r["samples"]), r["id"]
