@@ -119,9 +119,17 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 	$(VENV)/bin/ctxbench run -o results/run-$$(date +%Y%m%d-%H%M%S).json
 
 # Everything: the test-only packages (cross toolchains, qemu-user, chromium,
-# Boost.Context) are installed first.
+# Boost.Context) are installed first. After the linters, the tests that
+# judge no measured number run two at a time (pytest-xdist): the unmarked
+# ones and the `flow` ones, which run the engine but check only statuses,
+# files and processes. Then the other `machine` tests one at a time: a
+# measurement beside another would be disturbed by it. Both steps run, and
+# either failing fails the target.
 test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
-	$(VENV)/bin/python -m pytest -q tests
+	@status=0; \
+	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile -m "not machine or flow" tests || status=1; \
+	$(VENV)/bin/python -m pytest -q -m "machine and not flow" tests || status=1; \
+	exit $$status
 
 # Everyday: the unmarked tests, in CHECK_JOBS processes (pytest-xdist): no
 # engine and no runtime harness starts (the engine's answers are replayed

@@ -25,6 +25,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds the socket listening on 127.0.0.1:`port`
+    (a port free when chosen can be another's by the time sshd binds it:
+    then a connection reaches the other server, and sshd exits)."""
+    want = f"0100007F:{port:04X}"
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    sockets = {f"socket:[{r[9]}]" for r in rows if r[1] == want and r[3] == "0A"}
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in sockets:
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def keygen(path: Path) -> str:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
     return (path.with_suffix(".pub") if path.suffix else Path(str(path) + ".pub")).read_text().strip()
@@ -84,21 +104,23 @@ class Server:
         return ["unshare", "--user", "--mount", "sh", "-c", script, "sh", *sshd]
 
     def start(self) -> "Server":
-        self.proc = subprocess.Popen(self._argv(), stdout=subprocess.DEVNULL, stderr=open(self.dir / "log", "w"))
-        if self.arch in EMULATED:
-            time.sleep(0.05)  # unshare has made the namespace and exec'd the waiting shell
-            for f in ("uid_map", "gid_map"):
-                Path(f"/proc/{self.proc.pid}/{f}").write_text("0 0 65536\n")
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+        for _ in range(5):  # another port when another process took this one first
+            self.proc = subprocess.Popen(self._argv(), stdout=subprocess.DEVNULL, stderr=open(self.dir / "log", "w"))
+            if self.arch in EMULATED:
+                time.sleep(0.05)  # unshare has made the namespace and exec'd the waiting shell
+                for f in ("uid_map", "gid_map"):
+                    Path(f"/proc/{self.proc.pid}/{f}").write_text("0 0 65536\n")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                if _listens(self.proc.pid, self.port):
                     return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"sshd {self.name} exited: {(self.dir / 'log').read_text()[-500:]}")
                 time.sleep(0.05)
-        raise RuntimeError(f"sshd {self.name} did not listen in 20 s")
+            log = (self.dir / "log").read_text()
+            if self.proc.poll() is None or "bind" not in log.lower():
+                break
+            old, self.port = self.port, _free_port()
+            self.config.write_text(self.config.read_text().replace(f"Port {old}\n", f"Port {self.port}\n"))
+        raise RuntimeError(f"sshd {self.name} did not listen in 20 s: {(self.dir / 'log').read_text()[-500:]}")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -139,6 +161,12 @@ class Fleet:
         pub = keygen(self.key)
         keygen(self.other_key)
         self.servers = [Server(self.root, f"h{i}", pub, (arch or {}).get(i)) for i in range(n)]
+        try:  # first: a server may move to another port as it starts
+            for s in self.servers:
+                s.start()
+        except BaseException:
+            self.stop()
+            raise
         self.known_hosts = self.root / "known_hosts"
         self.known_hosts.write_text("".join(f"[127.0.0.1]:{s.port} {s.host_pub}\n" for s in self.servers))
         self.ssh_config = self.root / "ssh_config"
@@ -146,12 +174,6 @@ class Fleet:
             f"Host {s.name}\n  HostName 127.0.0.1\n  Port {s.port}\n  User root\n  IdentityFile {self.key}\n"
             f"  IdentitiesOnly yes\n  UserKnownHostsFile {self.known_hosts}\n" for s in self.servers)
             + f"Host 127.0.0.1\n  UserKnownHostsFile {self.known_hosts}\n  IdentitiesOnly yes\n")
-        try:
-            for s in self.servers:
-                s.start()
-        except BaseException:
-            self.stop()
-            raise
 
     def refuse_key(self, s: Server) -> None:
         """This server authorises another key than the client's."""

@@ -689,6 +689,7 @@ FLEET_CASES = [
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 @pytest.mark.parametrize("cid, what, hosts, extra, expect", FLEET_CASES, ids=[f[0] for f in FLEET_CASES])
 def test_audit_fleet_case(cid, what, hosts, extra, expect, world, tmp_path):
     from ssh_servers import Fleet

@@ -9,6 +9,8 @@ A trailing `# comment` is prose, except these markers:
     # long...      not run here: it takes minutes (say how long in the comment)
     # skip: why    not run here: it needs what a test cannot give (a board's file)
     # exit N       the documented exit status is N (default 0)
+    # exit N or M  either: a status that is the measurement's verdict (irq's
+                   self-check), which depends on the host that minute
 
 The lines of one file run in order in one temporary directory, which is
 their working directory: every output lands there, and a later line
@@ -44,7 +46,7 @@ class Line:
     lineno: int
     argv: tuple[str, ...]
     skip: str  # why it is not run ('' = it runs)
-    status: int
+    status: tuple[int, ...]  # the exit statuses the docs allow
 
     @property
     def where(self) -> str:
@@ -81,10 +83,11 @@ def command_lines(doc: Path) -> list[Line]:
             continue
         pending = ""
         comment = comment.strip()
-        m = re.match(r"exit (\d+)\b", comment)
+        m = re.match(r"exit (\d+)(?: or (\d+))?\b", comment)
         skip = f"marked long in the docs ({comment})" if comment.startswith("long") else \
                comment if comment.startswith("skip:") else ""
-        out.append(Line(doc, start, tuple(shlex.split(code)), skip, int(m.group(1)) if m else 0))
+        status = tuple(int(g) for g in m.groups() if g is not None) if m else (0,)
+        out.append(Line(doc, start, tuple(shlex.split(code)), skip, status))
     return out
 
 
@@ -132,10 +135,16 @@ class _DocRun:
 
 
 _RUNS: dict[Path, _DocRun] = {}
+# Commands that measure until their goal or their budget (sweep) or launch
+# again while other load shares their CPUs (runtimes): beside other tests
+# their quick lines took 35 and 88 s instead of 5, so they run alone; the
+# other lines run beside other tests (`flow`: only their status is judged).
+ALONE = ("sweep.md", "runtimes.md")
 
 
 @pytest.mark.machine
-@pytest.mark.parametrize("line", LINES, ids=[f"{x.where} {' '.join(x.argv[:2])}" for x in LINES])
+@pytest.mark.parametrize("line", [pytest.param(x, marks=() if x.doc.name in ALONE else pytest.mark.flow)
+                                  for x in LINES], ids=[f"{x.where} {' '.join(x.argv[:2])}" for x in LINES])
 def test_documented_command_runs(line, engine_bin, tmp_path_factory):
     if line.skip:
         pytest.skip(f"{line.where}: {line.skip}")
@@ -143,8 +152,8 @@ def test_documented_command_runs(line, engine_bin, tmp_path_factory):
         _RUNS[line.doc] = _DocRun(tmp_path_factory.mktemp(line.doc.stem),
                                   [x for x in LINES if x.doc == line.doc])
     p = _RUNS[line.doc].result(line)
-    assert p.returncode == line.status, (f"{line.where}: {shlex.join(line.argv)} exited {p.returncode}, "
-                                         f"the docs say {line.status}\n{p.stderr[-2000:]}")
+    assert p.returncode in line.status, (f"{line.where}: {shlex.join(line.argv)} exited {p.returncode}, "
+                                         f"the docs say {' or '.join(map(str, line.status))}\n{p.stderr[-2000:]}")
 
 
 def test_docs_show_commands():
@@ -214,14 +223,16 @@ def test_checks_can_fail(tmp_path):
                    "`[code](nope.md)`\n\n```sh\nctxbench run -o a.json   # prose, not a marker\n"
                    "ctxbench sweep --budget 40 \\\n    -o s.json   # long: 5 minutes\n"
                    "ctxbench report x.json   # skip: needs x\nctxbench irq --rounds 1   # exit 1\n"
+                   "ctxbench irq --rounds 2   # exit 0 or 1: the verdict\n"
                    "make run\n```\n\n```text\nctxbench run\n```\n")
     assert [b.split(": ", 1)[1] for b in bad_links(doc, tmp_path)] == [
         "c.md (no such file in the repository)", "b.md#nowhere (no heading 'nowhere' in b.md)"]
     got = [(x.argv, bool(x.skip), x.status) for x in command_lines(doc)]
-    assert got == [(("ctxbench", "run", "-o", "a.json"), False, 0),
-                   (("ctxbench", "sweep", "--budget", "40", "-o", "s.json"), True, 0),
-                   (("ctxbench", "report", "x.json"), True, 0),
-                   (("ctxbench", "irq", "--rounds", "1"), False, 1)]
+    assert got == [(("ctxbench", "run", "-o", "a.json"), False, (0,)),
+                   (("ctxbench", "sweep", "--budget", "40", "-o", "s.json"), True, (0,)),
+                   (("ctxbench", "report", "x.json"), True, (0,)),
+                   (("ctxbench", "irq", "--rounds", "1"), False, (1,)),
+                   (("ctxbench", "irq", "--rounds", "2"), False, (0, 1))]
 
 
 if __name__ == "__main__":  # list what would run and what is skipped

@@ -20,7 +20,7 @@ from conftest import ENGINE, ROOT, ctrl_c, ctxbench_cmd, run_cli
 from ssh_servers import Fleet
 from test_no_orphans import descendants
 
-pytestmark = pytest.mark.machine
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 pytest.importorskip("asyncssh")
 RUN = ["run", "--quick", "--cpu", "0", "--groups", "2", "--iterations", "2"]
 LONGER = ["run", "--quick", "--cpu", "0", "--groups", "12"]  # a few seconds of measuring: long enough to be seen and stopped

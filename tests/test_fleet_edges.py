@@ -154,6 +154,7 @@ def _stored(store: Path) -> list[str]:
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_hosts_whose_names_meet_in_one_file_name_each_keep_their_file(fleet_of, tmp_path):
     """büro, bäro and B_RO (one file name, b_ro, on a file system that
     ignores case too): three files, each with its own host's run."""
@@ -170,6 +171,7 @@ def test_hosts_whose_names_meet_in_one_file_name_each_keep_their_file(fleet_of, 
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 @pytest.mark.parametrize("output", [True, False])
 def test_ctrl_c_keeps_the_hosts_that_had_finished(fleet_of, tmp_path, output):
     """Two hosts one at a time: Ctrl-C while the second measures. The
@@ -200,6 +202,7 @@ def test_ctrl_c_keeps_the_hosts_that_had_finished(fleet_of, tmp_path, output):
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_a_store_that_fails_costs_warnings_not_the_hosts_files(fleet_of, tmp_path):
     """A damaged SQLite store (pages after the header overwritten), then a
     PostgreSQL server stopped before the hosts end: every host's file is
@@ -225,6 +228,7 @@ def _stopped_server_url() -> str:
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_hostile_names_of_real_hosts_reach_the_terminal_escaped(fleet_of, tmp_path):
     f = fleet_of(2)
     hostile = {"h\x1b]0;pwned\x07\x1bc": {"ansible_port": f.servers[0].port},

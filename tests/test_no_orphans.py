@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ENGINE, ctxbench_cmd
 
-pytestmark = pytest.mark.machine
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
 
 def descendants(root: int) -> set[int]:

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import run_cli
 
-pytestmark = pytest.mark.machine
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
 
 def test_ring_command_small_grid(tmp_path):

@@ -59,12 +59,18 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
     assert doc["run"]["order"] == "interleaved by group"
     for r, d in zip(doc["results"], (200, 2000, 20000)):
         s = r["summary"]
-        # 5% + one clock read (see test_run_known_answer)
+        # The harness's known answer (the hidden test/busywait/<d> ids: the
+        # switch is a calibrated busy wait of d ns): d within 5%, plus 20 ns:
+        # each wait ends at a deadline found by reading the clock, so it can
+        # overrun by one clock read (<= 20 ns for a vDSO read, in a VM too),
+        # which is 10% of d = 200 ns
         assert abs(s["median"] - d) <= 0.05 * d + 20, f"{r['id']}: injected {d} ns, measured {s['median']} ns"
         drop = set(r["verification"]["dropped_samples"])
         kept_groups = {g for i, g in enumerate(r["group"]) if i not in drop and r["samples"][i] is not None}
         # the groups the kept samples span (a group whose samples all met other load is gone from them)
-        assert s["groups"] == len(kept_groups) and kept_groups <= set(range(6)) and s["ci95_resampled"] == "groups"
+        assert s["groups"] == len(kept_groups) and kept_groups <= set(range(6))
+        # groups resampled where there are two to resample (a task on the measured CPU can leave one)
+        assert s["ci95_resampled"] == ("groups" if len(kept_groups) >= 2 else "samples"), (r["id"], s)
         # the drift over the run widens the rounds' interval (model.apply_drift), never narrows it
         kept = [(x, g) for i, (x, g) in enumerate(zip(r["samples"], r["group"])) if i not in drop and x is not None]
         within = summarize([x for x, _ in kept], [g for _, g in kept])["ci95"]

@@ -61,6 +61,7 @@ def test_schema_kinds_claim_every_listed_id():
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_every_engine_id_fits_its_kind(every_id):
     ids, header, res = every_id
     assert sorted(r["id"] for r in res) == sorted(ids)
@@ -74,6 +75,7 @@ def test_every_engine_id_fits_its_kind(every_id):
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_environment_holds_every_path_the_readers_use(every_id):
     _, header, _ = every_id
     assert schema.environment_problems(header["environment"]) == []
@@ -82,6 +84,7 @@ def test_environment_holds_every_path_the_readers_use(every_id):
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_derived_points_fit_their_kinds(every_id):
     _, _, res = every_id
     by_id = {r["id"]: r for r in res}

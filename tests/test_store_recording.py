@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ENGINE, ctxbench_cmd
 
-pytestmark = pytest.mark.machine
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 pytest.importorskip("sqlalchemy")
 
 
@@ -20,7 +20,9 @@ def _run(tmp_path, *extra, store_env=None):
     env.update(CTXBENCH_ENGINE=str(ENGINE), XDG_DATA_HOME=str(tmp_path / "data"))
     if store_env is not None:
         env["CTXBENCH_STORE"] = store_env
-    return subprocess.run(ctxbench_cmd() + ["run", "--quick", "-o", str(tmp_path / "out.json"), *extra],
+    # one id: what is recorded is the document, whatever it holds
+    return subprocess.run(ctxbench_cmd() + ["run", "--quick", "--ids", "baseline/nop", "-o", str(tmp_path / "out.json"),
+                                            *extra],
                           capture_output=True, text=True, env=env, timeout=300)
 
 

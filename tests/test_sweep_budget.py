@@ -22,6 +22,7 @@ def test_a_given_grid_whose_pilot_cannot_fit_is_refused_before_measuring(tmp_pat
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_a_short_budget_shrinks_the_default_grid_and_says_what_it_left_out(tmp_path, engine_bin):
     out = tmp_path / "s.json"
     p = run_cli("sweep", "--budget", "40", "--no-counters", "-o", str(out), timeout=300)

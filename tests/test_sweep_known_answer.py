@@ -1,8 +1,10 @@
 
 """Known answer for the indirect measurement (issue 4): the hidden polluter
 evicts L lines of party A's array at every switch, so the measured indirect
-cost must rise with L by at least what memory bandwidth allows; without a
-polluter, at stride 0, the indirect cost is 0 within its CI."""
+cost must rise with L by at least what memory bandwidth allows. Whether,
+without a polluter, the stride-0 indirect cost's interval holds 0 is
+interval coverage, a property of the host's noise: `make bench`
+(bench/test_verdicts.py) reports it."""
 import json
 
 import pytest
@@ -13,16 +15,22 @@ pytestmark = pytest.mark.machine
 LINES = [0, 64, 256, 1024]
 
 
-def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_bin):
+def measure(tmp_path, sizes: str, budget: int) -> dict:
+    """(id, size, stride) -> result of a sweep of the polluters at `sizes`."""
     out = tmp_path / "pol.json"
     mechs = ",".join(f"test/polluter/{n}" for n in LINES)
-    p = run_cli("sweep", "--mechanism", mechs, "--sizes", "32K,64K,128K", "--strides", "0,64",
-                "--groups", "4", "--iterations", "10", "--budget", "90", "--no-counters", "-o", str(out),
+    p = run_cli("sweep", "--mechanism", mechs, "--sizes", sizes, "--strides", "0,64",
+                "--groups", "4", "--iterations", "10", "--budget", str(budget), "--no-counters", "-o", str(out),
                 timeout=600)
     assert p.returncode == 0, p.stderr
     doc = json.loads(out.read_text())
     res = {(r["id"], r["params"]["size"], r["params"]["stride"]): r for r in doc["results"]}
-    assert len(res) == len(LINES) * 3 * 2
+    assert len(res) == len(LINES) * len(sizes.split(",")) * 2
+    return res
+
+
+def test_indirect_rises_with_lines_evicted(tmp_path, engine_bin):
+    res = measure(tmp_path, "64K", 40)
     # every point is one result of the run schema, with an indirect summary and its CI
     for r in res.values():
         for k in ("n", "median", "ci95", "cv"):
@@ -43,8 +51,3 @@ def test_indirect_rises_with_lines_evicted_and_is_zero_without(tmp_path, engine_
     floor_ns = 0.5 * LINES[-1]
     assert med[-1] - med[0] >= floor_ns, f"indirect cost by lines evicted {LINES}: {med}"
     assert med[-1] == max(med), f"indirect cost by lines evicted {LINES}: {med}"
-
-    # no polluter, stride 0: the direct cost measured at three sizes agrees
-    zero = [res[("test/polluter/0", s, 0)]["indirect"] for s in (32768, 65536, 131072)]
-    inside = [z["ci95"][0] <= 0 <= z["ci95"][1] for z in zero]
-    assert sum(inside) >= 2, f"stride-0 indirect CIs: {[z['ci95'] for z in zero]}"

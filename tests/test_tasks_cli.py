@@ -6,10 +6,12 @@ import subprocess
 import pytest
 
 from conftest import run_cli
+from test_irq_known_answer import assert_status_is_the_verdict
 
 pytestmark = pytest.mark.machine
 
 
+@pytest.mark.flow
 @pytest.mark.parametrize("args,needle", [
     (["tasks", "--pair", "sort+foo"], "--pair"),
     (["tasks", "--pair", "sort+sort"], "itself"),
@@ -31,6 +33,7 @@ def test_bad_arguments(args, needle):
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.flow
 @pytest.mark.parametrize("scale", ["lots", "0", "1e9", ""])
 def test_engine_bad_task_scale(engine_bin, scale):
     p = subprocess.run([str(engine_bin), "run", "tasks/sort+crc/warm", "--n", "1", "--task-scale", scale],
@@ -46,6 +49,7 @@ def test_engine_records_the_task_scale(engine_bin):
     assert json.loads(p.stdout)["results"][0]["params"]["scale"] == 0.02
 
 
+@pytest.mark.flow
 def test_tasks_end_to_end(tmp_path):
     out = tmp_path / "t.json"
     p = run_cli("tasks", "--pair", "sort+crc", "--switches", "1,5,20", "--rounds", "3", "--scale", "0.01",
@@ -97,12 +101,14 @@ def test_tasks_recovers_a_known_cost_per_switch(tmp_path):
     assert e["estimate_ns"] == pytest.approx(paid + per["switch_inflation"]["estimate_ns"], abs=1.0), e
 
 
+@pytest.mark.flow
 def test_irq_end_to_end(tmp_path):
     out = tmp_path / "i.json"
     p = run_cli("irq", "--task", "crc", "--rates", "500,2000", "--rounds", "2", "--scale", "0.02",
                 "-o", str(out), "--plot", str(tmp_path / "figs"), timeout=240)
-    assert p.returncode == 0, p.stderr
+    assert out.exists(), p.stderr
     doc = json.loads(out.read_text())
+    assert_status_is_the_verdict(p, doc["irq"])  # two rounds of small tasks: its self-check may well fail
     pts = [r for r in doc["results"] if r["id"].startswith("irq/crc/")]
     assert sorted(r["params"]["rate_hz"] for r in pts) == [500, 2000]
     for r in pts:
@@ -116,6 +122,7 @@ def test_irq_end_to_end(tmp_path):
     assert (tmp_path / "figs" / "irq-fig5-overhead.png").exists()
 
 
+@pytest.mark.flow
 def test_noise_end_to_end(tmp_path):
     out = tmp_path / "n.json"
     p = run_cli("noise", "--seconds", "1", "-o", str(out), "--plot", str(tmp_path), timeout=120)
