@@ -17,6 +17,7 @@ need none."""
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import zlib
 from pathlib import Path
@@ -28,6 +29,12 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.store import choice
 from ctxbench.core.store.choice import OFF, Place
+
+# psycopg logs ("error ignored terminating <Pipeline [BAD]>") a second error
+# met while a first is raised (a pipeline torn down after the server went
+# away); the first is the store's one line, and with no handler of its own
+# Python's last-resort handler printed the log as a second line on stderr.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 BUSY_S = 60                         # how long a writer waits for another's lock
 MIGRATION_LOCK = 0x63747862          # PostgreSQL advisory lock key ("ctxb")
