@@ -37,12 +37,22 @@ def pytest_configure(config):
     global ENGINE
     from _pytest.mark.expression import Expression
     expr = config.getoption("markexpr")
-    if expr and not RECORD and not Expression.compile(expr).evaluate(lambda name: name == "machine"):
+    if expr and not RECORD and not _may_select_machine(Expression.compile(expr)):
         ENGINE = REFUSE
     if "CTXBENCH_REFUSED_LOG" not in os.environ:
         fd, path = tempfile.mkstemp(prefix="ctxbench-refused-")
         os.close(fd)
         os.environ["CTXBENCH_REFUSED_LOG"] = path
+
+
+def _may_select_machine(expr) -> bool:
+    """Whether `-m expr` can select a `machine` test, whatever other
+    markers it carries (make test's parallel step, "not machine or flow",
+    selects the machine tests also marked flow)."""
+    import itertools
+    others = ("flow", "slow", "cross", "browser")
+    return any(expr.evaluate(lambda name, on=set(on): name == "machine" or name in on)
+               for k in range(len(others) + 1) for on in itertools.combinations(others, k))
 
 
 def pytest_sessionfinish(session, exitstatus):

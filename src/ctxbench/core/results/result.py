@@ -12,7 +12,7 @@ ring, sweep and runtimes add their own members, declared below.
 `params` and `raw` are typed maps: their names differ by kind
 (core/schema.py declares which kind has which), so each param a result
 holds is checked against the one type schema.PARAM_TYPES gives its name,
-and raw holds per-sample numbers only."""
+and raw holds per-sample numbers (and a harness's `source` text)."""
 from __future__ import annotations
 
 from typing import Union
@@ -101,7 +101,9 @@ class Result(Closed, frozen=True):
     timing: Union[Timing, UnsetType] = UNSET
     samples: Union[Numbers, UnsetType] = UNSET
     group: Union[Ints, UnsetType] = UNSET
-    raw: Union[dict[str, Numbers], UnsetType] = UNSET
+    # per-sample numbers; a runtime's harness also says where they came
+    # from (`source`: "VmRSS of /proc/self/status") and may leave one null
+    raw: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
     engine_summary: Union[EngineSummary, UnsetType] = UNSET
     verify: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
     clock_probe: Union[ClockProbe, UnsetType] = UNSET
