@@ -199,7 +199,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         return False
     if status in _INTERRUPTED:  # Ctrl-C or kill reached the engine first: the run was interrupted,
         raise KeyboardInterrupt  # not an id that failed (its partial results are not a run)
-    lines = [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
+    # lines of stdout that were not JSON come first: said as warnings, never the last word
+    lines = errors + [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
     if (status != 0 or failed) and not (on_failure and got_header):
         msg = lines[-1] if lines else f"engine exited with status {status}"
         raise UserError(msg, code=1)
