@@ -80,12 +80,12 @@ def test_shares_times_the_hand_off_and_the_sum_check():
 def test_names_are_recorded_at_measurement_and_used_later():
     p = _profile([(5, [0xffffffff81001810, 0xffffffff81001010])])
     assert "not named" in A.attribute(p, 100.0)["error"]  # a file read later: no guessing from today's kallsyms
-    A.name_chains(p, SYM)
+    p = A.named_chains(p, SYM)
     assert p["chains"][0]["functions"] == ["finish_task_switch.isra.0", "__schedule"]
     a = A.attribute(p, 100.0)  # no symbols needed any more
     assert a["groups"][0]["group"] == "schedule: pick and switch"
     hidden = _profile([(5, [1])])
-    A.name_chains(hidden, A.Symbols("0000000000000000 T a\n"))
+    hidden = A.named_chains(hidden, A.Symbols("0000000000000000 T a\n"))
     assert "kptr_restrict" in A.attribute(hidden, 1.0)["error"]
 
 

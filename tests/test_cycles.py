@@ -139,7 +139,7 @@ def test_drift_is_estimated_in_both_units_and_cycles_take_the_clock_out():
     rng = np.random.default_rng(1)
     ghz = list(np.repeat(3.0 * np.exp(rng.normal(0, 0.05, 12)), 2))  # 24 rounds, each level for 2 rounds
     res = [model.analyse(synthetic(c, ghz)) for c in (500.0, 7000.0, 16.0)]
-    d = model.apply_drift(res)
+    res, d = model.apply_drift(res)
     assert d["relative_sd"] > 0.02
     assert d["cycles"]["relative_sd"] == pytest.approx(0.0, abs=1e-9)
     for r in res:

@@ -91,7 +91,7 @@ def test_a_record_from_before_the_method_still_reads_and_reports():
     assert "120" in fmt_effect(old)
     r = {"id": "m", "params": {"size": 4096, "stride": 0}, "samples": [1.0], "group": [0],
          "indirect": dict(old)}
-    sweep_analysis.add_stride0_family([r])  # no df: the normal's multiple
+    r, = sweep_analysis.with_stride0_family([r])  # no df: the normal's multiple
     assert r["indirect"]["simultaneous_t"] == pytest.approx(power.Z_ALPHA, rel=1e-6)
 
 

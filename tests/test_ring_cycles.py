@@ -47,7 +47,7 @@ def test_known_clocks_give_known_cycles_above_the_ping_pong():
     e = analysis.paired_twin(ring, pp)
     assert e["cycles"]["estimate_cycles"] == pytest.approx(2000.0, rel=1e-9)
     assert e["unit"] == "cycles" and e["mde_ratio"] < 1e-6  # the clock was the only noise
-    analysis.add_above_pingpong([ring, pp])
+    ring, pp = analysis.with_above_pingpong([ring, pp])
     assert ring["above_pingpong"]["unit"] == "cycles"
     assert "cyc" in render_table([ring, pp])
 

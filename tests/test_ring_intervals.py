@@ -118,7 +118,7 @@ def test_reader_re_derives_what_the_command_wrote(tmp_path):
     from a file: compare and report show the interval the command printed."""
     doc = _ring_doc(lambda i, r: 0.04 * (r // 4 % 2) if i % 2 else 0.0, 12, 5)
     res = [model.analyse(r) for r in doc["results"]]
-    rec = model.apply_next_run(res)
+    res, rec = model.apply_next_run(res)
     again = _read(doc, tmp_path, "r.json")
     assert [r["summary"]["ci95"] for r in again] == [r["summary"]["ci95"] for r in res]
     assert rec["persistence"] is not None and rec["rounds"] == ROUNDS

@@ -56,7 +56,7 @@ def test_reader_re_derives_the_same_drift(tmp_path):
         raw = {"id": f"kernel/thread/x{i}/same-cpu", "quantity": "switch", "unit": "ns",
                "params": {"placement": "same-cpu"}, "samples": list(x), "group": [int(k) for k in g]}
         results.append(model.analyse(raw))
-    rec = model.apply_drift(results)
+    results, rec = model.apply_drift(results)
     doc = model.document({}, {}, results, extra={"run": {"order": "interleaved by group", "drift": rec}})
     p = tmp_path / "r.json"
     p.write_text(json.dumps(doc))

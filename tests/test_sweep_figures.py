@@ -57,7 +57,7 @@ def test_figures_from_fixture(doc, tmp_path):
 def test_counter_figures_when_counters_exist(doc, tmp_path):
     d = copy.deepcopy(doc)
     name, bid = figures_sweep._mechanisms(d)[0]
-    for r in d["results"]:
+    for i, r in enumerate(d["results"]):
         if r["id"] == bid:  # synthetic counts, only to exercise the figure path
             size = r["params"]["size"]
             party = {"instructions": 1_000_000, "l1d_load_misses": size // 64, "l1i_load_misses": 10,
@@ -65,7 +65,7 @@ def test_counter_figures_when_counters_exist(doc, tmp_path):
             r["counters"] = {"requested": True, "available": True,
                              "single": {"a": dict(party), "b": dict(party, instructions=1)},
                              "switch": {"a": dict(party), "b": dict(party)}}
-            sweep_analysis.add_counter_rates(r)
+            d["results"][i] = sweep_analysis.with_counter_rates(r)
     fname, fig = figures_sweep.counter_figure(d, name, bid)
     paths = save(fig, str(tmp_path), fname)
     assert sorted(p.rsplit(".", 1)[1] for p in paths) == ["png", "svg"]

@@ -79,7 +79,7 @@ def test_indirect_known_answer_on_synthetic_samples():
         return _result("m", size, stride, [list(cost + drift[g] + rng.normal(0, 30, 6)) for g in range(rounds)])
 
     res = [pt(4096, 0, 1000), pt(8192, 0, 1000), pt(16384, 0, 1000), pt(4096, 64, 1500)]
-    sweep_analysis.add_indirect(res)
+    res = sweep_analysis.with_indirect(res)
     ind = res[3]["indirect"]
     assert ind["n"] == rounds and ind["resolved"] and not ind["below_mde"]
     # per-round median of 6 samples of sd 30, differenced: sd ~ 30*1.25*sqrt(2/6) ~ 22 ns,
@@ -93,13 +93,13 @@ def test_indirect_known_answer_on_synthetic_samples():
         assert lo < 0 < hi and r["indirect"]["n"] == rounds
     # negative indirect cost stays negative, with a warning that says what it is
     res2 = [pt(4096, 0, 1000), pt(4096, 8, 800)]
-    sweep_analysis.add_indirect(res2)
+    res2 = sweep_analysis.with_indirect(res2)
     assert res2[1]["indirect"]["estimate_ns"] < 0 and res2[1]["indirect"]["resolved"]
     w = [w for w in res2[1]["warnings"] if w["code"] == "negative_indirect"]
     assert w and "excludes 0" in w[0]["text"]
     # the text grid says 'below X' for a point under its MDE
     res3 = [pt(4096, 0, 1000), pt(4096, 8, 1000)]
-    sweep_analysis.add_indirect(res3)
+    res3 = sweep_analysis.with_indirect(res3)
     assert res3[1]["indirect"]["below_mde"]
     assert sweep_analysis.cell(model.Result(res3[1]).indirect).startswith("<")
 
@@ -117,7 +117,7 @@ def test_stride0_check_is_one_statement_over_all_sizes():
         drift = rng.normal(0, 100, 10)
         res = [_result("m", s, 0, [list(2300 + drift[g] + (off if s == sizes[-1] else 0)
                                         + rng.normal(0, 40, 5)) for g in range(10)]) for s in sizes]
-        sweep_analysis.add_indirect(res)
+        res = sweep_analysis.with_indirect(res)
         return sweep_analysis.counts(res, "m")
 
     runs = [sweep() for _ in range(60)]

@@ -135,27 +135,27 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def name_chains(profile: dict, symbols: Symbols | None = None) -> None:
-    """Name every chain's addresses in place (`functions`), at measurement
-    time: kernel addresses move with every boot (KASLR), so a file read
-    later, or on another machine, must carry the names, not only the
-    addresses. A reason instead (`naming_error`) where they cannot be."""
+def named_chains(profile: dict, symbols: Symbols | None = None) -> dict:
+    """The profile (a new one; `profile` is not changed) with every chain's
+    addresses named (`functions`), at measurement time: kernel addresses
+    move with every boot (KASLR), so a file read later, or on another
+    machine, must carry the names, not only the addresses. A reason
+    instead (`naming_error`) where they cannot be."""
     if not isinstance(profile, dict) or profile.get("error") or not profile.get("chains"):
-        return
+        return profile
     symbols = symbols or Symbols.load()
     if not symbols.addrs:
-        profile["naming_error"] = f"{KALLSYMS} unreadable: kernel addresses cannot be named"
-    elif symbols.hidden:
-        profile["naming_error"] = (f"{KALLSYMS} shows every address as 0 (kernel.kptr_restrict): "
-                                   "run as root to name them")
-    else:
-        for c in profile["chains"]:
-            c["functions"] = [symbols.name(int(x, 16)) for x in c.get("ips") or []]
+        return dict(profile, naming_error=f"{KALLSYMS} unreadable: kernel addresses cannot be named")
+    if symbols.hidden:
+        return dict(profile, naming_error=f"{KALLSYMS} shows every address as 0 (kernel.kptr_restrict): "
+                                          "run as root to name them")
+    return dict(profile, chains=[dict(c, functions=[symbols.name(int(x, 16)) for x in c.get("ips") or []])
+                                 for c in profile["chains"]])
 
 
 def attribute(profile: dict, handoff_ns: float, symbols: Symbols | None = None) -> dict:
     """Shares of the parties' samples by group, as time per hand-off. The
-    chains' names are the ones recorded at measurement (name_chains); with
+    chains' names are the ones recorded at measurement (named_chains); with
     `symbols`, unnamed chains are named now (same boot only)."""
     if not isinstance(profile, dict) or profile.get("error"):
         return {"error": (profile or {}).get("error") or "no profile in this result"}

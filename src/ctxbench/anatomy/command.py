@@ -103,12 +103,14 @@ def run(args) -> int:
         header, res = run_ids(ids, opts, prog, interleave=True)
     finally:
         prog.close()
-    drift = model.apply_drift(res)
+    res, drift = model.apply_drift(res)
     by_id = {Result(r).id: r for r in res}
     by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
     if "profiled" in by_rung:  # names now: the addresses move with every boot
         from ctxbench.anatomy import attribution
-        attribution.name_chains(Result(by_rung["profiled"]).profile)  # named in place
+        profiled = by_rung["profiled"]
+        by_rung["profiled"] = dict(profiled, profile=attribution.named_chains(Result(profiled).profile))
+        res = [by_rung["profiled"] if r is profiled else r for r in res]
     anatomy = analysis.anatomy(by_rung, skipped, m)
     env = model.Document(header).environment
     flags = env.cpu_flags

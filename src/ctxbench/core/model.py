@@ -174,62 +174,65 @@ def drift_factor(results: list[dict]) -> np.ndarray:
     return drift.common_factor(round_series(results)[1])
 
 
-def apply_drift(results: list[dict]) -> dict:
+def apply_drift(results: list[dict]) -> tuple[list[dict], dict]:
     """Estimate the machine's common drift from results measured interleaved
     by group and widen each one's interval by it, in ns and, for the
     results cycles apply to, in cycles (what is left of the drift once each
-    group's clock is taken out). Returns the record the document keeps:
+    group's clock is taken out). Returns the results (new ones where
+    widened; `results` is not changed) and the record the document keeps:
     rounds, relative sd, per-round factor, and the same in cycles."""
-    out = {}
+    out, rec = list(results), {}
     for unit in ("ns", "cycles"):
-        which, series = round_series(results, unit)
+        which, series = round_series(out, unit)
         factor = drift.common_factor(series)
         rel = drift.relative_sd(factor)
         for i in which:
-            r = results[i]
+            r = out[i]
             if unit == "ns" and isinstance(r.get("summary"), dict):
-                r["summary"] = drift.widen(r["summary"], rel)
-                r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
+                out[i] = dict(r, summary=_with_mde(drift.widen(r["summary"], rel)))
             elif unit == "cycles" and isinstance(_obj(r.get("cycles")).get("summary"), dict):
-                cs = drift.widen(r["cycles"]["summary"], rel)
-                cs["mde"] = cycles.mde_between_runs(cs)
-                r["cycles"] = dict(r["cycles"], summary=cs)
-        rec = {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
-               "relative_sd": rel if math.isfinite(rel) else None,
-               "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
+                out[i] = dict(r, cycles=dict(r["cycles"], summary=_with_mde(drift.widen(r["cycles"]["summary"], rel))))
+        unit_rec = {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
+                    "relative_sd": rel if math.isfinite(rel) else None,
+                    "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
         if unit == "ns":
-            out = rec
+            rec = unit_rec
         else:
-            out["cycles"] = rec
-    return out
+            rec["cycles"] = unit_rec
+    return out, rec
 
 
-def apply_between_runs(results: list[dict], spreads: dict) -> int:
+def _with_mde(summary: dict) -> dict:
+    """A (new) summary with its MDE between runs made from its interval."""
+    return dict(summary, mde=cycles.mde_between_runs(summary))
+
+
+def apply_between_runs(results: list[dict], spreads: dict) -> tuple[list[dict], int]:
     """Widen each result's interval, in ns and in cycles, by the part
     between runs that earlier runs of this host measured (`spreads`:
-    core/store/between.spreads by point key); returns how many results
-    were widened."""
-    n = 0
+    core/store/between.spreads by point key). Returns the results (new
+    ones where widened; `results` is not changed) and how many were."""
+    out, n = [], 0
     for r in results:
         s = spreads.get(Result(r).point_key)
         if s is None or not math.isfinite(s.tau_ns):
+            out.append(r)
             continue
-        r["summary"] = drift.between_runs(r["summary"], s.tau_ns, s.runs)
-        r["summary"]["mde"] = cycles.mde_between_runs(r["summary"])
+        new = dict(r, summary=_with_mde(drift.between_runs(r["summary"], s.tau_ns, s.runs)))
         c = _obj(r.get("cycles"))
         if c.get("applies") and isinstance(c.get("summary"), dict) and math.isfinite(s.tau_cycles):
-            cs = drift.between_runs(c["summary"], s.tau_cycles, s.runs)
-            cs["mde"] = cycles.mde_between_runs(cs)
-            r["cycles"] = dict(c, summary=cs)
+            new["cycles"] = dict(c, summary=_with_mde(drift.between_runs(c["summary"], s.tau_cycles, s.runs)))
+        out.append(new)
         n += 1
-    return n
+    return out, n
 
 
-def apply_next_run(results: list[dict]) -> dict:
+def apply_next_run(results: list[dict]) -> tuple[list[dict], dict]:
     """For results measured interleaved by group: each one's interval made
     the interval that holds another run's median (stats.drift.next_run:
     this run's rounds, the common drift and the point's own drift). Returns
-    the record the document keeps: what apply_drift keeps, plus the pooled
+    the results (new ones where changed; `results` is not changed) and the
+    record the document keeps: what apply_drift keeps, plus the pooled
     persistence the own drifts come from."""
     which, series = round_series(results)
     table = drift.log_table(series)
@@ -237,15 +240,16 @@ def apply_next_run(results: list[dict]) -> dict:
     rel = drift.relative_sd(factor)
     resid = table - factor
     rho = drift.persistence(resid)
+    out = list(results)
     for i, row in zip(which, resid):
-        if isinstance(results[i].get("summary"), dict):
-            results[i]["summary"] = drift.next_run(results[i]["summary"], rel, drift.own_sd(row, rho),
-                                                   int(np.isfinite(row).sum()))
-    return {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
-            "relative_sd": rel if math.isfinite(rel) else None,
-            "persistence": rho if math.isfinite(rho) else None,
-            "interval": "another run's median: sqrt(2) x t x (rounds resampled, common and own drift)",
-            "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
+        if isinstance(out[i].get("summary"), dict):
+            out[i] = dict(out[i], summary=drift.next_run(out[i]["summary"], rel, drift.own_sd(row, rho),
+                                                         int(np.isfinite(row).sum())))
+    return out, {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
+                 "relative_sd": rel if math.isfinite(rel) else None,
+                 "persistence": rho if math.isfinite(rho) else None,
+                 "interval": "another run's median: sqrt(2) x t x (rounds resampled, common and own drift)",
+                 "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 
 def document(tool: dict, environment: dict, results: list[dict], extra: dict | None = None) -> dict:

@@ -125,13 +125,15 @@ def parse(doc, name: str) -> dict:
     # Results derived by a command's own analysis (tasks, irq: "parts") keep
     # their summaries; everything else is re-analysed from its samples.
     try:
-        doc["results"] = [model.analyse(r) if "samples" in r and "parts" not in r else r for r in doc["results"]]
-        run = doc.get("run")
+        res = [model.analyse(r) if "samples" in r and "parts" not in r else r for r in doc["results"]]
+        run, ring = doc.get("run"), doc.get("ring")
         if isinstance(run, dict) and run.get("order") == "interleaved by group":
-            run["drift"] = model.apply_drift(doc["results"])  # re-derived with the samples
-        ring = doc.get("ring")
+            res, drift = model.apply_drift(res)  # re-derived with the samples
+            doc = dict(doc, run=dict(run, drift=drift))
         if isinstance(ring, dict) and ring.get("order") == "interleaved by group":
-            ring["drift"] = model.apply_next_run(doc["results"])  # the ring's intervals, re-derived the same way
+            res, drift = model.apply_next_run(res)  # the ring's intervals, re-derived the same way
+            doc = dict(doc, ring=dict(ring, drift=drift))
+        doc = dict(doc, results=res)
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the model does not rule out: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")

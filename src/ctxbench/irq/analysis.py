@@ -199,14 +199,21 @@ def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
                        "(--rates) would tell whether it is the host or the method")}
 
 
-def untrust(points: list[dict], verdict: dict) -> None:
-    """Mark every derived I of a run whose control failed (in place)."""
+def untrusted(points: list[dict], verdict: dict) -> list[dict]:
+    """The points, each a new one whose derived I says whether the run's
+    control held (`trusted`), with a warning where it failed; `points` are
+    not changed."""
+    out = []
     for p in points:
         v = model.Result(p)
-        v.effects["I"]["trusted"] = bool(verdict["ok"])
+        new = dict(p)
+        if isinstance(v.effects.get("I"), dict):
+            new["parts"] = dict(v.effects, I=dict(v.effects["I"], trusted=bool(verdict["ok"])))
         if verdict["ok"] is False:
-            p["warnings"] = [model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False)] + \
+            new["warnings"] = [model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False)] + \
                 v.warnings_stored()
+        out.append(new)
+    return out
 
 
 def _why_unresolved(v: dict, g: np.ndarray) -> str:
@@ -395,7 +402,7 @@ def derive(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarra
         for r in rates:
             i_eff, dir_eff = (tw(lambda e, j=j, r=r, task=task: e["points"][task][r][j]) for j in (0, 1))
             pts.append(irq_point(t, task, r, fit, params, i_eff, dir_eff, tc.get(task), clock_method))
-        untrust(pts, verdict)
+        pts = untrusted(pts, verdict)
         points[task] = pts
         for p in map(model.Result, pts):
             w = next((w for w in p.warnings if w.code == "self_check"), None)

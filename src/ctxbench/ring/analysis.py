@@ -87,17 +87,22 @@ def n2_checks(results: list[dict]) -> list[dict]:
     return out
 
 
-def add_above_pingpong(results: list[dict]) -> None:
-    """Each ring point's cost above the ping-pong of its kind x mechanism
-    (what N parties and their footprints add to a switch), as a paired
-    effect, stored in the result as `above_pingpong`."""
+def with_above_pingpong(results: list[dict]) -> list[dict]:
+    """The results, each ring point a new one with its cost above the
+    ping-pong of its kind x mechanism (what N parties and their footprints
+    add to a switch) as a paired effect, `above_pingpong`; `results` is
+    not changed."""
     refs = {_key(r): r for r in results if Result(r).id.startswith("kernel/")}
-    for r in rings(results):
-        ref = refs.get(_key(r))
+    ring_points = {id(r) for r in rings(results)}
+    out = []
+    for r in results:
+        ref = refs.get(_key(r)) if id(r) in ring_points else None
         if ref is not None:
             e = paired_twin(r, ref)
-            r["above_pingpong"] = {k: e[k] for k in EFFECT_KEYS + TWIN_KEYS + ("ratio", "ratio_ci95", "rounds")
-                                   if k in e}
+            r = dict(r, above_pingpong={k: e[k] for k in EFFECT_KEYS + TWIN_KEYS + ("ratio", "ratio_ci95", "rounds")
+                                        if k in e})
+        out.append(r)
+    return out
 
 
 def settle_record(results: list[dict]) -> dict:

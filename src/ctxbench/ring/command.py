@@ -92,8 +92,8 @@ def run(args) -> int:
         header, res = run_ids(ids + refs, opts, prog, interleave=True, failures=failures)
     finally:
         prog.close()
-    drift = model.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
-    analysis.add_above_pingpong(res)
+    res, drift = model.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
+    res = analysis.with_above_pingpong(res)
     n2 = analysis.n2_checks(res)
     settle = analysis.settle_record(res)
 

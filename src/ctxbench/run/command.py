@@ -69,7 +69,7 @@ def run(args) -> int:
     failures: list[dict] = []  # ids the engine could not measure: the others are kept
     header, res = run_ids(ids, opts, prog, interleave=True, failures=failures)
     prog.close()
-    drift = model.apply_drift(res)  # intervals that cover a run at another time
+    res, drift = model.apply_drift(res)  # intervals that cover a run at another time
 
     env = model.Document(header).environment
     views = [model.Result(r) for r in res]
@@ -83,7 +83,7 @@ def run(args) -> int:
                                        "CPUs could enter deep idle states", "run as root"))
     earlier = life.earlier(header, res)
     # with earlier runs of this host, each interval also holds what moved between them
-    earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
+    res, earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
     doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped],

@@ -124,14 +124,14 @@ def estimate(s: model.Summary) -> float:
 def over_launches(r: dict) -> dict:
     """An analysed row with its intervals over launches, in ns and in
     cycles where they apply (rounds.launches: each launch's median of its
-    groups' medians)."""
+    groups' medians): a new result, `r` is not changed."""
     v = Result(r)
     ns = launch_interval([float(np.median(x)) for x in rounds.launches(r)])
-    r["summary"] = with_launches(v.summary.as_dict(), ns)
+    out = dict(r, summary=with_launches(v.summary.as_dict(), ns))
     if v.cycles.applies and v.cycles.summary:
         iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, v.cycles.samples)])
-        r["cycles"] = dict(v.cycles.as_dict(), summary=with_launches(v.cycles.summary.as_dict(), iv))
-    return r
+        out["cycles"] = dict(v.cycles.as_dict(), summary=with_launches(v.cycles.summary.as_dict(), iv))
+    return out
 
 
 LAUNCH_ALPHA = 0.01  # a launch effect is claimed at this level (a one-way ANOVA over launches)

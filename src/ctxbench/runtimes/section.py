@@ -13,7 +13,7 @@ def render_runtimes(rs: list[dict], env: dict) -> list:
     # reader.load analysed every row again from its samples (model.analyse), which knows nothing
     # of launches: each hand-off row's interval over its launches is derived again here, or the
     # report printed the groups' interval and called it "this launch only"
-    rs = [analysis.over_launches(dict(r)) if is_handoff(r) else r for r in rs]
+    rs = [analysis.over_launches(r) if is_handoff(r) else r for r in rs]
     out: list = []
     fig = figures.figure(rs, env)
     if fig is not None:

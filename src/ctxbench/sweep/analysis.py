@@ -86,22 +86,24 @@ def indirect_record(diffs: list[float], rounds: list[int], ref: dict, stride: in
     return e
 
 
-def add_indirect(results: list[dict], only: set | None = None) -> None:
-    """Set `indirect` on every sweep result (or those whose key is in `only`)."""
+def with_indirect(results: list[dict], only: set | None = None) -> list[dict]:
+    """The results, every sweep point (or those whose key is in `only`) a
+    new one with its `indirect`; `results` is not changed."""
     # round medians of the points asked for and of what they are paired with (their
     # size's stride 0; every stride 0 for a stride-0 check), not of the whole sweep
     need = None if only is None else ({(b, s) for b, s, _ in only}, {b for b, _, d in only if d == 0})
     rm = {key(r): model.Result(r).round_medians() for r in results
           if key(r) and (need is None or key(r) in only or (key(r)[2] == 0 and (
               key(r)[:2] in need[0] or key(r)[0] in need[1])))}
+    out = []
     for r in results:
         k = key(r)
         if not k or (only is not None and k not in only):
+            out.append(r)
             continue
         bid, size, stride = k
         diffs, rounds, ref = _diffs(bid, size, stride, rm)
         s = indirect_record(diffs, rounds, ref, stride)
-        r["indirect"] = s
         warn = model.Result(r).warnings_stored("negative_indirect")
         est = s["estimate_ns"]
         if stride and math.isfinite(est) and est < 0:
@@ -112,30 +114,33 @@ def add_indirect(results: list[dict], only: set | None = None) -> None:
             warn.append(model.warning("negative_indirect", f"negative indirect cost (printed as measured, "
                                                            f"not clipped): {why}", estimate_ns=est,
                                       resolved=bool(s["resolved"])))
-        r["warnings"] = warn
-    if only is None:
-        add_stride0_family(results)
+        out.append(dict(r, indirect=s, warnings=warn))
+    return with_stride0_family(out) if only is None else out
 
 
-def add_stride0_family(results: list[dict]) -> None:
+def with_stride0_family(results: list[dict]) -> list[dict]:
     """The stride-0 check as one statement per mechanism: every stride-0
     point is the same configuration, so all of them are zero at once, and
     that is tested with intervals that hold together (`power.family_t`:
     Bonferroni over the mechanism's stride-0 points, Student's t with the
     effect's degrees of freedom). At 95% each, 18 points of a correct
     instrument leave at least one interval without 0 in 60% of the sweeps;
-    their 95% intervals are kept and counted beside this one."""
-    by: dict[str, list[dict]] = {}
-    for r in results:
+    their 95% intervals are kept and counted beside this one. Returns the
+    results, those points new ones; `results` is not changed."""
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(results):
         k, e = key(r), model.Result(r).indirect
         if k and k[2] == 0 and e and math.isfinite(e.se):
-            by.setdefault(k[0], []).append(r)
-    for rs in by.values():
-        for r in rs:
-            e = model.Result(r).indirect
-            t = power.family_t(len(rs), e.df)  # df: rounds - 1 (a file from before it: the normal's)
-            r["indirect"] = dict(e.as_dict(), ci_simultaneous=[e.estimate - t * e.se, e.estimate + t * e.se],
-                                 simultaneous_t=t, family=len(rs))
+            by.setdefault(k[0], []).append(i)
+    out = list(results)
+    for family in by.values():
+        for i in family:
+            e = model.Result(out[i]).indirect
+            t = power.family_t(len(family), e.df)  # df: rounds - 1 (a file from before it: the normal's)
+            out[i] = dict(out[i], indirect=dict(e.as_dict(), ci_simultaneous=[e.estimate - t * e.se,
+                                                                              e.estimate + t * e.se],
+                                                simultaneous_t=t, family=len(family)))
+    return out
 
 
 def direct_cost(results: list[dict], bid: str) -> float:
@@ -157,11 +162,12 @@ def work_per_switch(r: dict | None) -> float:
 MISS_EVENTS = ("l1d_load_misses", "l1i_load_misses", "dtlb_load_misses")
 
 
-def add_counter_rates(r: dict) -> None:
-    """counters.per_kilo_instructions[phase][party][event] = 1000 * misses / instructions."""
-    c = model.Result(r).counters  # the record itself: the rates are added to it
+def with_counter_rates(r: dict) -> dict:
+    """The result (a new one; `r` is not changed) with
+    counters.per_kilo_instructions[phase][party][event] = 1000 * misses / instructions."""
+    c = model.Result(r).counters
     if not c.get("available"):
-        return
+        return r
     pki: dict = {}
     for phase in ("single", "switch"):
         for party in ("a", "b"):
@@ -177,7 +183,7 @@ def add_counter_rates(r: dict) -> None:
         if ins > 0:
             pki.setdefault(phase, {})["both"] = {e: 1000.0 * (a.get(e, 0) + b.get(e, 0)) / ins
                                                   for e in MISS_EVENTS if e in a}
-    c["per_kilo_instructions"] = pki
+    return dict(r, counters=dict(c, per_kilo_instructions=pki))
 
 
 def counters_status(results: list[dict]) -> str | None:

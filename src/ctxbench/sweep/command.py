@@ -164,6 +164,10 @@ class Sweep:
         self.engine_start_s = 0.5  # start-up to the first point, measured by every engine process
         self.finish_s = FINISH_S  # kept back to finish: set by the plan's points (finish_s)
 
+    def with_indirect(self, only: set | None = None) -> None:
+        """Every point (or those whose key is in `only`) made a new one with its indirect cost."""
+        self.by_key = dict(zip(self.by_key, sweep_analysis.with_indirect(list(self.by_key.values()), only)))
+
     def left(self) -> float:
         """Seconds left for measuring."""
         return self.deadline - self.finish_s - time.monotonic()
@@ -334,8 +338,7 @@ def run(args) -> int:
         # once per point and engine process (its summary's bootstrap took 30 ms a point, and
         # per result that was half of one default sweep's time)
         for k in got:
-            r = sw.by_key[k] = model.analyse(sw.by_key[k])
-            sweep_analysis.add_counter_rates(r)
+            r = sw.by_key[k] = sweep_analysis.with_counter_rates(model.analyse(sw.by_key[k]))
             if not state["counters_said"] and model.Result(r).counters:
                 state["counters_said"] = True
                 c = model.Result(r).counters
@@ -344,7 +347,7 @@ def run(args) -> int:
                     print(f"note: hardware counters unavailable ({c.get('error') or 'refused'}): "
                           f"the sweep runs without them", file=sys.stderr)
         if phase != "pilot":  # the pilot is analysed once, at its end (a bootstrap per point costs time)
-            sweep_analysis.add_indirect(list(sw.by_key.values()), only=got)
+            sw.with_indirect(only=got)
         save()
 
     def measure_rounds(plan: list[dict[str, list[tuple[int, int]]]], phase: str, until: float | None = None) -> bool:
@@ -471,7 +474,7 @@ def run(args) -> int:
             budget_ended = (not paid or not measure_rounds(paid, "pilot", until=sw.deadline - sw.finish_s)
                             or n_fit < n_want)
         # 2. the rest of the budget to the points it can bring to their goal (allocate.py)
-        sweep_analysis.add_indirect(list(sw.by_key.values()))
+        sw.with_indirect()
         while not budget_ended:
             states = point_states(sw, ids, pts)
             keys = allocate.plan(states, sw.left() - len(ids) * sw.engine_start_s, MOST_ROUNDS)
@@ -498,7 +501,7 @@ def run(args) -> int:
               file=sys.stderr)
         return 130
 
-    sweep_analysis.add_indirect(list(sw.by_key.values()))
+    sw.with_indirect()
     doc = save(final=True)
 
     if args.plot:
