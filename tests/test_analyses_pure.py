@@ -85,4 +85,4 @@ def test_the_reader_leaves_the_document_it_was_given_unchanged():
     doc = json.loads(json.dumps(model.document({}, {}, res, {"run": {"order": "interleaved by group",
                                                                      "drift": rec}})))
     back = _unchanged(reader.parse, doc, "test")
-    assert back["run"]["drift"]["rounds"] == ROUNDS
+    assert back.run.drift["rounds"] == ROUNDS

@@ -59,7 +59,7 @@ def test_size_limit_refuses_a_large_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(reader, "MAX_FILE_BYTES", os.path.getsize(big) - 1)
     assert "larger than" in one_line_error(capsys, ["report", str(big), "-o", str(tmp_path / "r.html")], code=2)
     monkeypatch.setattr(reader, "MAX_FILE_BYTES", os.path.getsize(big))
-    assert reader.load(str(big))["results"]  # exactly at the limit is read
+    assert reader.load(str(big)).results  # exactly at the limit is read
 
 
 def test_limit_lets_a_real_large_result_through():

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ENGINE, ctxbench_cmd, own_engine, run_cli
 
-from ctxbench.core import engine, measure, reader
+from ctxbench.core import engine, measure, reader, results
 
 TINY = ["--groups", "2", "--iterations", "3"]
 
@@ -49,10 +49,9 @@ def test_one_failed_id_keeps_the_others_and_records_the_failure(tmp_path):
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ctxbench")]
     assert len(lines) == 1 and "1 of 2" in lines[0] and "Traceback" not in p.stderr, p.stderr
     doc = reader.load(str(out))  # the file reads back, failures and all
-    assert [r["id"] for r in doc["results"]] == ["timer/rdtsc"]
-    assert doc["failures"] == [{"id": "kernel/thread/pipe/cross-cpu",
-                                "error": doc["failures"][0]["error"]}]
-    assert "CPU" in doc["failures"][0]["error"]  # the engine's own reason, not a generic one
+    assert [r.id for r in doc.results] == ["timer/rdtsc"]
+    assert results.plain(doc.failures) == [{"id": "kernel/thread/pipe/cross-cpu", "error": doc.failures[0].error}]
+    assert "CPU" in doc.failures[0].error  # the engine's own reason, not a generic one
 
 
 # ---- how the front end reads a failing engine (a fake engine, no measuring) --------
@@ -123,6 +122,6 @@ def test_ring_keeps_the_ids_it_measured_when_one_fails(tmp_path):
     assert p.returncode == 1, p.stderr
     assert p.stderr.strip().splitlines()[-1].startswith("ctxbench: 1 of 4 id(s) could not be measured ('ring/thread/pipe'")
     doc = reader.load(str(out))
-    assert [f["id"] for f in doc["failures"]] == ["ring/thread/pipe"] and "ulimit -n" in doc["failures"][0]["error"]
-    assert sorted(r["id"] for r in doc["results"]) == ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu",
+    assert [f.id for f in doc.failures] == ["ring/thread/pipe"] and "ulimit -n" in doc.failures[0].error
+    assert sorted(r.id for r in doc.results) == ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu",
                                                       "ring/thread/futex"]

@@ -12,6 +12,7 @@ from conftest import FIXTURES
 import ctxbench
 from ctxbench.cli import COMMANDS
 from ctxbench.core import reader
+from ctxbench.core.model import Result
 from ctxbench.report import build, html, kinds
 from ctxbench.report.cells import median_ci
 from ctxbench.report.model import Table
@@ -36,9 +37,9 @@ def _fake_section() -> types.ModuleType:
     m = types.ModuleType("ctxbench.fake.section")
 
     def render_fake(rs, env):
-        return [Table(["id", "median"], [[r["id"], median_ci(r)] for r in rs], "Fake: one row per result")]
+        return [Table(["id", "median"], [[Result(r).id, median_ci(r)] for r in rs], "Fake: one row per result")]
 
-    m.KIND = kinds.Kind("fake", "A fake command's own section", lambda r: r.get("id") == FAKE_ID, render_fake,
+    m.KIND = kinds.Kind("fake", "A fake command's own section", lambda r: Result(r).id == FAKE_ID, render_fake,
                         order=35)
     return m
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli
 
-from ctxbench.core import model, reader
+from ctxbench.core import model, reader, results
 from ctxbench.stats import drift
 
 ROUNDS, PER_GROUP = 16, 6  # the ring's default preset
@@ -41,7 +41,7 @@ def _ring_doc(levels, points, seed):
 def _read(doc, tmp_path, name):
     p = tmp_path / name
     p.write_text(json.dumps(doc))
-    return reader.load(str(p))["results"]
+    return results.plain(reader.load(str(p)).results)
 
 
 def _holds(a, b):

@@ -184,7 +184,7 @@ def test_the_report_keeps_the_interval_over_launches_of_a_file_read_back(tmp_pat
     r = _row([(300, 3.0), (330, 2.5), (270, 3.0), (315, 2.5)], jitter=0.02)
     path = tmp_path / "runtimes.json"
     writer.write_results(str(path), model.document({"name": "ctxbench"}, {}, [r], {"runtimes": {}}))
-    back = reader.load(str(path))["results"]
+    back = reader.load(str(path)).results
     (tab,) = [x for x in render_runtimes(back, {}) if hasattr(x, "rows")]
     want = table.handoff_rows([r])[0]
     assert tab.rows[0] == want and "measured in 4 launches" in tab.caption and "this launch only" not in tab.caption

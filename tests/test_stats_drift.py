@@ -61,6 +61,6 @@ def test_reader_re_derives_the_same_drift(tmp_path):
     p = tmp_path / "r.json"
     p.write_text(json.dumps(doc))
     again = reader.load(str(p))
-    assert math.isclose(again["run"]["drift"]["relative_sd"], rec["relative_sd"])
-    assert again["results"][0]["summary"]["ci95"] == results[0]["summary"]["ci95"]
-    assert "ci95_within" in again["results"][0]["summary"]
+    assert math.isclose(again.run.drift["relative_sd"], rec["relative_sd"])
+    assert again.results[0].summary.ci95 == results[0]["summary"]["ci95"]
+    assert again.results[0].summary.ci95_within

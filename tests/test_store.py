@@ -18,6 +18,7 @@ from conftest import ctxbench_cmd, run_cli
 pytest.importorskip("sqlalchemy")
 from sqlalchemy import select, text  # noqa: E402
 
+from ctxbench.core.results import plain  # noqa: E402
 from ctxbench.core.store import record  # noqa: E402
 from ctxbench.core.store.db import Store  # noqa: E402
 from ctxbench.core.store.tables import results, runs  # noqa: E402
@@ -69,7 +70,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
         again = record.add(conn, docs[17])
         back = record.document(conn, again[0])
     # kept as recorded, read back upgraded: a ctxbench/1 document is read as ctxbench/2 (core/results/upgrade.py)
-    assert all(added) and again[1] is False and back == dict(docs[17], schema="ctxbench/2")
+    assert all(added) and again[1] is False and plain(back) == dict(docs[17], schema="ctxbench/2")
     out = rows_out(store_url)
     assert len(out) == 2000
     kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")

@@ -432,7 +432,7 @@ def test_values_longer_than_a_column_are_kept_alike_on_both_backends(store_url, 
         keys = conn.execute(text("SELECT point_key FROM results ORDER BY id")).scalars().all()
         doc = record.document(conn, 1)
     assert row.host == "h" * 255 and len(row.kernel) == 255 and "\0" not in row.cpu_model
-    assert len(keys[0]) == 512 and doc["results"][0]["id"] == d["results"][0]["id"]
+    assert len(keys[0]) == 512 and doc.results[0].id == d["results"][0]["id"]
     one_line(capsys, "store", "add", f, "--store", store_url, "--commit", "c" * 65, words=("--commit",))
 
 

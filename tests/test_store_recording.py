@@ -27,13 +27,14 @@ def _run(tmp_path, *extra, store_env=None):
 
 
 def _runs(url: str) -> list[dict]:
+    from ctxbench.core.results import plain
     from ctxbench.core.store import record
     from ctxbench.core.store.db import Store
     from ctxbench.core.store.tables import runs
     from sqlalchemy import select
     s = Store(url)
     with s.begin() as conn:
-        return [record.document(conn, i) for i in conn.execute(select(runs.c.id)).scalars()]
+        return [plain(record.document(conn, i)) for i in conn.execute(select(runs.c.id)).scalars()]
 
 
 def test_store_records_the_run_as_written(tmp_path):

@@ -68,7 +68,7 @@ def test_ratio_lines_are_quotients_of_the_files_medians(userbench):
 def test_file_reads_back_and_nothing_else_is_written(userbench, tmp_path):
     _, doc, out = userbench
     again = reader.load(str(out))
-    assert [r["id"] for r in again["results"]] == [r["id"] for r in doc["results"]]
+    assert [r.id for r in again.results] == [r["id"] for r in doc["results"]]
     assert sorted(p.name for p in out.parent.iterdir()) == ["ub.json"]
     p = run_cli("userbench", "--quick", "--groups", "2", "--iterations", "2", timeout=300, cwd=str(tmp_path))
     assert p.returncode == 0, p.stderr

@@ -109,7 +109,7 @@ def run(args) -> int:
     if "profiled" in by_rung:  # names now: the addresses move with every boot
         from ctxbench.anatomy import attribution
         profiled = by_rung["profiled"]
-        by_rung["profiled"] = dict(profiled, profile=attribution.named_chains(Result(profiled).profile))
+        by_rung["profiled"] = model.with_members(profiled, profile=attribution.named_chains(Result(profiled).profile))
         res = [by_rung["profiled"] if r is profiled else r for r in res]
     anatomy = analysis.anatomy(by_rung, skipped, m)
     env = model.Document(header).environment

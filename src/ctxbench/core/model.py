@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
-from ctxbench.core import cycles, schema, verification
+from ctxbench.core import cycles, results, schema, verification
 from ctxbench.core.results import upgrade
 from ctxbench.core.results.document import SCHEMA as _V2
 from ctxbench.core.results.warnings import CODES, SEVERITY
@@ -56,6 +57,7 @@ def coded(w) -> dict:
     """A warning in the stored form: the engine's plain text gets code
     `engine` (what older files hold is upgraded on reading:
     core/results/upgrade.py)."""
+    w = results.plain(w)
     if isinstance(w, dict) and not isinstance(w.get("text"), str):
         w = dict(w, text=str(w.get("text", "")))
     return upgrade.warning(w if isinstance(w, (str, dict)) else str(w), SEVERITY)
@@ -136,6 +138,7 @@ def append_samples(a: dict, b: dict, per_sample: tuple[str, ...] = ("samples", "
     Groups are taken as they are: the caller numbers b's after a's
     (relabel_groups). The result is raw again (summary and verification
     come from analyse())."""
+    a, b = results.plain(a), results.plain(b)  # a point read back from a file is a record
     out = {k: v for k, v in a.items() if k not in ("summary", "summary_all", "verification", "indirect", "cycles")}
     for k in per_sample:
         out[k] = list(a.get(k) or []) + list(b.get(k) or [])
@@ -187,11 +190,12 @@ def apply_drift(results: list[dict]) -> tuple[list[dict], dict]:
         factor = drift.common_factor(series)
         rel = drift.relative_sd(factor)
         for i in which:
-            r = out[i]
-            if unit == "ns" and isinstance(r.get("summary"), dict):
-                out[i] = dict(r, summary=_with_mde(drift.widen(r["summary"], rel)))
-            elif unit == "cycles" and isinstance(_obj(r.get("cycles")).get("summary"), dict):
-                out[i] = dict(r, cycles=dict(r["cycles"], summary=_with_mde(drift.widen(r["cycles"]["summary"], rel))))
+            v = Result(out[i])
+            if unit == "ns" and v.summary:
+                out[i] = with_members(out[i], summary=_with_mde(drift.widen(v.summary.as_dict(), rel)))
+            elif unit == "cycles" and v.cycles.summary:
+                out[i] = with_members(out[i], cycles=dict(v.cycles.as_dict(), summary=_with_mde(
+                    drift.widen(v.cycles.summary.as_dict(), rel))))
         unit_rec = {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
                     "relative_sd": rel if math.isfinite(rel) else None,
                     "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
@@ -200,6 +204,12 @@ def apply_drift(results: list[dict]) -> tuple[list[dict], dict]:
         else:
             rec["cycles"] = unit_rec
     return out, rec
+
+
+def with_members(r, **members):
+    """A new result: `r` (a record, or the builtins an analysis is
+    building) with `members` set; `r` is not changed."""
+    return results.replace(r, **members) if isinstance(r, msgspec.Struct) else dict(r, **members)
 
 
 def _with_mde(summary: dict) -> dict:
@@ -214,15 +224,16 @@ def apply_between_runs(results: list[dict], spreads: dict) -> tuple[list[dict], 
     ones where widened; `results` is not changed) and how many were."""
     out, n = [], 0
     for r in results:
-        s = spreads.get(Result(r).point_key)
+        v = Result(r)
+        s = spreads.get(v.point_key)
         if s is None or not math.isfinite(s.tau_ns):
             out.append(r)
             continue
-        new = dict(r, summary=_with_mde(drift.between_runs(r["summary"], s.tau_ns, s.runs)))
-        c = _obj(r.get("cycles"))
-        if c.get("applies") and isinstance(c.get("summary"), dict) and math.isfinite(s.tau_cycles):
-            new["cycles"] = dict(c, summary=_with_mde(drift.between_runs(c["summary"], s.tau_cycles, s.runs)))
-        out.append(new)
+        new = {"summary": _with_mde(drift.between_runs(v.summary.as_dict(), s.tau_ns, s.runs))}
+        if v.cycles.applies and v.cycles.summary and math.isfinite(s.tau_cycles):
+            new["cycles"] = dict(v.cycles.as_dict(), summary=_with_mde(
+                drift.between_runs(v.cycles.summary.as_dict(), s.tau_cycles, s.runs)))
+        out.append(with_members(r, **new))
         n += 1
     return out, n
 
@@ -242,9 +253,10 @@ def apply_next_run(results: list[dict]) -> tuple[list[dict], dict]:
     rho = drift.persistence(resid)
     out = list(results)
     for i, row in zip(which, resid):
-        if isinstance(out[i].get("summary"), dict):
-            out[i] = dict(out[i], summary=drift.next_run(out[i]["summary"], rel, drift.own_sd(row, rho),
-                                                         int(np.isfinite(row).sum())))
+        s = Result(out[i]).summary
+        if s:
+            out[i] = with_members(out[i], summary=drift.next_run(s.as_dict(), rel, drift.own_sd(row, rho),
+                                                                 int(np.isfinite(row).sum())))
     return out, {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
                  "relative_sd": rel if math.isfinite(rel) else None,
                  "persistence": rho if math.isfinite(rho) else None,
@@ -267,12 +279,25 @@ def _num(x) -> float:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else math.nan
 
 
+_g = results.member  # a member of a record or of its builtins (UNSET: the default)
+
+
+def _is_record(x) -> bool:
+    return isinstance(x, (dict, msgspec.Struct))
+
+
+def _rec(x):
+    """What a view wraps: a record or its builtins; {} for anything else."""
+    return x if _is_record(x) else {}
+
+
 def _obj(x) -> dict:
-    return x if isinstance(x, dict) else {}
+    """A member as builtins, {} where it is not an object."""
+    return x if isinstance(x, dict) else results.plain(x) if isinstance(x, msgspec.Struct) else {}
 
 
 def _dict_or_none(x) -> dict | None:
-    return x if isinstance(x, dict) else None
+    return _obj(x) if _is_record(x) else None
 
 
 class Summary:
@@ -280,34 +305,34 @@ class Summary:
     __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d = _obj(d)
+        self.d = _rec(d)
 
     def __bool__(self) -> bool:
-        return bool(self.d)
+        return bool(self.d) if isinstance(self.d, dict) else True
 
-    median = property(lambda s: _num(s.d.get("median")))
+    median = property(lambda s: _num(_g(s.d, "median")))
     # a power.effect record reads as a summary: its estimate is the mean
-    mean = property(lambda s: _num(s.d.get("mean", s.d.get("estimate_ns"))))
-    mde = property(lambda s: _num(s.d.get("mde_ns", s.d.get("mde"))))
-    sd = property(lambda s: _num(s.d.get("sd_ns", s.d.get("stdev"))))
-    min = property(lambda s: _num(s.d.get("min")))
-    max = property(lambda s: _num(s.d.get("max")))
-    cv = property(lambda s: _num(s.d.get("cv")))
-    n = property(lambda s: int(s.d.get("n") or 0))
+    mean = property(lambda s: _num(_g(s.d, "mean", _g(s.d, "estimate_ns"))))
+    mde = property(lambda s: _num(_g(s.d, "mde_ns", _g(s.d, "mde"))))
+    sd = property(lambda s: _num(_g(s.d, "sd_ns", _g(s.d, "stdev"))))
+    min = property(lambda s: _num(_g(s.d, "min")))
+    max = property(lambda s: _num(_g(s.d, "max")))
+    cv = property(lambda s: _num(_g(s.d, "cv")))
+    n = property(lambda s: int(_g(s.d, "n") or 0))
     # what the interval is for ("another run", stats.drift) and over what it resampled ("groups"), None if unsaid
-    ci95_for = property(lambda s: s.d.get("ci95_for"))
-    ci95_resampled = property(lambda s: s.d.get("ci95_resampled"))
+    ci95_for = property(lambda s: _g(s.d, "ci95_for"))
+    ci95_resampled = property(lambda s: _g(s.d, "ci95_resampled"))
     # a runtimes row's interval over its launches (runtimes/analysis.launch_interval), {} if none
-    launch_interval = property(lambda s: _obj(s.d.get("launch_interval")))
+    launch_interval = property(lambda s: _obj(_g(s.d, "launch_interval")))
 
     @property
     def ci95(self) -> tuple[float, float]:
-        ci = self.d.get("ci95")
+        ci = _g(self.d, "ci95")
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
     def as_dict(self) -> dict:
-        """A copy of the record, for an analysis that builds a new one from it."""
-        return dict(self.d)
+        """A copy of the record (builtins), for an analysis that builds a new one from it."""
+        return dict(_obj(self.d))
 
 
 class Effect(Summary):
@@ -317,18 +342,18 @@ class Effect(Summary):
     made the interval ("" in files from before issue 23, which named none)."""
     __slots__ = ()
 
-    estimate = property(lambda s: _num(s.d.get("estimate_ns")))
-    se = property(lambda s: _num(s.d.get("se_ns")))
-    resolved = property(lambda s: bool(s.d.get("resolved")))
-    below_mde = property(lambda s: bool(s.d.get("below_mde")))
-    method = property(lambda s: str(s.d.get("method") or ""))
-    rounds = property(lambda s: int(s.d.get("rounds") or s.d.get("n") or 0))
+    estimate = property(lambda s: _num(_g(s.d, "estimate_ns")))
+    se = property(lambda s: _num(_g(s.d, "se_ns")))
+    resolved = property(lambda s: bool(_g(s.d, "resolved")))
+    below_mde = property(lambda s: bool(_g(s.d, "below_mde")))
+    method = property(lambda s: str(_g(s.d, "method") or ""))
+    rounds = property(lambda s: int(_g(s.d, "rounds") or _g(s.d, "n") or 0))
     # its degrees of freedom (rounds - 1), None where it has none (the normal's)
-    df = property(lambda s: int(df) if isinstance(df := s.d.get("df"), (int, float)) else None)
+    df = property(lambda s: int(df) if isinstance(df := _g(s.d, "df"), (int, float)) else None)
 
     @property
     def ci_simultaneous(self) -> tuple[float, float]:
-        ci = self.d.get("ci_simultaneous")
+        ci = _g(self.d, "ci_simultaneous")
         return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
 
@@ -338,31 +363,31 @@ class Cycles:
     cycles, and the samples in cycles (each its ns times its group's f)."""
     __slots__ = ("d", "c")
 
-    def __init__(self, result: dict):
+    def __init__(self, result):
         self.d = result
-        c = result.get("cycles")
-        self.c = c if isinstance(c, dict) else {"applies": False, "why": cycles.ns_only_reason(result) or
-                                                  "not analysed in cycles"}
+        c = _g(result, "cycles")
+        self.c = c if _is_record(c) else {"applies": False, "why": cycles.ns_only_reason(
+            {k: _g(result, k) for k in ("id", "quantity", "params")}) or "not analysed in cycles"}
 
-    applies = property(lambda s: bool(s.c.get("applies")))
-    why = property(lambda s: str(s.c.get("why") or ""))
-    method = property(lambda s: str(s.c.get("method") or ""))
-    summary = property(lambda s: Summary(s.c.get("summary")))
-    clock = property(lambda s: _obj(s.c.get("clock")))
-    ghz = property(lambda s: _num(_obj(s.c.get("clock")).get("ghz_median")))
+    applies = property(lambda s: bool(_g(s.c, "applies")))
+    why = property(lambda s: str(_g(s.c, "why") or ""))
+    method = property(lambda s: str(_g(s.c, "method") or ""))
+    summary = property(lambda s: Summary(_g(s.c, "summary")))
+    clock = property(lambda s: _obj(_g(s.c, "clock")))
+    ghz = property(lambda s: _num(_obj(_g(s.c, "clock")).get("ghz_median")))
 
     def as_dict(self) -> dict:
-        """A copy of the cycles record, for an analysis that builds a new one from it."""
-        return dict(self.c)
+        """A copy of the cycles record (builtins), for an analysis that builds a new one from it."""
+        return dict(_obj(self.c))
 
     @property
     def samples(self) -> list[float]:
         """Every sample in cycles (nan where its group has no clock)."""
-        g = self.d.get("group")
-        s = self.d.get("samples") or []
+        g = _g(self.d, "group")
+        s = _g(self.d, "samples") or []
         if not isinstance(g, list) or len(g) != len(s):
             return [math.nan] * len(s)
-        return [float(x) for x in cycles.to_cycles(s, g, cycles.group_clock(cycles.probe_of(self.d)))]
+        return [float(x) for x in cycles.to_cycles(s, g, cycles.group_clock(_obj(_g(self.d, "clock_probe"))))]
 
 
 class _Parts(dict):
@@ -383,7 +408,7 @@ class Params:
     __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d = _obj(d)
+        self.d = _obj(d)  # a typed map: builtins in the record too
 
     def get(self, name: str, default=None):
         return self.d.get(name, default)
@@ -397,21 +422,21 @@ class Params:
     def items(self):
         return self.d.items()
 
-    cpu = property(lambda s: s.d.get("cpu"))
-    placement = property(lambda s: s.d.get("placement"))
-    mechanism = property(lambda s: s.d.get("mechanism"))
-    kind = property(lambda s: s.d.get("kind"))
-    size = property(lambda s: s.d.get("size") or 0)
-    stride = property(lambda s: s.d.get("stride") or 0)
-    parties = property(lambda s: s.d.get("parties"))
-    footprint = property(lambda s: s.d.get("footprint"))
-    pair = property(lambda s: s.d.get("pair"))
-    n = property(lambda s: s.d.get("n"))
-    task = property(lambda s: s.d.get("task"))
-    rate_hz = property(lambda s: s.d.get("rate_hz"))
-    policy = property(lambda s: s.d.get("policy"))
-    policy_requested = property(lambda s: s.d.get("policy_requested"))
-    pinned = property(lambda s: s.d.get("pinned"))
+    cpu = property(lambda s: _g(s.d, "cpu"))
+    placement = property(lambda s: _g(s.d, "placement"))
+    mechanism = property(lambda s: _g(s.d, "mechanism"))
+    kind = property(lambda s: _g(s.d, "kind"))
+    size = property(lambda s: _g(s.d, "size") or 0)
+    stride = property(lambda s: _g(s.d, "stride") or 0)
+    parties = property(lambda s: _g(s.d, "parties"))
+    footprint = property(lambda s: _g(s.d, "footprint"))
+    pair = property(lambda s: _g(s.d, "pair"))
+    n = property(lambda s: _g(s.d, "n"))
+    task = property(lambda s: _g(s.d, "task"))
+    rate_hz = property(lambda s: _g(s.d, "rate_hz"))
+    policy = property(lambda s: _g(s.d, "policy"))
+    policy_requested = property(lambda s: _g(s.d, "policy_requested"))
+    pinned = property(lambda s: _g(s.d, "pinned"))
 
 
 # params that tell two points of one id apart (ring, sweep, tasks, irq)
@@ -419,46 +444,47 @@ POINT_PARAMS = ("parties", "footprint", "size", "stride", "pair", "task", "rate_
 
 
 class Result:
-    """One analysed result."""
+    """One analysed result: a core/results.Result record (or, where an
+    analysis still builds one, its builtins)."""
     __slots__ = ("d",)
 
-    def __init__(self, d: dict):
+    def __init__(self, d):
         self.d = d
 
-    id = property(lambda s: str(s.d.get("id", "")))
-    quantity = property(lambda s: str(s.d.get("quantity") or ""))
-    unit = property(lambda s: str(s.d.get("unit") or ""))
-    params = property(lambda s: Params(s.d.get("params")))
-    summary = property(lambda s: Summary(s.d.get("summary")))
-    verification = property(lambda s: _obj(s.d.get("verification")))
-    noise = property(lambda s: _obj(s.d.get("noise")))
-    timing = property(lambda s: _obj(s.d.get("timing")))
-    counters = property(lambda s: _obj(s.d.get("counters")))
+    id = property(lambda s: str(_g(s.d, "id", "")))
+    quantity = property(lambda s: str(_g(s.d, "quantity") or ""))
+    unit = property(lambda s: str(_g(s.d, "unit") or ""))
+    params = property(lambda s: Params(_g(s.d, "params")))
+    summary = property(lambda s: Summary(_g(s.d, "summary")))
+    verification = property(lambda s: _obj(_g(s.d, "verification")))
+    noise = property(lambda s: _obj(_g(s.d, "noise")))
+    timing = property(lambda s: _obj(_g(s.d, "timing")))
+    counters = property(lambda s: _obj(_g(s.d, "counters")))
     # the engine's per-group core-clock probe readings (core/cycles.py), None if it wrote none
-    clock_probe = property(lambda s: _dict_or_none(s.d.get("clock_probe")))
+    clock_probe = property(lambda s: _dict_or_none(_g(s.d, "clock_probe")))
     # the wait for a quiet CPU before each group (engine --settle-us), None if not asked
-    settle = property(lambda s: _dict_or_none(s.d.get("settle")))
+    settle = property(lambda s: _dict_or_none(_g(s.d, "settle")))
     # a ring point's cost above its ping-pong (ring/analysis.py), None if not derived
-    above_pingpong = property(lambda s: _dict_or_none(s.d.get("above_pingpong")))
+    above_pingpong = property(lambda s: _dict_or_none(_g(s.d, "above_pingpong")))
     # the anatomy's profiled rung: its sampled call chains (anatomy/attribution.py), {} if none
-    profile = property(lambda s: _obj(s.d.get("profile")))
+    profile = property(lambda s: _obj(_g(s.d, "profile")))
     # a runtimes row's: switch kind (kernel_record), resolution, launches' medians, contention
     # (runtimes/analysis.py) and the JVM's flight recording; {} (contention: None) where absent
-    kernel = property(lambda s: _obj(s.d.get("kernel")))
-    resolution = property(lambda s: _obj(s.d.get("resolution")))
-    launches = property(lambda s: _obj(s.d.get("launches")))
-    contention = property(lambda s: _dict_or_none(s.d.get("contention")))
-    jfr = property(lambda s: _obj(s.d.get("jfr")))
+    kernel = property(lambda s: _obj(_g(s.d, "kernel")))
+    resolution = property(lambda s: _obj(_g(s.d, "resolution")))
+    launches = property(lambda s: _obj(_g(s.d, "launches")))
+    contention = property(lambda s: _dict_or_none(_g(s.d, "contention")))
+    jfr = property(lambda s: _obj(_g(s.d, "jfr")))
     # a sweep point's: n per sample (calibrated anew each round; None in files from before it),
     # and what each of its rounds took
-    sample_n = property(lambda s: x if isinstance(x := s.d.get("sample_n"), list) else None)
-    round_cost_s = property(lambda s: list(s.d.get("round_cost_s") or []))
+    sample_n = property(lambda s: x if isinstance(x := _g(s.d, "sample_n"), list) else None)
+    round_cost_s = property(lambda s: list(_g(s.d, "round_cost_s") or []))
     # a result the front end derived (tasks' and irq's points): it has parts, maybe empty
-    derived = property(lambda s: isinstance(s.d.get("parts"), dict))
+    derived = property(lambda s: isinstance(_g(s.d, "parts"), dict))
 
     @property
     def kind(self) -> schema.Kind | None:
-        return schema.kind_of(self.d)
+        return schema.kind_of({k: _g(self.d, k) for k in ("id", "params", "parts")})
 
     @property
     def cycles(self) -> Cycles:
@@ -466,11 +492,11 @@ class Result:
 
     @property
     def samples(self) -> list:
-        return self.d.get("samples") or []
+        return _g(self.d, "samples") or []
 
     @property
     def groups(self) -> list | None:
-        g = self.d.get("group")
+        g = _g(self.d, "group")
         return g if isinstance(g, list) and len(g) == len(self.samples) else None
 
     @property
@@ -478,7 +504,7 @@ class Result:
         """The round (group) of each run as written, [] if none: unlike
         `groups`, also where a derived result keeps more runs than samples
         (irq's points keep every run's raw parts, samples only of the kept)."""
-        g = self.d.get("group")
+        g = _g(self.d, "group")
         return g if isinstance(g, list) else []
 
     @property
@@ -486,7 +512,7 @@ class Result:
         """Per sample: kept by the verification (judged once, by analyse)."""
         v = self.verification
         if "dropped_samples" not in v:  # not analysed (a derived result): judge its counts here
-            return verification.judge(self.d)[1]
+            return verification.judge(_obj(self.d))[1]
         dropped = set(v.get("dropped_samples") or [])
         return [i not in dropped for i in range(len(self.samples))]
 
@@ -521,20 +547,20 @@ class Result:
         return {k: float(np.median(xs)) for k, xs in by.items()}
 
     def raw(self, name: str) -> np.ndarray:
-        return np.asarray(_obj(self.d.get("raw")).get(name) or [], dtype=float)
+        return np.asarray(_obj(_g(self.d, "raw")).get(name) or [], dtype=float)
 
     def counts(self, name: str) -> list:
         """A per-sample count written under `verify` (voluntary,
         involuntary, migrations, ...), [] if absent; `verify_source`: who
         counted."""
-        v = _obj(self.d.get("verify")).get(name)
+        v = _obj(_g(self.d, "verify")).get(name)
         return v if isinstance(v, list) else []
 
-    verify_source = property(lambda s: _obj(s.d.get("verify")).get("source"))
+    verify_source = property(lambda s: _obj(_g(s.d, "verify")).get("source"))
 
     @property
     def parts(self) -> dict[str, Summary]:
-        return _Parts((k, Summary(v)) for k, v in _obj(self.d.get("parts")).items())
+        return _Parts((k, Summary(v)) for k, v in _obj(_g(self.d, "parts")).items())
 
     @property
     def effects(self) -> dict:
@@ -542,31 +568,32 @@ class Result:
         (stats.power.effect: estimate_ns, ci95, se_ns, mde_ns, below_mde,
         ...) for ui.format.fmt_effect, or plain numbers (irq's I_pct); a
         missing part reads as {}."""
-        return _Effects(_obj(self.d.get("parts")))
+        return _Effects((k, _obj(v) if isinstance(v, msgspec.Struct) else v)
+                        for k, v in _obj(_g(self.d, "parts")).items())
 
     @property
     def indirect(self) -> Effect | None:
-        ind = self.d.get("indirect")
-        return Effect(ind) if isinstance(ind, dict) else None
+        ind = _g(self.d, "indirect")
+        return Effect(ind) if _is_record(ind) else None
 
     def per_message(self, name: str) -> np.ndarray:
         """A raw per-sample time divided by that sample's n (the sweep's
         `sample_n`, else params.n): nanoseconds per message; samples without
         a positive n are left out."""
         t = self.raw(name)
-        ns = self.d.get("sample_n")
+        ns = _g(self.d, "sample_n")
         ns = ns if isinstance(ns, list) and len(ns) == t.size else [self.params.n] * t.size
         return np.array([x / n for x, n in zip(t, ns)
                          if isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0 and math.isfinite(x)])
 
     @property
     def warnings(self) -> list[Note]:
-        return [Note(**coded(w)) for w in self.d.get("warnings") or []]
+        return [Note(**coded(w)) for w in _g(self.d, "warnings") or []]
 
     def warnings_stored(self, *leave_out: str) -> list[dict]:
         """The warnings in their stored form (what ui.warnings groups),
         without the codes `leave_out`."""
-        return without(self.d.get("warnings"), *leave_out)
+        return without(_g(self.d, "warnings"), *leave_out)
 
     @property
     def point_key(self) -> str:
@@ -582,8 +609,8 @@ def is_sweep_point(r: dict) -> bool:
     too: their size is set) or its indirect cost; outside a sweep file, the
     size tells. Both the run's and the sweep's part of the report ask it
     (the run's leaves these points to the sweep's)."""
-    k = schema.kind_of(r)
-    return "indirect" in r or ((k.name if k else "") in ("switch", "selftest") and bool(Result(r).params.size))
+    k = Result(r).kind
+    return _g(r, "indirect", _ABSENT) is not _ABSENT or ((k.name if k else "") in ("switch", "selftest") and bool(Result(r).params.size))
 
 
 def median_of(results: list[dict], rid: str) -> float | None:
@@ -614,6 +641,9 @@ def paired_difference(a: dict, b: dict) -> dict:
     return e
 
 
+_ABSENT = object()
+
+
 class Environment:
     """The environment record (env.c); paths declared in schema.ENVIRONMENT.
     Made from the record or from another view of it (so that a function
@@ -621,11 +651,14 @@ class Environment:
     __slots__ = ("d",)
 
     def __init__(self, d):
-        self.d = d.d if isinstance(d, Environment) else _obj(d)
+        self.d = d.d if isinstance(d, Environment) else _rec(d)
 
     def get(self, path: str):
         assert path in schema.ENVIRONMENT or path in schema.ENVIRONMENT_OPTIONAL, path
-        return schema.get_path(self.d, path)
+        x = self.d
+        for step in path.split("."):
+            x = _g(x, step) if _is_record(x) else None
+        return results.plain(x)
 
     hostname = property(lambda s: s.get("hostname"))
     cpu_model = property(lambda s: s.get("cpu.model"))
@@ -681,8 +714,8 @@ class Environment:
     pmccntr_probe = property(lambda s: s.get("timers.pmccntr_probe"))
 
     def as_dict(self) -> dict:
-        """A copy of the record, for a document built from it."""
-        return dict(self.d)
+        """A copy of the record (builtins), for a document built from it."""
+        return dict(_obj(self.d))
 
     @property
     def label(self) -> str:
@@ -694,34 +727,37 @@ class Environment:
 
 
 class Document:
-    """A loaded results document."""
+    """A results document: the core/results.Document record the reader
+    made (or the builtins of one a command is building)."""
     __slots__ = ("d",)
 
-    def __init__(self, d: dict):
+    def __init__(self, d):
         self.d = d
 
-    environment = property(lambda s: Environment(s.d.get("environment")))
-    tool = property(lambda s: _obj(s.d.get("tool")))
+    environment = property(lambda s: Environment(_g(s.d, "environment")))
+    tool = property(lambda s: _obj(_g(s.d, "tool")))
     # ids a run could not measure ({id, error}: run/command.py), [] if none
-    failures = property(lambda s: s.d.get("failures") or [])
+    failures = property(lambda s: results.plain(_g(s.d, "failures") or []))
     # the results as stored, for the analyses that take records; a loaded document's
     # were analysed by the reader
-    records = property(lambda s: list(s.d.get("results") or []))
+    records = property(lambda s: list(_g(s.d, "results") or []))
     # whether it has a results list at all (a document kept elsewhere, read back)
-    has_results = property(lambda s: isinstance(s.d.get("results"), list))
+    has_results = property(lambda s: isinstance(_g(s.d, "results"), list))
 
     def section(self, name: str | None = None) -> dict | None:
         """A command's own section ("run", "sweep", ...: schema.COMMANDS),
-        by default the one of the command that wrote it; None if absent."""
+        by default the one of the command that wrote it; None if absent.
+        As builtins: its readers are the command's own, many dict reads
+        of records only that command writes."""
         name = name or self.command
         assert name is None or name in schema.COMMANDS, name
-        return _dict_or_none(self.d.get(name)) if name else None
+        return _dict_or_none(_g(self.d, name)) if name else None
 
     @property
     def command(self) -> str | None:
         """The command that wrote it (its own section), None if unknown."""
-        return next((c for c in schema.COMMANDS if isinstance(self.d.get(c), dict)), None)
+        return next((c for c in schema.COMMANDS if _is_record(_g(self.d, c))), None)
 
     @property
     def results(self) -> list[Result]:
-        return [Result(r) for r in self.d.get("results") or []]
+        return [Result(r) for r in _g(self.d, "results") or []]

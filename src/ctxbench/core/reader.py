@@ -10,6 +10,9 @@ import os
 import re
 import stat
 
+import msgspec
+from msgspec import UNSET
+
 from ctxbench.core import model, results
 from ctxbench.core.errors import UserError, shown
 
@@ -79,7 +82,7 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
     return b"".join(chunks)
 
 
-def load(path: str) -> dict:
+def load(path: str) -> results.Document:
     """Read and check a results file; one clear UserError otherwise."""
     name = shown(path)
     return parse(decode(read_bytes(path), name), name)
@@ -105,13 +108,13 @@ def decode(data: bytes, name: str):
     return doc
 
 
-def parse(doc, name: str) -> dict:
+def parse(doc, name: str) -> results.Document:
     """Check a document already read (a file's, or an engine's output
     brought from another host) against the results model (core/results:
     ctxbench/2 validated, ctxbench/1 upgraded) and analyse its samples;
     one clear UserError otherwise, naming the JSON path of what is wrong.
-    `name` says where it came from. Returns the ctxbench/2 document as
-    builtins: what the views read (the bridge core/results describes)."""
+    `name` says where it came from. Returns the ctxbench/2 record, what
+    the views (core/model) read."""
     if not isinstance(doc, dict):
         raise UserError(f"{name} is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")
@@ -119,22 +122,24 @@ def parse(doc, name: str) -> dict:
         raise UserError(f"{name} has schema {safe_text(repr(schema))[:80]}; "
                         f"this ctxbench reads {', '.join(model.SUPPORTED_SCHEMAS)}")
     try:
-        doc = results.to_builtins(results.read(doc))
+        rec = results.read(doc)
     except results.ValidationError as e:
         raise UserError(f"{name} is malformed: {results.problem(e, doc)}")
-    # Results derived by a command's own analysis (tasks, irq: "parts") keep
+    # Results derived by a command's own analysis (tasks, irq: parts) keep
     # their summaries; everything else is re-analysed from its samples.
     try:
-        res = [model.analyse(r) if "samples" in r and "parts" not in r else r for r in doc["results"]]
-        run, ring = doc.get("run"), doc.get("ring")
-        if isinstance(run, dict) and run.get("order") == "interleaved by group":
+        res = [results.result_of(model.analyse(results.plain(r))) if r.samples is not UNSET and r.parts is UNSET
+               else r for r in rec.results]
+        members = {}
+        if rec.run is not UNSET and rec.run.order == "interleaved by group":
             res, drift = model.apply_drift(res)  # re-derived with the samples
-            doc = dict(doc, run=dict(run, drift=drift))
-        if isinstance(ring, dict) and ring.get("order") == "interleaved by group":
+            members["run"] = results.replace(rec.run, drift=drift)
+        if rec.ring is not UNSET and rec.ring.order == "interleaved by group":
             res, drift = model.apply_next_run(res)  # the ring's intervals, re-derived the same way
-            doc = dict(doc, ring=dict(ring, drift=drift))
-        doc = dict(doc, results=res)
+            members["ring"] = results.replace(rec.ring, drift=drift)
+        return msgspec.structs.replace(rec, results=res, **members)
+    except results.ValidationError as e:  # an analysis made what the model refuses: the file's doing
+        raise UserError(f"{name} is malformed: {e}")
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the model does not rule out: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")
-    return doc

@@ -206,13 +206,13 @@ def untrusted(points: list[dict], verdict: dict) -> list[dict]:
     out = []
     for p in points:
         v = model.Result(p)
-        new = dict(p)
+        new = {}
         if isinstance(v.effects.get("I"), dict):
             new["parts"] = dict(v.effects, I=dict(v.effects["I"], trusted=bool(verdict["ok"])))
         if verdict["ok"] is False:
             new["warnings"] = [model.warning("untrusted", "UNTRUSTED: " + verdict["reason"], control_ok=False)] + \
                 v.warnings_stored()
-        out.append(new)
+        out.append(model.with_members(p, **new))
     return out
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core import schema
 from ctxbench.core.model import Result, Summary
 from ctxbench.ui.format import fmt_cycles_cell, fmt_time
 from ctxbench.ui.figures import png_bytes
@@ -23,7 +22,7 @@ def _p(r: dict):
 
 
 def _schema_kind(r: dict) -> str:
-    k = schema.kind_of(r)
+    k = Result(r).kind
     return k.name if k else ""
 
 

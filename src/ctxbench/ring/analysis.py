@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ctxbench.core import cycles
-from ctxbench.core.model import Result, paired_difference
+from ctxbench.core.model import Result, paired_difference, with_members
 from ctxbench.stats import power
 
 # |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
@@ -99,7 +99,7 @@ def with_above_pingpong(results: list[dict]) -> list[dict]:
         ref = refs.get(_key(r)) if id(r) in ring_points else None
         if ref is not None:
             e = paired_twin(r, ref)
-            r = dict(r, above_pingpong={k: e[k] for k in EFFECT_KEYS + TWIN_KEYS + ("ratio", "ratio_ci95", "rounds")
+            r = with_members(r, above_pingpong={k: e[k] for k in EFFECT_KEYS + TWIN_KEYS + ("ratio", "ratio_ci95", "rounds")
                                         if k in e})
         out.append(r)
     return out

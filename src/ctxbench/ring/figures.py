@@ -11,7 +11,7 @@ from ctxbench.ui.figures import ci_of, machine_label, plt, size_label
 
 
 def is_ring(result: dict) -> bool:
-    return schema.kind_of(result) is schema.BY_NAME["ring"]
+    return Result(result).kind is schema.BY_NAME["ring"]
 
 
 def points(results: list[dict]) -> dict:

@@ -127,11 +127,11 @@ def over_launches(r: dict) -> dict:
     groups' medians): a new result, `r` is not changed."""
     v = Result(r)
     ns = launch_interval([float(np.median(x)) for x in rounds.launches(r)])
-    out = dict(r, summary=with_launches(v.summary.as_dict(), ns))
+    out = {"summary": with_launches(v.summary.as_dict(), ns)}
     if v.cycles.applies and v.cycles.summary:
         iv = launch_interval([float(np.median(x)) for x in rounds.launches(r, v.cycles.samples)])
         out["cycles"] = dict(v.cycles.as_dict(), summary=with_launches(v.cycles.summary.as_dict(), iv))
-    return out
+    return model.with_members(r, **out)
 
 
 LAUNCH_ALPHA = 0.01  # a launch effect is claimed at this level (a one-way ANOVA over launches)

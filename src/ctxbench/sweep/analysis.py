@@ -114,7 +114,7 @@ def with_indirect(results: list[dict], only: set | None = None) -> list[dict]:
             warn.append(model.warning("negative_indirect", f"negative indirect cost (printed as measured, "
                                                            f"not clipped): {why}", estimate_ns=est,
                                       resolved=bool(s["resolved"])))
-        out.append(dict(r, indirect=s, warnings=warn))
+        out.append(model.with_members(r, indirect=s, warnings=warn))
     return with_stride0_family(out) if only is None else out
 
 
@@ -137,7 +137,7 @@ def with_stride0_family(results: list[dict]) -> list[dict]:
         for i in family:
             e = model.Result(out[i]).indirect
             t = power.family_t(len(family), e.df)  # df: rounds - 1 (a file from before it: the normal's)
-            out[i] = dict(out[i], indirect=dict(e.as_dict(), ci_simultaneous=[e.estimate - t * e.se,
+            out[i] = model.with_members(out[i], indirect=dict(e.as_dict(), ci_simultaneous=[e.estimate - t * e.se,
                                                                               e.estimate + t * e.se],
                                                 simultaneous_t=t, family=len(family)))
     return out
@@ -183,7 +183,7 @@ def with_counter_rates(r: dict) -> dict:
         if ins > 0:
             pki.setdefault(phase, {})["both"] = {e: 1000.0 * (a.get(e, 0) + b.get(e, 0)) / ins
                                                   for e in MISS_EVENTS if e in a}
-    return dict(r, counters=dict(c, per_kilo_instructions=pki))
+    return model.with_members(r, counters=dict(c, per_kilo_instructions=pki))
 
 
 def counters_status(results: list[dict]) -> str | None:

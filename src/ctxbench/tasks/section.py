@@ -4,6 +4,7 @@ a row per (pair, n) and the indirect cost per switch. Found by the report
 from __future__ import annotations
 
 from ctxbench.core.model import Result
+from ctxbench.core.results import plain
 from ctxbench.ui.twin import fmt_twin, mde_note
 from ctxbench.report.cells import _figures, _p, _part_ci, _schema_kind, verified
 from ctxbench.report.kinds import Kind, render_generic
@@ -23,7 +24,8 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
         by_pair.setdefault(_p(r)["pair"], []).append(r)
     runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
-    per = {pair: tasks_analysis.analyse_pair(*rr).effects for pair, rr in runs.items()}
+    # analysed again as the engine wrote them (builtins: the analysis takes engine results)
+    per = {pair: tasks_analysis.analyse_pair(*map(plain, rr)).effects for pair, rr in runs.items()}
     out: list = []
     if by_pair:
         maxcv = tasks_analysis.max_cv(pts)

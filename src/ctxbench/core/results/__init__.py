@@ -33,12 +33,16 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from ctxbench.core.results import codec, upgrade as _upgrade
+from ctxbench.core.results.base import Open, Stats
 from ctxbench.core.results.document import SCHEMA, Document
+from ctxbench.core.results.result import Result
 from ctxbench.core.results.warnings import SEVERITY
 
-__all__ = ["SCHEMA", "Document", "ValidationError", "read", "to_builtins", "encode", "problem", "json_schema"]
+__all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "result_of", "replace", "member",
+           "plain", "to_builtins", "encode", "problem", "json_schema"]
 
 ValidationError = msgspec.ValidationError
 
@@ -53,6 +57,54 @@ def read(doc: Any) -> Document:
     validated, ctxbench/1 upgraded. ValidationError (with the JSON path)
     for anything else."""
     return _upgrade.upgrade(doc, SEVERITY)
+
+
+def result_of(d: Any) -> Result:
+    """A result as a record: builtins (an engine's result, what an analysis
+    built) validated, a record as it is; ValidationError (with the JSON
+    path) for one the model refuses."""
+    return d if isinstance(d, Result) else codec.record(d, Result)
+
+
+def replace(rec: msgspec.Struct, **members) -> msgspec.Struct:
+    """A new record: `rec` with `members` (builtins or records) made the
+    types it declares for them; `rec` is not changed."""
+    types = _field_types(type(rec))
+    return msgspec.structs.replace(rec, **{k: codec.record(v, types[k]) for k, v in members.items()})
+
+
+def member(rec: Any, name: str, default: Any = None) -> Any:
+    """A member of a record (an Open record's undeclared ones from its
+    `extra`) or of its builtins; `default` where it is absent (UNSET)."""
+    if isinstance(rec, dict):
+        return rec.get(name, default)
+    if isinstance(rec, msgspec.Struct):
+        v = getattr(rec, name, UNSET) if name in _field_types(type(rec)) else \
+            rec.extra.get(name, UNSET) if isinstance(rec, Open) else UNSET
+        return default if v is UNSET else v
+    return default
+
+
+def plain(x: Any) -> Any:
+    """A record as builtins (an Open record's extras back in place), and
+    builtins that hold records (a document a command is building) with
+    those made builtins; lists of numbers (samples) are taken as they are."""
+    if isinstance(x, msgspec.Struct):
+        return codec.builtins(x)
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, list) and x and isinstance(x[0], (dict, list, msgspec.Struct)):
+        return [plain(v) for v in x]
+    return x
+
+
+_types: dict[type, dict[str, Any]] = {}
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    if cls not in _types:
+        _types[cls] = {f.name: f.type for f in msgspec.structs.fields(cls) if f.name != "extra"}
+    return _types[cls]
 
 
 def to_builtins(rec: Document) -> dict:

@@ -63,9 +63,14 @@ def _walker(t: mi.Type) -> Callable[[Any], Any] | None:
     return None
 
 
+_by_type: dict = {}
+
+
 def record(obj: Any, cls: type):
     """`obj` (builtins) as a `cls` record; msgspec.ValidationError if it is not one."""
-    w = _walker(mi.type_info(cls))
+    if cls not in _by_type:  # inspecting a type costs more than converting a result
+        _by_type[cls] = _walker(mi.type_info(cls))
+    w = _by_type[cls]
     return msgspec.convert(w(obj) if w else obj, cls)
 
 

@@ -14,12 +14,14 @@ from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
+from ctxbench.core.results import Document as DocumentRecord, plain
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
 
 
-def digest(doc: dict) -> str:
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+def digest(doc) -> str:
+    """Of a document (a record, or the builtins of one a command built)."""
+    return hashlib.sha256(json.dumps(plain(doc), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _num(x) -> float | None:
@@ -54,7 +56,7 @@ def run_row(doc: dict, git_commit: str | None = None) -> dict:
            "added": datetime.datetime.now(),
            "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": env.vm,
            "core_ghz": doc_ghz(doc),
-           "document": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 6)}
+           "document": zlib.compress(json.dumps(plain(doc), separators=(",", ":")).encode(), 6)}
     return fitted(runs, row)
 
 
@@ -152,7 +154,7 @@ def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
     return run_id, True
 
 
-def document(conn, run_id: int) -> dict:
+def document(conn, run_id: int) -> DocumentRecord:
     """A kept run's document, its strings cleaned as a file's are
     (core/reader: control characters replaced): a store is shared, and
     what another client put there is input like any file. Its results were
@@ -170,6 +172,6 @@ def document(conn, run_id: int) -> dict:
     if not isinstance(doc, dict) or not Document(doc).has_results:
         raise UserError(f"run {run_id} in the store: its kept document is not a results document")
     try:  # a ctxbench/1 document recorded before issue 34 is upgraded (core/results/upgrade.py)
-        return results.to_builtins(results.read(doc))
+        return results.read(doc)
     except results.ValidationError as e:
         raise UserError(f"run {run_id} in the store: its kept document is malformed: {results.problem(e, doc)}")
