@@ -63,7 +63,7 @@ document = st.fixed_dictionaries({"schema": st.just("ctxbench/2"), "results": st
 @given(document)
 def test_a_document_round_trips_through_the_model(doc):
     rec = results.read(doc)
-    assert results.to_builtins(rec) == doc  # nothing lost, nothing added
+    assert results.plain(rec) == doc  # nothing lost, nothing added
     again = results.read(json.loads(results.encode(rec)))
     assert again == rec
 
@@ -72,7 +72,7 @@ def test_a_document_round_trips_through_the_model(doc):
 @given(document)
 def test_upgrade_is_idempotent_on_ctxbench_2(doc):
     rec = results.read(doc)
-    assert results.read(results.to_builtins(rec)) == rec
+    assert results.read(results.plain(rec)) == rec
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,7 +81,7 @@ def test_a_ctxbench_1_document_upgrades_once(doc, texts):
     old = dict(doc, schema="ctxbench/1",
                results=[dict(r, warnings=list(texts)) for r in doc["results"]])
     rec = results.read(old)
-    assert rec.schema == "ctxbench/2" and results.read(results.to_builtins(rec)) == rec
+    assert rec.schema == "ctxbench/2" and results.read(results.plain(rec)) == rec
     assert all(len(r.warnings) == len(texts) for r in rec.results)
 
 

@@ -36,7 +36,7 @@ def test_each_shape_upgrades_to_a_valid_ctxbench_2_record(name):
     rec = results.read(raw)
     assert isinstance(rec, results.Document) and rec.schema == "ctxbench/2"
     assert [r.id for r in rec.results] == [r["id"] for r in raw["results"]]
-    again = results.read(results.to_builtins(rec))
+    again = results.read(results.plain(rec))
     assert again == rec  # upgrade is idempotent: a ctxbench/2 document is read as it is
     for r in rec.results:
         for w in r.warnings or []:
@@ -61,7 +61,7 @@ def test_an_engine_document_has_its_text_warnings_coded_engine():
 def test_a_sweep_from_before_issue_22_gets_its_plan_and_its_rounds_n():
     raw = _raw("code_text_warnings_sweep.json")
     assert "plan" not in raw["sweep"] and not any("sample_n" in r for r in raw["results"])
-    doc = results.to_builtins(results.read(raw))
+    doc = results.plain(results.read(raw))
     assert doc["sweep"]["plan"]["fitted"] == "before issue 22: not fitted"
     grid = sweep_plan.grid_of_file(doc["sweep"], "f")
     assert grid == {s: tuple(sorted(raw["sweep"]["strides"])) for s in raw["sweep"]["sizes"]}
@@ -79,7 +79,7 @@ def test_an_irq_share_as_a_number_and_as_a_record_both_read():
 
 
 def test_members_of_older_sections_are_kept():
-    doc = results.to_builtins(results.read(_raw("tasks_before_rounds.json")))
+    doc = results.plain(results.read(_raw("tasks_before_rounds.json")))
     assert doc["tasks"]["repeat"] == _raw("tasks_before_rounds.json")["tasks"]["repeat"]
 
 

@@ -8,8 +8,10 @@ the analyses) reads a result through.
 - Warnings are `{code, text}` objects: readers select by code, never by
   parsing text. Old files' plain-text warnings are given a code on reading.
 - `Result`, `Params`, `Summary`, `Environment` and `Document` are read-only
-  views over the JSON objects, with one accessor per member a reader uses;
-  each member is declared, with its kind, in schema.py.
+  views over the core/results records (or the builtins of one a command
+  is still building), with one accessor per member a reader uses; each
+  member is declared, with its kind, in schema.py.
+- The analyses return new results (`with_members`), never change one.
 """
 from __future__ import annotations
 
@@ -265,8 +267,10 @@ def apply_next_run(results: list[dict]) -> tuple[list[dict], dict]:
 
 
 def document(tool: dict, environment: dict, results: list[dict], extra: dict | None = None) -> dict:
-    """A ctxbench/2 document as builtins (what the views and the analyses
-    read; the writer validates it against core/results.Document)."""
+    """A ctxbench/2 document as builtins that may hold records (the views
+    read both). Left unvalidated here: the writer validates it against
+    core/results.Document, and keeps a document that does not fit in a
+    fallback file rather than losing the measurement."""
     doc = {"schema": SCHEMA, "tool": tool, "environment": environment, "results": results}
     if extra:
         doc.update(extra)

@@ -23,11 +23,16 @@ differs by host (`base.Open`: statistics records, the environment's
 sections, the verification, the command sections) keeps them in `extra`,
 and they are written back where they were: a round trip loses nothing.
 
-A temporary bridge (issue 34): the readers (core/model's views) and the
-analyses still read and build dicts. The reader validates a file through
-these records and hands the views `to_builtins(record)`; the writer
-validates the dict a command built and writes the record. Once the views
-read records, the bridge goes."""
+Who makes records: the reader (core/reader.py: a file, validated or
+upgraded, its samples analysed again) and the store's read hand out the
+Document record; core/model's views read records (`member`: an UNSET
+member is the view's default, an open record's undeclared one comes from
+`extra`). Records are never changed: an analysis makes a new one
+(`replace`, through model.with_members). What a command is still building
+(an engine result it analyses, a derived point, the document) may be
+builtins that hold records; the writer validates that into the Document
+record and encodes the record (`encode`). A command's section is read as
+builtins (model.Document.section): its readers are the command's own."""
 from __future__ import annotations
 
 from typing import Any
@@ -42,7 +47,7 @@ from ctxbench.core.results.result import Result
 from ctxbench.core.results.warnings import SEVERITY
 
 __all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "result_of", "replace", "member",
-           "plain", "to_builtins", "encode", "problem", "json_schema"]
+           "plain", "encode", "problem", "json_schema"]
 
 ValidationError = msgspec.ValidationError
 
@@ -107,14 +112,9 @@ def _field_types(cls: type) -> dict[str, Any]:
     return _types[cls]
 
 
-def to_builtins(rec: Document) -> dict:
-    """The record as dicts and lists, as the views read them (the bridge)."""
-    return codec.builtins(rec)
-
-
 def encode(rec: Document) -> bytes:
     """The record as the file's bytes (indented JSON; nan is null)."""
-    return msgspec.json.format(msgspec.json.encode(to_builtins(rec)), indent=1) + b"\n"
+    return msgspec.json.format(msgspec.json.encode(plain(rec)), indent=1) + b"\n"
 
 
 def json_schema() -> dict:
