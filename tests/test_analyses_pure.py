@@ -7,9 +7,11 @@ import copy
 import json
 
 import numpy as np
+import pytest
 
 from ctxbench.anatomy import attribution
 from ctxbench.core import model, reader
+from ctxbench.core.results import plain
 from ctxbench.core.store.between import Spread
 from ctxbench.irq import analysis as irq_analysis
 from ctxbench.ring import analysis as ring_analysis
@@ -28,7 +30,7 @@ def _clock_probe(ghz: list[float]) -> dict:
 def _raw(rid: str, params: dict, ns: float, seed: int) -> dict:
     """A result measured interleaved: ROUNDS groups, a drifting clock."""
     rng = np.random.default_rng(seed)
-    ghz = list(3.0 * np.exp(rng.normal(0, 0.03, ROUNDS)))
+    ghz = (3.0 * np.exp(rng.normal(0, 0.03, ROUNDS))).tolist()
     x = [float(v) for r in range(ROUNDS) for v in ns * (1 + rng.normal(0, 0.01, PER_GROUP)) * 3.0 / ghz[r]]
     return {"id": rid, "quantity": "switch", "unit": "ns", "params": params, "samples": x,
             "group": [r for r in range(ROUNDS) for _ in range(PER_GROUP)], "clock_probe": _clock_probe(ghz),
@@ -55,26 +57,29 @@ def _unchanged(f, *args):
     return out
 
 
-def test_every_analysis_leaves_its_input_unchanged_and_returns_new_results():
-    res = _results()
+@pytest.mark.parametrize("form", ["records", "builtins"])
+def test_every_analysis_leaves_its_input_unchanged_and_returns_new_results(form):
+    """Records are frozen; builtins (what a command is still building) are
+    left as they were all the same."""
+    res = _results() if form == "records" else plain(_results())
     widened, rec = _unchanged(model.apply_drift, res)
-    assert rec["rounds"] == ROUNDS and widened[0] is not res[0] and "ci95_within" in widened[0]["summary"]
+    assert rec["rounds"] == ROUNDS and widened[0] is not res[0] and "ci95_within" in plain(widened[0])["summary"]
     again, rec = _unchanged(model.apply_next_run, res)
-    assert again[0]["summary"]["ci95_for"] == "another run's median"
+    assert model.Result(again[0]).summary.ci95_for == "another run's median"
     spread = {model.Result(res[0]).point_key: Spread(5, 0.1, 0.01, 0.08, 0.004)}
     between, n = _unchanged(model.apply_between_runs, res, spread)
-    assert n == 1 and "ci95_this_run" in between[0]["summary"] and between[1] is res[1]
+    assert n == 1 and "ci95_this_run" in plain(between[0])["summary"] and between[1] is res[1]
     above = _unchanged(ring_analysis.with_above_pingpong, res)
-    assert "above_pingpong" in above[1] and "above_pingpong" not in above[0]
+    assert model.Result(above[1]).above_pingpong and model.Result(above[0]).above_pingpong is None
     ind = _unchanged(sweep_analysis.with_indirect, res)
-    assert all("indirect" in r for r in ind[2:]) and "simultaneous_t" in ind[2]["indirect"]
+    assert all(model.Result(r).indirect for r in ind[2:]) and "simultaneous_t" in plain(ind[2])["indirect"]
     rates = _unchanged(sweep_analysis.with_counter_rates, res[2])
-    assert "per_kilo_instructions" in rates["counters"]
+    assert "per_kilo_instructions" in model.Result(rates).counters
     launches = _unchanged(runtimes_analysis.over_launches, res[0])
     assert launches is not res[0]
-    point = dict(res[0], parts={"I": {"estimate_ns": 1.0}})
+    point = dict(plain(res[0]), parts={"I": {"estimate_ns": 1.0}})
     (marked,) = _unchanged(irq_analysis.untrusted, [point], {"ok": False, "reason": "a test"})
-    assert marked["parts"]["I"]["trusted"] is False and marked["warnings"][0]["code"] == "untrusted"
+    assert model.Result(marked).effects["I"]["trusted"] is False and model.Result(marked).warnings[0].code == "untrusted"
     profile = {"chains": [{"ips": ["ffffffff81000010"], "count": 1}]}
     named = _unchanged(attribution.named_chains, profile, attribution.Symbols("ffffffff81000000 T a\n"))
     assert named["chains"][0]["functions"] == ["a"]
@@ -82,7 +87,7 @@ def test_every_analysis_leaves_its_input_unchanged_and_returns_new_results():
 
 def test_the_reader_leaves_the_document_it_was_given_unchanged():
     res, rec = model.apply_drift(_results())
-    doc = json.loads(json.dumps(model.document({}, {}, res, {"run": {"order": "interleaved by group",
-                                                                     "drift": rec}})))
+    doc = json.loads(json.dumps(plain(model.document({}, {}, res, {"run": {"order": "interleaved by group",
+                                                                           "drift": rec}}))))
     back = _unchanged(reader.parse, doc, "test")
     assert back.run.drift["rounds"] == ROUNDS

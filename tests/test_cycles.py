@@ -77,7 +77,7 @@ def test_a_check_chain_off_its_latency_is_a_warning_not_a_silence():
     p["check_before_ns"] = p["check_after_ns"] = [t * 2 for t in p["check_before_ns"]]  # a 6x ratio: adds folded
     r = model.analyse(raw)
     assert model.Result(r).cycles.clock["check"]["ok"] is False
-    assert [w["code"] for w in r["warnings"]] == ["clock_probe"]
+    assert [w.code for w in r.warnings] == ["clock_probe"]
 
 
 @pytest.mark.parametrize("rid,quantity,why", [
@@ -137,7 +137,7 @@ def test_drift_is_estimated_in_both_units_and_cycles_take_the_clock_out():
     round by persisting steps: in ns, the drift common to all ids is the
     clock's; in cycles, none is left."""
     rng = np.random.default_rng(1)
-    ghz = list(np.repeat(3.0 * np.exp(rng.normal(0, 0.05, 12)), 2))  # 24 rounds, each level for 2 rounds
+    ghz = np.repeat(3.0 * np.exp(rng.normal(0, 0.05, 12)), 2).tolist()  # 24 rounds, each level for 2 rounds
     res = [model.analyse(synthetic(c, ghz)) for c in (500.0, 7000.0, 16.0)]
     res, d = model.apply_drift(res)
     assert d["relative_sd"] > 0.02

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ctxbench.core import cycles, model
+from ctxbench.core.results import plain
 from ctxbench.ring import analysis
 from ctxbench.ring.command import render_checks, render_table
 
@@ -26,7 +27,7 @@ def result(rid, params, cyc, f_by_round, seed, noise=0.0):
     x, g = [], []
     for r, f in f_by_round.items():
         c = cyc + (rng.normal(0, noise, PER_GROUP) if noise else np.zeros(PER_GROUP))
-        x += list(c / f)
+        x += (c / f).tolist()
         g += [r] * PER_GROUP
     return model.analyse({"id": rid, "quantity": "switch", "unit": "ns", "params": params, "samples": x, "group": g,
                           "clock_probe": probe(f_by_round), "warnings": []})
@@ -48,7 +49,7 @@ def test_known_clocks_give_known_cycles_above_the_ping_pong():
     assert e["cycles"]["estimate_cycles"] == pytest.approx(2000.0, rel=1e-9)
     assert e["unit"] == "cycles" and e["mde_ratio"] < 1e-6  # the clock was the only noise
     ring, pp = analysis.with_above_pingpong([ring, pp])
-    assert ring["above_pingpong"]["unit"] == "cycles"
+    assert model.Result(ring).above_pingpong["unit"] == "cycles"
     assert "cyc" in render_table([ring, pp])
 
 
@@ -80,8 +81,7 @@ def test_the_n2_check_carries_both_units_and_stays_a_ratio_of_medians():
 def test_without_a_probe_the_difference_stays_in_ns():
     ring = result("ring/thread/pipe", RING, 9000.0, clocks(1), 1, 100.0)
     pp = result("kernel/thread/pipe/same-cpu", PP, 7000.0, clocks(2), 2, 100.0)
-    for r in (ring, pp):
-        del r["clock_probe"]
+    ring, pp = ({k: v for k, v in plain(r).items() if k != "clock_probe"} for r in (ring, pp))
     e = analysis.paired_twin(model.analyse(ring), model.analyse(pp))
     assert e["unit"] == "ns" and e["cycles"] is None and e["cycles_why"]
     assert cycles.chosen(e)["estimate"] == e["estimate_ns"]

@@ -29,7 +29,7 @@ def _ring_doc(levels, points, seed):
         x, g = [], []
         for r in range(ROUNDS):
             lev = levels(i, r) + rng.normal(0, JITTER)
-            x += list(base * math.exp(lev) * (1 + rng.normal(0, NOISE, PER_GROUP)))
+            x += (base * math.exp(lev) * (1 + rng.normal(0, NOISE, PER_GROUP))).tolist()
             g += [r] * PER_GROUP
         results.append({"id": "ring/thread/pipe", "quantity": "switch", "unit": "ns",
                         "params": {"kind": "thread", "mechanism": "pipe", "parties": 2 + i, "footprint": 0},
@@ -120,7 +120,7 @@ def test_reader_re_derives_what_the_command_wrote(tmp_path):
     res = [model.analyse(r) for r in doc["results"]]
     res, rec = model.apply_next_run(res)
     again = _read(doc, tmp_path, "r.json")
-    assert [r["summary"]["ci95"] for r in again] == [r["summary"]["ci95"] for r in res]
+    assert [r["summary"]["ci95"] for r in again] == [r.summary.ci95 for r in res]
     assert rec["persistence"] is not None and rec["rounds"] == ROUNDS
 
 

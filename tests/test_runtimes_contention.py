@@ -6,8 +6,14 @@ import os
 import pytest
 
 from ctxbench.runtimes import analysis, contention, rounds, table
+from ctxbench.core.results import plain
 
 HZ = os.sysconf("SC_CLK_TCK")
+
+
+def row_of(raw: dict) -> dict:
+    """analysis.row_of's record as builtins, read member by member below."""
+    return plain(analysis.row_of(raw))
 
 
 def _stat(tmp_path, cpu1_ticks: dict[str, int]):
@@ -78,18 +84,18 @@ def test_each_launchs_share_is_kept_and_the_table_says_what_was_relaunched():
     assert merged["params"]["others_share_per_round"] == [0.01, 0.30, 0.02]
     assert merged["params"]["machine_share_per_round"] == [0.0, 0.0, 0.5]
     assert merged["params"]["launches_tried_per_round"] == [1, 3, 2]
-    r = analysis.row_of(merged)
+    r = row_of(merged)
     assert r["contention"]["disturbed"] == [2, 3] and r["contention"]["quiet"] == contention.QUIET
     assert f"at most {contention.RELAUNCHES} times" in table.contention_line([r])  # the limit the command used
     line = table.contention_line([r])
     assert "3 relaunch(es) in this run" in line and "still disturbed: go channel launch 2, 3" in line
-    clean = analysis.row_of(rounds.merge([[_rec(0.01, 1)], [_rec(0.0, 1)]], [2, 2])[0])
+    clean = row_of(rounds.merge([[_rec(0.01, 1)], [_rec(0.0, 1)]], [2, 2])[0])
     assert "0 relaunch(es)" in table.contention_line([clean]) and "none kept disturbed" in table.contention_line([clean])
     # a record from before the count says nothing
     old = _rec(0.0, 1)
     for k in ("others_share", "machine_share", "launches_tried"):
         del old["params"][k]
-    assert "contention" not in analysis.row_of(old) and table.contention_line([analysis.row_of(old)]) == ""
+    assert "contention" not in row_of(old) and table.contention_line([row_of(old)]) == ""
 
 
 def test_a_share_below_zero_is_kept_as_read(monkeypatch):

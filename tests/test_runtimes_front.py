@@ -6,7 +6,13 @@ import math
 import pytest
 
 from ctxbench.runtimes import analysis, figures, references, table
+from ctxbench.core.results import plain
 from conftest import run_engine
+
+
+def row_of(raw: dict) -> dict:
+    """analysis.row_of's record as builtins, read member by member below."""
+    return plain(analysis.row_of(raw))
 
 
 def _record(samples, vol, inv, handoffs, runtime="go", mechanism="channel", placement="pinned", **extra):
@@ -20,32 +26,32 @@ def _record(samples, vol, inv, handoffs, runtime="go", mechanism="channel", plac
 
 def test_kernel_switches_per_handoff_and_the_user_level_line():
     # 1000 hand-offs a sample: 5 switches is 0.005 (user-level), 1002 is 1.002 (kernel-assisted)
-    user = analysis.row_of(_record([100.0] * 6, [3] * 6, [2] * 6, 1000))
-    kern = analysis.row_of(_record([2000.0] * 6, [1000] * 6, [2] * 6, 1000, mechanism="thread"))
+    user = row_of(_record([100.0] * 6, [3] * 6, [2] * 6, 1000))
+    kern = row_of(_record([2000.0] * 6, [1000] * 6, [2] * 6, 1000, mechanism="thread"))
     assert user["kernel"]["per_handoff"] == pytest.approx(0.005) and user["kernel"]["switch"] == "user-level"
     assert kern["kernel"]["per_handoff"] == pytest.approx(1.002) and kern["kernel"]["switch"] == "kernel-assisted"
     assert kern["kernel"]["voluntary_per_handoff"] == pytest.approx(1.0)
-    edge = analysis.row_of(_record([1.0] * 6, [10] * 6, [0] * 6, 1000))  # exactly 0.01: not below it
+    edge = row_of(_record([1.0] * 6, [10] * 6, [0] * 6, 1000))  # exactly 0.01: not below it
     assert edge["kernel"]["switch"] == "kernel-assisted"
 
 
 def test_no_counts_is_said_not_guessed():
-    r = analysis.row_of(_record([1.0] * 6, [], [], 1000))
+    r = row_of(_record([1.0] * 6, [], [], 1000))
     assert r["kernel"] == {}
     assert table.handoff_rows([r])[0][table.HANDOFF_HEADER.index("kernel switches per hand-off")] == "not counted"
 
 
 def test_a_pinned_virtual_thread_is_flagged():
-    r = analysis.row_of(_record([900.0] * 6, [0] * 6, [0] * 6, 1000, runtime="java", mechanism="vt-park",
+    r = row_of(_record([900.0] * 6, [0] * 6, [0] * 6, 1000, runtime="java", mechanism="vt-park",
                                  jfr={"virtual_thread_pinned": 3}))
     assert [w["code"] for w in r["warnings"]] == ["vt_pinned"]
-    ok = analysis.row_of(_record([900.0] * 6, [0] * 6, [0] * 6, 1000, runtime="java", mechanism="vt-park",
+    ok = row_of(_record([900.0] * 6, [0] * 6, [0] * 6, 1000, runtime="java", mechanism="vt-park",
                                   jfr={"virtual_thread_pinned": 0}))
     assert ok["warnings"] == []
 
 
 def test_resolution_is_the_interval_s_standard_error_times_2_8():
-    r = analysis.row_of(_record([100.0, 101, 99, 100, 102, 98, 100, 101, 99], [0] * 9, [0] * 9, 1000))
+    r = row_of(_record([100.0, 101, 99, 100, 102, 98, 100, 101, 99], [0] * 9, [0] * 9, 1000))
     lo, hi = r["summary"]["ci95"]
     assert r["resolution"]["mde_ns"] == pytest.approx(2.8016 * (hi - lo) / (2 * 1.96), rel=1e-3)
 
@@ -64,7 +70,7 @@ def test_engine_reference_rows_are_the_whole_hand_off(engine_bin):
         n = eng["params"]["n"]
         assert raw["samples"] == [t / (2 * n) for t in eng["raw"]["t_switch_ns"]]
         assert all(h >= s for h, s in zip(raw["samples"], eng["samples"]))
-        r = analysis.row_of(raw)
+        r = row_of(raw)
         if eng["id"].startswith("kernel/"):  # a blocked thread sleeps in the kernel: ~1 switch per hand-off
             assert 0.5 < r["kernel"]["per_handoff"] < 3, r["kernel"]
         else:  # the asm switch never enters the kernel
@@ -72,7 +78,7 @@ def test_engine_reference_rows_are_the_whole_hand_off(engine_bin):
 
 
 def test_table_and_figure_show_every_row():
-    rows = [analysis.row_of(_record([100.0 + i] * 6, [0] * 6, [0] * 6, 1000, mechanism=f"m{i}", placement=p))
+    rows = [row_of(_record([100.0 + i] * 6, [0] * 6, [0] * 6, 1000, mechanism=f"m{i}", placement=p))
             for i in range(3) for p in ("pinned", "default")]
     text = table.render(rows)
     assert all(f"m{i}" in text for i in range(3)) and "pinned, 1 CPU" in text and "default, 2 CPUs" in text

@@ -5,6 +5,12 @@ medians (runtimes/analysis.launch_spread)."""
 import pytest
 
 from ctxbench.runtimes import analysis, rounds
+from ctxbench.core.results import plain
+
+
+def row_of(raw: dict) -> dict:
+    """analysis.row_of's record as builtins, read member by member below."""
+    return plain(analysis.row_of(raw))
 
 
 def _rec(samples, groups, n=100, mech="channel", **extra):
@@ -42,21 +48,21 @@ def test_launches_that_differ_are_said_with_their_medians():
     per = [100.0, 200.0, 100.0]
     recs = [[_rec([v * (1 + 0.01 * g)] * 4, [g] * 4) for g in range(3)] for v in per]
     merged = rounds.merge([[_join(r)] for r in recs], [3, 3, 3])
-    r = analysis.row_of(merged[0])
+    r = row_of(merged[0])
     assert r["launches"]["medians"] == pytest.approx([101, 202, 101])
     w = [x for x in r["warnings"] if x["code"] == "launch_spread"]
     assert len(w) == 1 and "101 ns, 202 ns, 101 ns" in w[0]["text"] and w[0]["data"]["p"] < 0.01
     # the same spread within launches, none between: nothing to say
     same = [[_rec([100.0 * (1 + 0.5 * g)] * 4, [g] * 4) for g in range(3)] for _ in per]
-    r = analysis.row_of(rounds.merge([[_join(x)] for x in same], [3, 3, 3])[0])
+    r = row_of(rounds.merge([[_join(x)] for x in same], [3, 3, 3])[0])
     assert not [x for x in r["warnings"] if x["code"] == "launch_spread"] and r["launches"]["p_launch"] > 0.5
     # re-analysing keeps one warning
-    again = analysis.row_of(analysis.row_of(merged[0]))
+    again = row_of(row_of(merged[0]))
     assert [x["code"] for x in again["warnings"]].count("launch_spread") == 1
 
 
 def test_one_launch_has_no_launch_record():
-    r = analysis.row_of(_rec([100.0] * 6, [0, 0, 0, 1, 1, 1]))
+    r = row_of(_rec([100.0] * 6, [0, 0, 0, 1, 1, 1]))
     assert "launches" not in r
 
 
@@ -73,7 +79,7 @@ def test_the_table_marks_rows_whose_launches_differ():
     from ctxbench.runtimes import table
     differ = [[_rec([v * (1 + 0.01 * g)] * 4, [g] * 4) for g in range(3)] for v in (100.0, 200.0, 100.0)]
     agree = [[_rec([50.0 * (1 + 0.5 * g)] * 4, [g] * 4, mech="gosched") for g in range(3)] for _ in range(3)]
-    rows = [analysis.row_of(r) for r in rounds.merge([[_join(a), _join(b)] for a, b in zip(differ, agree)], [3] * 3)]
+    rows = [row_of(r) for r in rounds.merge([[_join(a), _join(b)] for a, b in zip(differ, agree)], [3] * 3)]
     text = table.render(rows)
     assert f"{table.LAUNCHES_DIFFER} its launches differ" in text
     assert "  go channel (pinned): 101 ns, 202 ns, 101 ns" in text and "go gosched (pinned):" not in text
@@ -82,7 +88,7 @@ def test_the_table_marks_rows_whose_launches_differ():
 def test_the_figure_draws_each_launchs_median():
     from ctxbench.runtimes import figures
     differ = [[_rec([v * (1 + 0.01 * g)] * 4, [g] * 4) for g in range(3)] for v in (100.0, 200.0, 100.0)]
-    rows = [analysis.row_of(r) for r in rounds.merge([[_join(x)] for x in differ], [3] * 3)]
+    rows = [row_of(r) for r in rounds.merge([[_join(x)] for x in differ], [3] * 3)]
     fig = figures.figure(rows, {})
     ticks = [line for line in fig.axes[0].lines if line.get_marker() == "|" and len(line.get_xdata()) == 3]
     assert len(ticks) == 1 and sorted(ticks[0].get_xdata()) == pytest.approx([101, 101, 202])

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import FIXTURES
 from ctxbench.core import model
+from ctxbench.core.results import plain
 from ctxbench.ui.warnings import group, print_warnings
 
 
@@ -69,7 +70,7 @@ def test_every_warning_analysed_anew_is_typed(fixture):
     for r in doc.get("results") or []:
         if not isinstance(r, dict) or "samples" not in r or r.get("parts") is not None:
             continue
-        for w in model.analyse(r)["warnings"]:
+        for w in plain(model.analyse(r).warnings):
             assert set(w) == {"code", "severity", "text", "data"}, w
             assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]]
 

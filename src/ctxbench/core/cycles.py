@@ -64,8 +64,10 @@ def _nums(x) -> np.ndarray:
     return np.array([float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan for v in x])
 
 
-def probe_of(result: dict) -> dict:
-    return _obj(result.get("clock_probe"))
+def probe_of(result) -> dict:
+    """A result's (a record's or an engine result's) probe readings as builtins, {} if none."""
+    from ctxbench.core import results  # late: the results model imports what imports this
+    return _obj(results.plain(results.member(result, "clock_probe")))
 
 
 def group_clock(probe: dict) -> dict[int, float]:

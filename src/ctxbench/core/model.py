@@ -72,10 +72,13 @@ def without(warnings: list, *codes: str) -> list[dict]:
 
 # ---- analysis of a raw result -------------------------------------------------
 
-def analyse(result: dict) -> dict:
-    """Add summary, verification and judgement-based warnings to a raw
-    engine result (idempotent: re-analysing recomputes from the samples)."""
-    r = dict(result)
+def analyse(result) -> results.Result:
+    """A raw engine result (the engine's JSON, or a record read back) as
+    the results.Result record, with its summary, verification and
+    judgement-based warnings: where engine output becomes a record
+    (idempotent: re-analysing recomputes from the samples).
+    results.ValidationError for a result the model refuses."""
+    r = dict(results.plain(result))
     rec, keep = verification.judge(r)
     rec["dropped_samples"] = [i for i, k in enumerate(keep) if not k]
     samples = r.get("samples") or []
@@ -115,13 +118,14 @@ def analyse(result: dict) -> dict:
         warnings.append(warning("negative", "negative derived cost (printed as measured): the subtracted part "
                                 "varies more than the quantity itself", median=s["median"]))
     r["warnings"] = warnings
-    return r
+    return results.result_of(r)
 
 
 def relabel_groups(r: dict, label) -> dict:
     """`r` with every group label g made label(g): the samples' `group` and
     the core-clock probe's, which must keep naming the same groups (a
     sweep's round, a task job's rounds after another job's)."""
+    r = results.plain(r)  # a result measured and analysed is a record
     out = dict(r)
     if isinstance(r.get("group"), list):
         out["group"] = [label(int(g)) for g in r["group"]]

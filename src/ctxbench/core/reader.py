@@ -128,7 +128,7 @@ def parse(doc, name: str) -> results.Document:
     # Results derived by a command's own analysis (tasks, irq: parts) keep
     # their summaries; everything else is re-analysed from its samples.
     try:
-        res = [results.result_of(model.analyse(results.plain(r))) if r.samples is not UNSET and r.parts is UNSET
+        res = [model.analyse(r) if r.samples is not UNSET and r.parts is UNSET
                else r for r in rec.results]
         members = {}
         if rec.run is not UNSET and rec.run.order == "interleaved by group":

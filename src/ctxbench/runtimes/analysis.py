@@ -170,24 +170,24 @@ def row_of(raw: dict) -> dict:
     and `resolution`); a virtual thread that pinned its carrier is
     flagged, since its hand-off then blocked a kernel thread."""
     r = over_launches(model.analyse(raw))
-    r["kernel"] = kernel_record(r)
+    r = model.with_members(r, kernel=kernel_record(r))
     contended = contention_record(r)
     if contended:
-        r["contention"] = contended
-    r["resolution"] = resolution(r)
+        r = model.with_members(r, contention=contended)
+    r = model.with_members(r, resolution=resolution(r))
     pinned = model.Result(r).jfr.get("virtual_thread_pinned")
     warnings = model.Result(r).warnings_stored("vt_pinned", "launch_spread")  # re-analysed: said once
     spread = launch_spread(r)
+    launches = {}
     if spread:
-        r["launches"] = {k: v for k, v in spread.items() if k != "warning"}
+        launches["launches"] = {k: v for k, v in spread.items() if k != "warning"}
         warnings += [spread["warning"]] if "warning" in spread else []
     if isinstance(pinned, int) and pinned > 0:
         warnings.append(model.warning(
             "vt_pinned", f"{pinned} jdk.VirtualThreadPinned events in the untimed check of the same loop: the "
                          "virtual thread held its carrier, so this is not a virtual-thread hand-off",
             pinned_events=pinned))
-    r["warnings"] = warnings
-    return r
+    return model.with_members(r, warnings=warnings, **launches)
 
 
 def contention_record(r: dict) -> dict:

@@ -25,7 +25,7 @@ from typing import Sequence
 
 from ctxbench.core import engine
 from ctxbench.core.errors import UserError
-from ctxbench.core.model import Result
+from ctxbench.core.model import Result, with_members
 
 READINGS = 3  # readings each side of a launch; their median (each is already the best of the probe's repetitions)
 WHERE = ("ctxbench-engine probe on the measured CPU just before the harness started and just after it exited "
@@ -85,6 +85,6 @@ def attach(records: list[dict], before: dict | None, after: dict | None) -> list
     for r in records:
         groups = Result(r).rounds
         if Result(r).unit == "ns" and groups:
-            r = dict(r, clock_probe=launch_record(before, after, groups))
+            r = with_members(r, clock_probe=launch_record(before, after, groups))
         out.append(r)
     return out

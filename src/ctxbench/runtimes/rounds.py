@@ -106,5 +106,5 @@ def merge(rounds: list[list[dict]], per_round: list[int]) -> list[dict]:
         for name in PER_LAUNCH:  # what the front end measured around each launch (contention.py)
             if any(x is not None for x in per_launch.get((k, name), [])):
                 params[f"{name}_per_round"] = per_launch[(k, name)]
-        out.append(dict(r, params=params))
+        out.append(model.with_members(r, params=params))
     return out

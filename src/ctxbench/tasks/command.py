@@ -137,7 +137,7 @@ def run(args) -> int:
     maxcv = tasks_analysis.max_cv(points)
     # the runs themselves (the pair's and the empty pair's), so that the report
     # re-derives the per-switch effects from the file (tasks_analysis.runs_in)
-    c_results = [r for p in pairs for r in (raw[p][0], dict(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
+    c_results = [r for p in pairs for r in (raw[p][0], model.with_members(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
     env = model.Document(header).environment
     doc = life.document(header, points + c_results, {
         "preset": preset, "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,

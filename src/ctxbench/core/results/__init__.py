@@ -25,13 +25,14 @@ and they are written back where they were: a round trip loses nothing.
 
 Who makes records: the reader (core/reader.py: a file, validated or
 upgraded, its samples analysed again) and the store's read hand out the
-Document record; core/model's views read records (`member`: an UNSET
-member is the view's default, an open record's undeclared one comes from
-`extra`). Records are never changed: an analysis makes a new one
-(`replace`, through model.with_members). What a command is still building
-(an engine result it analyses, a derived point, the document) may be
-builtins that hold records; the writer validates that into the Document
-record and encodes the record (`encode`). A command's section is read as
+Document record; core/model.analyse makes an engine result (the engine's
+JSON) a Result record, the one place engine output becomes one.
+core/model's views read records (`member`: an UNSET member is the view's
+default, an open record's undeclared one comes from `extra`). Records are
+never changed: an analysis makes a new one (`replace`, through
+model.with_members). What a command is still building (a derived point,
+the document) may be builtins that hold records; the writer validates
+that into the Document record and encodes the record (`encode`). A command's section is read as
 builtins (model.Document.section): its readers are the command's own."""
 from __future__ import annotations
 
