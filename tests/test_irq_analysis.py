@@ -8,10 +8,16 @@ import pytest
 from ctxbench.irq import analysis
 from ctxbench.stats import power
 from ctxbench.irq.command import render
+from ctxbench.core.results import plain
 
 RATES = [100, 1000, 4000, 10000]
 D_NS = 10_000.0
 RUN_S = 0.05  # each task run: 50 ms
+
+
+def derived(*args, **kw) -> dict:
+    """analysis.derive's record with its points as builtins, read member by member below."""
+    return plain(analysis.derive(*args, **kw))
 
 
 def table(rng, rounds, per_int_ns, d_seen_ns=D_NS, noise_ns=20_000.0):
@@ -35,7 +41,7 @@ def test_known_indirect_cost_comes_back_with_its_interval():
     rng = np.random.default_rng(0)
     truth = {"sort": 800.0, "crc": 0.0}
     tables = {t: table(rng, 30, c) for t, c in truth.items()}
-    an = analysis.derive(tables, None, RATES, {}, spin=table(rng, 30, 0.0))
+    an = derived(tables, None, RATES, {}, spin=table(rng, 30, 0.0))
     d = an["D"]
     assert d["ci95"][0] <= D_NS <= d["ci95"][1]
     for task, c in truth.items():
@@ -58,11 +64,11 @@ def test_known_indirect_cost_comes_back_with_its_interval():
 
 def test_a_results_file_is_analysed_again_to_the_same_numbers():
     rng = np.random.default_rng(4)
-    an = analysis.derive({"crc": table(rng, 8, 300.0)}, None, RATES, {}, spin=table(rng, 8, 0.0))
+    an = derived({"crc": table(rng, 8, 300.0)}, None, RATES, {}, spin=table(rng, 8, 0.0))
     pts = an["points"]["crc"] + an["spin_points"]
     tables = analysis.tables_from_points(pts)
     spin = tables.pop("spin")
-    again = analysis.derive(tables, None, RATES, {}, spin=spin)
+    again = derived(tables, None, RATES, {}, spin=spin)
     # (the samples come back grouped by rate: sums in another order)
     assert again["D"]["estimate_ns"] == pytest.approx(an["D"]["estimate_ns"], rel=1e-9)
     for k in ("slope", "per_interrupt"):
@@ -78,7 +84,7 @@ def test_a_gap_loop_that_charges_too_much_is_set_right_by_the_control():
     # offset is measured and the tasks' true costs come back
     rng = np.random.default_rng(2)
     biased = D_NS + 2000.0
-    an = analysis.derive({"aes": table(rng, 20, 0.0, biased), "sort": table(rng, 20, 800.0, biased)}, None,
+    an = derived({"aes": table(rng, 20, 0.0, biased), "sort": table(rng, 20, 800.0, biased)}, None,
                           RATES, {}, spin=table(rng, 20, 0.0, biased))
     assert an["self_check_failed"] == [] and an["control"]["ok"] is True
     off = an["D_check"]["per_interrupt"]
@@ -105,7 +111,7 @@ def test_without_bias_the_self_check_rarely_fails():
     failures = 0
     for seed in range(6):
         rng = np.random.default_rng(1000 + seed)
-        an = analysis.derive({t: table(rng, 20, 0.0) for t in ("sort", "crc")}, None, RATES, {},
+        an = derived({t: table(rng, 20, 0.0) for t in ("sort", "crc")}, None, RATES, {},
                               spin=table(rng, 20, 0.0))
         failures += bool(an["self_check_failed"])
     assert failures <= 2
@@ -124,7 +130,7 @@ def test_disturbed_samples_are_left_out_and_counted():
     rng = np.random.default_rng(3)
     t = table(rng, 10, 0.0)
     t["keep"][::4] = False
-    an = analysis.derive({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
+    an = derived({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
     p = an["points"]["crc"][0]
     assert any(w["code"] == "dropped" for w in p["warnings"])
     assert p["parts"]["R_task"]["n"] == 0 or p["parts"]["R_task"]["n"] < 10
@@ -139,7 +145,7 @@ def test_a_failed_control_marks_every_i_untrusted_and_says_so_first():
     rng = np.random.default_rng(5)
     spin = table(rng, 20, 0.0)
     spin["r_prime_ns"] = spin["r_prime_ns"] - 1.5e6
-    an = analysis.derive({"sort": table(rng, 20, 800.0)}, None, RATES, {}, spin=spin)
+    an = derived({"sort": table(rng, 20, 800.0)}, None, RATES, {}, spin=spin)
     assert an["control"]["ok"] is False and "pair is biased" in an["control"]["reason"]
     for p in an["points"]["sort"]:
         assert p["parts"]["I"]["trusted"] is False
@@ -152,14 +158,14 @@ def test_a_failed_control_marks_every_i_untrusted_and_says_so_first():
 
 def test_an_unresolved_point_says_its_mde_and_what_would_resolve_it():
     rng = np.random.default_rng(7)
-    an = analysis.derive({"crc": table(rng, 6, 0.0, noise_ns=400_000.0)}, None, RATES, {}, spin=table(rng, 6, 0.0))
+    an = derived({"crc": table(rng, 6, 0.0, noise_ns=400_000.0)}, None, RATES, {}, spin=table(rng, 6, 0.0))
     below = [w["text"] for p in an["points"]["crc"] for w in p["warnings"] if w["code"] == "below_mde"]
     assert below and all("minimum detectable effect" in t and "6 rounds" in t for t in below)
 
 
 def test_a_passing_control_leaves_the_is_as_results():
     rng = np.random.default_rng(6)
-    an = analysis.derive({"sort": table(rng, 20, 800.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
+    an = derived({"sort": table(rng, 20, 800.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
     assert an["control"]["ok"] is True
     assert all(p["parts"]["I"]["trusted"] for p in an["points"]["sort"])
     assert "untrusted" not in render(an) and not render(an).startswith("CONTROL FAILED")
@@ -189,7 +195,7 @@ def test_a_failed_self_check_says_its_diagnosis_from_the_warning_s_data():
     # a task that an interrupt makes faster (-3 us per signal): the self-check fails at the
     # high rates, and the list of failures carries the diagnosis the warning was made with
     rng = np.random.default_rng(5)
-    an = analysis.derive({"aes": table(rng, 20, -3000.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
+    an = derived({"aes": table(rng, 20, -3000.0)}, None, RATES, {}, spin=table(rng, 20, 0.0))
     failed = an["self_check_failed"]
     assert failed and all(f["task"] == "aes" for f in failed)
     for f in failed:

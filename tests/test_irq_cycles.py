@@ -8,11 +8,17 @@ import pytest
 from ctxbench.core import cycles
 from ctxbench.irq import analysis
 from ctxbench.irq.command import render
+from ctxbench.core.results import plain
 
 RATES = [100, 1000, 4000, 10000]
 D_CYC = 35_000.0        # a signal's direct cost in cycles
 R_CYC = 1.8e8           # a task run in cycles (~50 ms at 3.6 GHz)
 RUN_S = 0.05
+
+
+def derived(*args, **kw) -> dict:
+    """analysis.derive's record with its points as builtins, read member by member below."""
+    return plain(analysis.derive(*args, **kw))
 
 
 def table(rng, f_by_round, per_int_cyc, noise_cyc=0.0):
@@ -40,7 +46,7 @@ def clocks(seed, rounds, lo=3.0, hi=3.7):
 def test_known_clocks_give_known_cycles():
     rng = np.random.default_rng(0)
     f = clocks(1, 12)
-    an = analysis.derive({"aes": table(rng, f, 1500.0)}, None, RATES, {}, spin=table(rng, f, 0.0))
+    an = derived({"aes": table(rng, f, 1500.0)}, None, RATES, {}, spin=table(rng, f, 0.0))
     assert an["D"]["cycles"]["estimate_cycles"] == pytest.approx(D_CYC, rel=1e-9)
     per = an["per_task"]["aes"]["per_interrupt"]
     assert per["cycles"]["estimate_cycles"] == pytest.approx(1500.0, rel=1e-6)
@@ -59,9 +65,9 @@ def test_a_slower_clock_leaves_cycles_unchanged_and_ns_higher():
     x = 0.10
     f = clocks(2, 10, 3.5, 3.6)
     slow = {r: v / (1 + x) for r, v in f.items()}
-    a = analysis.derive({"crc": table(np.random.default_rng(5), f, 400.0, 2e5)}, None, RATES, {},
+    a = derived({"crc": table(np.random.default_rng(5), f, 400.0, 2e5)}, None, RATES, {},
                          spin=table(np.random.default_rng(6), f, 0.0, 2e5))
-    b = analysis.derive({"crc": table(np.random.default_rng(5), slow, 400.0, 2e5)}, None, RATES, {},
+    b = derived({"crc": table(np.random.default_rng(5), slow, 400.0, 2e5)}, None, RATES, {},
                          spin=table(np.random.default_rng(6), slow, 0.0, 2e5))
     pairs = [(a["D"], b["D"]), (a["per_task"]["crc"]["per_interrupt"], b["per_task"]["crc"]["per_interrupt"])]
     pairs += [(p["parts"]["I"], q["parts"]["I"]) for p, q in zip(a["points"]["crc"], b["points"]["crc"])]
@@ -78,7 +84,7 @@ def test_the_self_check_and_its_diagnosis_speak_the_unit_of_the_verdict():
     # (smaller MDE) and the self-check fails in cycles and says so; each failure in its I's unit
     rng = np.random.default_rng(3)
     f = clocks(4, 16)
-    an = analysis.derive({"sort": table(rng, f, -3000.0, 1e5)}, None, RATES, {}, spin=table(rng, f, 0.0, 1e5))
+    an = derived({"sort": table(rng, f, -3000.0, 1e5)}, None, RATES, {}, spin=table(rng, f, 0.0, 1e5))
     units = {c["rate_hz"]: c["I"]["unit"] for c in an["self_check_failed"]}
     assert units.get(10000) == "cycles"
     for c in an["self_check_failed"]:
@@ -93,12 +99,12 @@ def test_the_self_check_and_its_diagnosis_speak_the_unit_of_the_verdict():
 def test_a_results_file_keeps_the_clock_and_is_analysed_again_to_the_same_cycles():
     rng = np.random.default_rng(8)
     f = clocks(9, 8)
-    an = analysis.derive({"crc": table(rng, f, 300.0, 2e5)}, None, RATES, {}, spin=table(rng, f, 0.0, 2e5))
+    an = derived({"crc": table(rng, f, 300.0, 2e5)}, None, RATES, {}, spin=table(rng, f, 0.0, 2e5))
     pts = an["points"]["crc"] + an["spin_points"]
     assert all(len(p["raw"][analysis.CLOCK]) == len(p["group"]) for p in pts)
     tables = analysis.tables_from_points(pts)
     spin = tables.pop("spin")
-    again = analysis.derive(tables, None, RATES, {}, spin=spin)
+    again = derived(tables, None, RATES, {}, spin=spin)
     for p, q in zip(an["points"]["crc"], again["points"]["crc"]):
         assert q["parts"]["I"]["cycles"]["estimate_cycles"] == pytest.approx(
             p["parts"]["I"]["cycles"]["estimate_cycles"], rel=1e-9)
@@ -110,7 +116,7 @@ def test_without_a_clock_everything_stays_in_ns_and_says_why():
     f = clocks(11, 6)
     t, s = table(rng, f, 300.0, 2e5), table(rng, f, 0.0, 2e5)
     del t["f"], s["f"]
-    an = analysis.derive({"crc": t}, None, RATES, {}, spin=s)
+    an = derived({"crc": t}, None, RATES, {}, spin=s)
     i = an["points"]["crc"][0]["parts"]["I"]
     assert i["unit"] == "ns" and i["cycles"] is None and "probe" in i["cycles_why"]
     assert "in ns (no cycles" in render(an)
@@ -128,7 +134,7 @@ def test_a_clock_that_moves_between_the_plain_and_the_forced_run_is_taken_out():
     t["f_plain"] = t["f"].copy()
     t["f_prime"] = t["f"] / 1.04
     t["r_prime_ns"] = t["r_prime_ns"] * 1.04  # the same cycles, at the slower clock
-    an = analysis.derive({"aes": t}, None, RATES, {}, spin=table(rng, f, 0.0))
+    an = derived({"aes": t}, None, RATES, {}, spin=table(rng, f, 0.0))
     per = an["per_task"]["aes"]["per_interrupt"]
     assert per["cycles"]["estimate_cycles"] == pytest.approx(1500.0, rel=1e-6)
     for p in an["points"]["aes"]:

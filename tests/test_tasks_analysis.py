@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from ctxbench.core.results import plain
 from ctxbench.tasks import analysis as tasks_analysis
 
 
@@ -42,7 +43,7 @@ def test_known_indirect_cost_per_switch_recovered():
     assert s["per_task"]["sort"]["estimate_ns"] == pytest.approx(ka, abs=5)
     assert s["per_task"]["crc"]["estimate_ns"] == pytest.approx(kb, abs=5)
     assert s["C"]["estimate_ns"] == pytest.approx(C, rel=0.01)
-    by_n = {p["params"]["n"]: p for p in out.points}
+    by_n = {p["params"]["n"]: p for p in plain(out.points)}
     assert by_n[1]["parts"]["I"]["mean"] == 0.0  # by construction
     q = by_n[4000]["parts"]
     lo, hi = q["I"]["ci95"]
@@ -66,7 +67,7 @@ def test_negative_indirect_is_reported_not_clipped():
     pair = _job("sort+aes", 10, ns, lambda n, a, b: a + b + n * 3000, lambda n: 5e8, lambda n: 5e8, 6)
     out = tasks_analysis.analyse_pair(pair, empty, resamples=300)
     assert out.effects["per_switch"]["estimate_ns"] < 0 and out.effects["per_switch"]["resolved"]
-    last = out.points[-1]
+    last = plain(out.points[-1])
     assert last["parts"]["I"]["mean"] < 0
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
 
@@ -88,7 +89,7 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
     again = tasks_analysis.analyse_pair(*runs["sort+crc"], resamples=300).effects
     assert again["per_switch"]["estimate_ns"] == pytest.approx(out.effects["per_switch"]["estimate_ns"])
     doc = {"schema": "ctxbench/1", "tool": {"name": "ctxbench"}, "environment": {},
-           "results": out.points + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
+           "results": plain(out.points) + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
     f = tmp_path / "tasks.json"
     f.write_text(json.dumps(doc))
     md = tmp_path / "r.md"

@@ -140,7 +140,7 @@ def test_tasks_and_irq_analyses_write_typed_warnings_with_their_numbers():
     pair = _job("sort+aes", 10, ns, lambda n, a, b: a + b + n * 3000, lambda n: 5e8, lambda n: 5e8, 6)
     moved = pair["verify"]["migrations"]
     moved[::7] = [1] * len(moved[::7])  # runs that migrated: disturbed, left out
-    points = tasks_analysis.analyse_pair(pair, empty, resamples=300).points
+    points = plain(tasks_analysis.analyse_pair(pair, empty, resamples=300).points)
     codes = set()
     for p in points:
         _assert_typed(p["warnings"], p["id"])
@@ -150,7 +150,7 @@ def test_tasks_and_irq_analyses_write_typed_warnings_with_their_numbers():
     rng = np.random.default_rng(3)
     t = table(rng, 10, 0.0)
     t["keep"][::4] = False
-    an = irq_analysis.derive({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0))
+    an = plain(irq_analysis.derive({"crc": t}, None, RATES, {}, spin=table(rng, 10, 0.0)))
     pts = [p for ps in an["points"].values() for p in ps] + an["spin_points"]
     for p in pts:
         _assert_typed(p["warnings"], p["params"])

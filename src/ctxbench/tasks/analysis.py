@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ctxbench.core import cycles, model
+from ctxbench.core import cycles, model, results
 from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
 from ctxbench.ui.twin import fmt_twin
@@ -242,14 +242,14 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         p = dict(params.items())
         p.update({"pair": pair, "n": n, "rounds": rounds})
         at_n = P["n"] == n
-        points.append({
+        points.append(results.result_of({
             "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
             "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
             "params": p, "samples": [float(x) for x in P["total"][P["n"] == n]],
             "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
             "cycles": _point_cycles(Pc, at_n, pair_result),
             "warnings": pw,
-        })
+        }))
     return PairAnalysis(summary, points)
 
 
