@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ctxbench.core import engine
-from ctxbench.core import model
+from ctxbench.core import model, results
+from ctxbench.core.errors import UserError
 
 
 class Progress(Protocol):
@@ -72,7 +73,11 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
         header.update(h)
 
     def got_result(r):
-        a = model.analyse(r)
+        try:
+            a = model.analyse(r)
+        except results.ValidationError as e:  # engine and front end disagree on the format: one line
+            raise UserError(f"the engine's result does not fit {results.SCHEMA}: {results.problem(e, r, results.Result)} "
+                            "(an engine from another version of ctxbench?)")
         out.append(a)
         if on_result:
             on_result(a)

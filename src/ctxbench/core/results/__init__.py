@@ -53,9 +53,9 @@ __all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "
 ValidationError = msgspec.ValidationError
 
 
-def problem(e: ValidationError, doc: Any) -> str:
-    """What read() or encode() found wrong with `doc`, in one line with its JSON path."""
-    return codec.problem(e, doc, Document)
+def problem(e: ValidationError, doc: Any, cls: type = Document) -> str:
+    """What read() (or result_of(), with cls=Result) found wrong with `doc`, in one line with its JSON path."""
+    return codec.problem(e, doc, cls)
 
 
 def read(doc: Any) -> Document:
