@@ -183,14 +183,14 @@ def drift_factor(results: list[dict]) -> np.ndarray:
     return drift.common_factor(round_series(results)[1])
 
 
-def apply_drift(results: list[dict]) -> tuple[list[dict], dict]:
+def apply_drift(res: list[dict]) -> tuple[list[dict], dict]:
     """Estimate the machine's common drift from results measured interleaved
     by group and widen each one's interval by it, in ns and, for the
     results cycles apply to, in cycles (what is left of the drift once each
     group's clock is taken out). Returns the results (new ones where
-    widened; `results` is not changed) and the record the document keeps:
+    widened; `res` is not changed) and the record the document keeps:
     rounds, relative sd, per-round factor, and the same in cycles."""
-    out, rec = list(results), {}
+    out, rec = list(res), {}
     for unit in ("ns", "cycles"):
         which, series = round_series(out, unit)
         factor = drift.common_factor(series)
@@ -223,13 +223,13 @@ def _with_mde(summary: dict) -> dict:
     return dict(summary, mde=cycles.mde_between_runs(summary))
 
 
-def apply_between_runs(results: list[dict], spreads: dict) -> tuple[list[dict], int]:
+def apply_between_runs(res: list[dict], spreads: dict) -> tuple[list[dict], int]:
     """Widen each result's interval, in ns and in cycles, by the part
     between runs that earlier runs of this host measured (`spreads`:
     core/store/between.spreads by point key). Returns the results (new
-    ones where widened; `results` is not changed) and how many were."""
+    ones where widened; `res` is not changed) and how many were."""
     out, n = [], 0
-    for r in results:
+    for r in res:
         v = Result(r)
         s = spreads.get(v.point_key)
         if s is None or not math.isfinite(s.tau_ns):
@@ -244,20 +244,20 @@ def apply_between_runs(results: list[dict], spreads: dict) -> tuple[list[dict], 
     return out, n
 
 
-def apply_next_run(results: list[dict]) -> tuple[list[dict], dict]:
+def apply_next_run(res: list[dict]) -> tuple[list[dict], dict]:
     """For results measured interleaved by group: each one's interval made
     the interval that holds another run's median (stats.drift.next_run:
     this run's rounds, the common drift and the point's own drift). Returns
-    the results (new ones where changed; `results` is not changed) and the
+    the results (new ones where changed; `res` is not changed) and the
     record the document keeps: what apply_drift keeps, plus the pooled
     persistence the own drifts come from."""
-    which, series = round_series(results)
+    which, series = round_series(res)
     table = drift.log_table(series)
     factor = drift.factor_of(table)
     rel = drift.relative_sd(factor)
     resid = table - factor
     rho = drift.persistence(resid)
-    out = list(results)
+    out = list(res)
     for i, row in zip(which, resid):
         s = Result(out[i]).summary
         if s:
