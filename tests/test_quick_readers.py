@@ -19,6 +19,7 @@ import pytest
 
 from conftest import run_cli
 from ctxbench.core import results
+from ctxbench.core.model import Document
 from ctxbench.ui import presets
 
 # runtimes waits for its CPUs to be quiet before each launch (runtimes/contention.py): seconds
@@ -81,7 +82,7 @@ def test_quick_file_goes_through_every_reader(command, tmp_path):
     assert p.returncode == 0, f"compare of {command} --quick:\n{p.stderr[-3000:]}"
     _clean("compare", p)
 
-    # the store: kept, said, and each id's series read back by history
+    # the store: kept, said, and every result read back by history as its point's one run
     store = tmp_path / "store.sqlite"
     p = run_cli("store", "add", str(out), "--store", str(store), cwd=tmp_path)
     assert p.returncode == 0, f"store add of {command} --quick:\n{p.stderr[-3000:]}"
@@ -93,5 +94,7 @@ def test_quick_file_goes_through_every_reader(command, tmp_path):
     p = run_cli("history", "*", "--store", str(store), "-o", str(series), cwd=tmp_path)
     assert p.returncode == 0, f"history of {command} --quick:\n{p.stderr[-3000:]}"
     _clean("history", p)
-    assert series.stat().st_size > 0
+    got = {s["id"]: len(s["runs"]) for s in json.loads(series.read_text())["history"]["series"]}
+    keys = {r.point_key for r in Document(doc).results}
+    assert keys <= set(got) and all(got[k] == 1 for k in keys), (sorted(keys - set(got)), got)
 
