@@ -5,7 +5,8 @@
 # Feature-specific rules (cross builds, extra tests) live in mk/*.mk; each
 # may add Debian packages to RUN_PKGS (needed to build and run) or
 # TEST_PKGS (needed only by tests or by an optional target), targets to
-# TEST_PREREQS, compiler defines to EXTRA_DEFS and libraries to EXTRA_LIBS.
+# TEST_PREREQS, stamps of their own package installs to TEST_PKG_STAMPS,
+# compiler defines to EXTRA_DEFS and libraries to EXTRA_LIBS.
 
 SHELL := /bin/bash
 ROOT := $(abspath .)
@@ -35,6 +36,7 @@ RUN_PKGS := build-essential pkg-config libhwloc-dev hwloc zlib1g-dev libssl-dev 
 # What only the tests or optional targets need: mk/*.mk add to it.
 TEST_PKGS := clang-format
 TEST_PREREQS :=
+TEST_PKG_STAMPS :=
 -include $(sort $(wildcard mk/*.mk))
 
 HAVE_HWLOC = $(shell pkg-config --exists hwloc 2>/dev/null && echo 1)
@@ -101,14 +103,17 @@ venv: $(VENV)/.ok
 # project on numpy 1.26. It runs on numpy 2 (tests/test_history.py), so it is installed alone, and
 # what it imports (more-itertools, structlog) is in pyproject.toml. It builds a C extension.
 SPA := signal-processing-algorithms==2.1.6
+# one pip at a time in the virtualenv: `make test` builds in parallel, and the test and runtimes
+# extras would otherwise be installed by two pips at once
+PIP = flock $(VENV)/.pip-lock $(VENV)/bin/python -m pip
 $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 	@[ -x $(VENV)/bin/python ] || $(PY) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e .
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps '$(SPA)'
+	$(PIP) install -q --disable-pip-version-check -e .
+	$(PIP) install -q --disable-pip-version-check --no-deps '$(SPA)'
 	@touch $@
 test-venv: $(VENV)/.test-ok
 $(VENV)/.test-ok: $(VENV)/.ok pyproject.toml
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+	$(PIP) install -q --disable-pip-version-check -e '.[test]'
 	@touch $@
 $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
 	ln -sf $(ENGINE) $@
@@ -120,14 +125,31 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 
 # Everything: the test-only packages (cross toolchains, qemu-user, chromium,
 # Boost.Context) are installed first. After the linters, the tests that
-# judge no measured number run two at a time (pytest-xdist): the unmarked
+# judge no measured number run TEST_WORKERS at a time (pytest-xdist): the unmarked
 # ones and the `flow` ones, which run the engine but check only statuses,
 # files and processes. Then the other `machine` tests one at a time: a
 # measurement beside another would be disturbed by it. Both steps run, and
 # either failing fails the target.
-test: $(TEST_DEPS_STAMP) $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
+#
+# What the tests need is made in two steps: the Debian packages (one
+# apt-get at a time: TEST_PKG_STAMPS), then the rest TEST_JOBS at a time
+# (pip waits on the network while the compilers run; the cross engines,
+# the harnesses and the virtualenv do not wait for each other).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# The first step's pytest workers: twice the CPUs, as most of those tests
+# wait (servers starting, sshd, subprocesses, signals): on 2 vCPUs the
+# unmarked tests took 180 s with 4 workers, 232 s with 2. Each worker gets
+# whole files (a file's tests share module fixtures), and the documented
+# command lines go by doc (tests/conftest.py: xdist groups).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 2 )))
+TEST_PKG_STAMPS := $(DEPS_STAMP) $(TEST_DEPS_STAMP) $(TEST_PKG_STAMPS)
+.PHONY: test-ready
+test-ready: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
+test:
+	@$(MAKE) --no-print-directory $(TEST_PKG_STAMPS)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-ready
 	@status=0; \
-	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile -m "not machine or flow" tests || status=1; \
+	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not machine or flow" tests || status=1; \
 	$(VENV)/bin/python -m pytest -q -m "machine and not flow" tests || status=1; \
 	exit $$status
 

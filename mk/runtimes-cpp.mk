@@ -11,6 +11,7 @@ RT_CPP_DEPS := $(BUILD)/.rt-cpp-deps
 .PHONY: runtimes runtimes-cpp
 runtimes: runtimes-cpp
 TEST_PREREQS += runtimes-cpp
+TEST_PKG_STAMPS += $(RT_CPP_DEPS)  # installed before `make test` builds in parallel
 runtimes-cpp: $(RT_CPP_DEPS)
 	@if [ -f /usr/include/boost/context/fiber.hpp ] && [ -f /usr/include/nlohmann/json.hpp ] && command -v $(CXX) >/dev/null; then \
 	  $(MAKE) --no-print-directory $(RT_CPP); \

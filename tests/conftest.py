@@ -9,6 +9,7 @@ A session that runs no `machine` test (`make check`) has ENGINE = refuse
 too, and fails at its end if anything started it. Tests marked `machine`
 get the real engine. With CTXBENCH_TEST_RECORD=1 (tools/record_engine.py)
 unmarked tests run the real engine and record what it says."""
+import hashlib
 import os
 import shutil
 import subprocess
@@ -72,12 +73,19 @@ def pytest_collection_modifyitems(config, items):
     """A test that needs a real PostgreSQL server (the `server` fixture, by
     itself or through another fixture, as the issue-33 audit's world does;
     or a store parametrised "postgresql") is `slow`: `make test` runs it,
-    `make check` keeps the SQLite twins."""
+    `make check` keeps the SQLite twins. Every test gets its xdist group."""
     for item in items:
         spec = getattr(item, "callspec", None)
         if "server" in getattr(item, "fixturenames", ()) or \
                 (spec is not None and "postgresql" in [str(v) for v in spec.params.values()]):
             item.add_marker(pytest.mark.slow)
+        # xdist's `--dist loadgroup` (make test): a file's tests stay together (they share module
+        # fixtures: servers, a measured set of every id), except the documented command lines,
+        # which go together by the doc they are in (a doc's lines run in order in one directory)
+        line = spec.params.get("line") if spec is not None else None
+        group = f"docs:{line.doc.name}" if hasattr(line, "doc") else item.path.name
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
@@ -85,21 +93,27 @@ def engine_seam(request, monkeypatch):
     """Unmarked tests: the recorded engine (or, while recording, the real
     one writing recordings), fake runtime harnesses. `machine` tests: the
     real engine and harnesses."""
-    from ctxbench.core import engine
+    from ctxbench.core import clock, engine
     engine.forget_transports()  # each test counts its own calls of a recording
-    for k in ("CTXBENCH_ENGINE_REPLAY", "CTXBENCH_ENGINE_RECORD"):
+    clock.forget()  # and reads its recorded clock from the start
+    for k in ("CTXBENCH_ENGINE_REPLAY", "CTXBENCH_ENGINE_RECORD", "CTXBENCH_CLOCK_REPLAY", "CTXBENCH_CLOCK_RECORD"):
         monkeypatch.delenv(k, raising=False)
     if request.node.get_closest_marker("machine"):
         monkeypatch.setenv("CTXBENCH_ENGINE", str(REAL_ENGINE))
         return
     monkeypatch.setenv("CTXBENCH_RUNTIMES_ROOT", str(RUNTIMES_ROOT))
     monkeypatch.setenv("CTXBENCH_PYTHON", sys.executable)
+    # the clock of commands that plan by elapsed time (core/clock.py), per test
+    clock_file = RECORDINGS / f"clock-{hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:12]}.json.gz"
     if RECORD:
         monkeypatch.setenv("CTXBENCH_ENGINE", str(REAL_ENGINE))
         monkeypatch.setenv("CTXBENCH_ENGINE_RECORD", str(RECORDINGS))
+        clock_file.unlink(missing_ok=True)  # this test's processes append their readings afresh
+        monkeypatch.setenv("CTXBENCH_CLOCK_RECORD", str(clock_file))
     else:
         monkeypatch.setenv("CTXBENCH_ENGINE", str(REFUSE))
         monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(RECORDINGS))
+        monkeypatch.setenv("CTXBENCH_CLOCK_REPLAY", str(clock_file))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -191,6 +191,31 @@ def test_pooling_runs_holds_what_moved_between_them(tmp_path):
     assert pool["ci95"][0] < 3000 and pool["ci95"][1] > 5000
 
 
+def test_a_tasks_run_keeps_its_results_and_effects_with_their_cycles(tmp_path):
+    """A real tasks file has results (its task runs) beside its per-pair
+    effects, and the effects carry their cycles (issue 32): the rows of
+    one add are one INSERT, which refused effect rows without the results'
+    cycles columns (store add of a tasks --quick file failed)."""
+    docs = []
+    for k, v in enumerate((3000.0, 3100.0)):
+        d = _tasks_doc(k, v)
+        d["results"] = _doc(k, 1000.0, "6.18")["results"]
+        d["tasks"]["per_pair"]["sort+crc"]["per_switch"]["cycles"] = {
+            "estimate_cycles": 3 * v, "ci95": [3 * v - 300, 3 * v + 300], "mde_cycles": 900.0}
+        f = tmp_path / f"t{k}.json"
+        f.write_text(json.dumps(d))
+        docs.append(str(f))
+    url = str(tmp_path / "s.sqlite")
+    p = run_cli("store", "add", *docs, "--store", url)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "h.json"
+    p = run_cli("history", "tasks/*/per_switch", "--store", url, "--unit", "cycles", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    series = json.loads(out.read_text())["history"]["series"]
+    assert [s["id"] for s in series] == ["tasks/sort+crc/per_switch"], series
+    assert [r["median"] for r in series[0]["runs"]] == [9000.0, 9300.0], series[0]
+
+
 def test_a_pool_of_runs_that_agree_is_their_own_precision():
     from ctxbench.history.pooled import pool
     p = pool([1000.0, 1001.0, 999.0], [990.0, 991.0, 989.0], [1010.0, 1011.0, 1009.0])

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,27 @@ def test_what_is_recorded_is_replayed_alike(tmp_path, monkeypatch):
     assert again == live and live[0] != live[1]
     assert live[0][1] == [([{"position": 1, "id": "b", "error": "no such luck"}], ["b: no such luck"], 1)]
     assert sorted(p.name.split("-")[0] for p in rec.iterdir()) == ["env", "run"]
+
+
+def test_the_clock_of_a_recorded_run_is_replayed_in_order(tmp_path, monkeypatch):
+    """core/clock: a command that plans by elapsed time reads, replayed,
+    the readings its recorded run read (each process of a test appends
+    its own), then time runs on from the last; no file: the real clock."""
+    from ctxbench.core import clock
+    path = tmp_path / "clock.json.gz"
+    monkeypatch.delenv("CTXBENCH_CLOCK_REPLAY", raising=False)
+    monkeypatch.setenv("CTXBENCH_CLOCK_RECORD", str(path))
+    first = [clock.now(), clock.now()]
+    clock.save()
+    second = [clock.now()]
+    clock.save()  # a second process of the same test
+    monkeypatch.delenv("CTXBENCH_CLOCK_RECORD")
+    monkeypatch.setenv("CTXBENCH_CLOCK_REPLAY", str(path))
+    clock.forget()
+    again = [clock.now() for _ in range(3)]
+    assert again == first + second
+    later = clock.now()
+    assert later >= again[-1] and later - again[-1] < 60  # on from the last reading
+    monkeypatch.setenv("CTXBENCH_CLOCK_REPLAY", str(tmp_path / "none.json.gz"))
+    clock.forget()
+    assert abs(clock.now() - time.monotonic()) < 1

@@ -1,6 +1,7 @@
 """Who else ran on a harness launch's CPUs (runtimes/contention.py), on
 numbers whose answer is known: a /proc/stat written here, CPU times set by
 hand; nothing measured."""
+import json
 import os
 
 import pytest
@@ -108,3 +109,27 @@ def test_a_share_below_zero_is_kept_as_read(monkeypatch):
     w = contention.Window((1,)).start().stop()
     assert w["others_share"] == pytest.approx(-0.01)  # the ticks' coarseness, not a 0 that claims exactness
     assert not contention.disturbed(w)
+
+
+@pytest.mark.parametrize("quiet_before", [True, False])
+def test_a_disturbed_launch_is_launched_again_only_after_a_quiet_wait(quiet_before, monkeypatch, tmp_path):
+    """Disturbed launches (shares set by hand) of the fake python harness:
+    launched again up to RELAUNCHES times when the wait before found the
+    CPUs quiet; once, and listed as steady load, when the wait gave up."""
+    from ctxbench import cli
+    from ctxbench.runtimes import command, harness
+    monkeypatch.setattr(contention, "settle", lambda *a, **k: 0.2 if quiet_before else contention.SETTLE_MOST_S)
+    monkeypatch.setattr(contention.Window, "stop", lambda self: {"others_share": 0.5, "machine_share": 0.5})
+    launches = []
+    real = harness.run
+    monkeypatch.setattr(command.harness, "run", lambda *a, **k: launches.append(1) or real(*a, **k))
+    out = tmp_path / "rt.json"
+    assert cli.main(["runtimes", "--quick", "--runtime", "python", "--placement", "pinned",
+                     "-o", str(out), "--no-store"]) in (0, 1)
+    doc = json.loads(out.read_text())
+    steady = doc["contention"]["not_relaunched_steady_load"]
+    if quiet_before:
+        assert len(launches) == 1 + contention.RELAUNCHES and steady == []
+    else:
+        assert len(launches) == 1 and [(s["runtime"], s["settle_s"]) for s in steady] == \
+            [("python", contention.SETTLE_MOST_S)]

@@ -5,7 +5,9 @@ docs/testing.md).
 
 It runs those tests once, one at a time, with the real engine and
 CTXBENCH_TEST_RECORD=1 (tests/conftest.py then records instead of
-replaying), so the recordings are exactly the calls the tests make. With
+replaying), so the recordings are exactly the calls the tests make; a
+test whose commands plan by elapsed time also gets its clock's readings
+recorded (clock-*.json.gz, core/clock.py). With
 no test named, the old recordings go first (none is left that no test
 uses); with test files or ids, only theirs are recorded again.
 

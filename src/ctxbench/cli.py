@@ -4,37 +4,19 @@ run through ctxbench.lifecycle.
 
 Ctrl-C is one line and exit 130 from the first instruction to the last:
 while this module imports the commands (a quarter of a second), and once
-main() is done, a SIGINT handler says so and exits (nothing has been
+main() is done, a SIGINT handler (installed by ctxbench/__init__.py, the
+first module of ours that runs) says so and exits (nothing has been
 measured or is left to clean up then; main() then ends the process
 itself, _exit); in between it is Python's KeyboardInterrupt, which every
 command turns into its own clean-up, and main() into that line."""
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 
-
-def _interrupted_now(signum, frame) -> None:  # pragma: no cover (a signal's timing)
-    """Ctrl-C before main() runs or after it returned: nothing to keep."""
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except Exception:  # noqa: BLE001 (a stream already gone)
-            pass
-    os.write(2, b"ctxbench: interrupted\n")
-    os._exit(130)
-
-
-# Only as the ctxbench command (the console script, or python -m ctxbench),
-# not where a program or a test imports this module.
-_ARGV0 = sys.argv[0] if sys.argv and isinstance(sys.argv[0], str) else ""
-_AS_COMMAND = ((os.path.basename(_ARGV0) == "ctxbench" or _ARGV0.endswith(os.path.join("ctxbench", "__main__.py")))
-               and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-if _AS_COMMAND:
-    signal.signal(signal.SIGINT, _interrupted_now)
-
-import argparse  # noqa: E402
+from ctxbench import AS_COMMAND as _AS_COMMAND, interrupted_now as _interrupted_now
 
 # Before numpy is imported anywhere: one BLAS thread. Each thread reserves
 # its own memory at start-up, and under `ulimit -v` that alone made a small

@@ -156,7 +156,9 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     got_header = False
     answered = 0  # result lines so far, with or without a result
 
-    timer = threading.Timer(max(deadline_s, 0.0), proc.terminate) if deadline_s is not None else None
+    # a replayed run is cut where the recorded one was (its "stopped"), not by the replay's pace
+    live = not isinstance(via, transports.Recorded)
+    timer = threading.Timer(max(deadline_s, 0.0), proc.terminate) if deadline_s is not None and live else None
     if timer:
         timer.daemon = True
         timer.start()

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 
-from ctxbench.core import cycles, workloads
+from ctxbench.core import clock, cycles, workloads
 from ctxbench.core.model import Document, Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -136,13 +135,13 @@ def run(args) -> int:
     life = Lifecycle("irq", args.output, store=args.store)
     ids = ["irq/direct", "irq/spin"] + [f"irq/{t}" for t in tasks]
 
-    t0 = time.monotonic()
+    t0 = clock.now()
     fixed = args.rounds is not None
     header, res = _engine(ids, args, args.rounds if fixed else PILOT_ROUNDS, rates, True)
     batches = [(0, res)]
     plan_line = f"{args.rounds} rounds (fixed by --rounds)"
     if not fixed:
-        spent = time.monotonic() - t0
+        spent = clock.now() - t0
         pilot = _analyse(batches, tasks, rates, args)
         total, plan_line = _plan(pilot, args, spent / PILOT_ROUNDS, spent)
         print(plan_line, file=sys.stderr)
@@ -151,18 +150,18 @@ def run(args) -> int:
         # that slows down after the pilot ends the run at the budget, not past it
         # (a default run here took 370 s of a 240 s budget: rounds of 14 s, pilot 9.6 s)
         while done < total:
-            n = min(total - done, int((t0 + args.budget - time.monotonic()) / t_round),
+            n = min(total - done, int((t0 + args.budget - clock.now()) / t_round),
                     max(1, -(-(total - PILOT_ROUNDS) // BATCHES)))
             if n < 1:
                 plan_line += (f"\n  stopped at {done} of {total} rounds: --budget {args.budget} s ran out "
                               f"(rounds took {t_round:.1f} s, the pilot's {spent / PILOT_ROUNDS:.1f} s)")
                 print(plan_line.splitlines()[-1], file=sys.stderr)
                 break
-            t1 = time.monotonic()
+            t1 = clock.now()
             _, more = _engine(ids, args, n, rates, False)
             batches.append((done, more))
             done += n
-            t_round = (time.monotonic() - t1) / n
+            t_round = (clock.now() - t1) / n
     an = _analyse(batches, tasks, rates, args)
     points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
     direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
@@ -171,7 +170,7 @@ def run(args) -> int:
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
                "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
                "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
-               "seconds": round(time.monotonic() - t0, 1)}
+               "seconds": round(clock.now() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)

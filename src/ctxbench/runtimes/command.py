@@ -78,14 +78,14 @@ def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: 
     home = os.sched_getaffinity(0)
     rest = tuple(sorted(set(home) - set(cmd.cpus)))
     # the measured CPU quiet first, and for a pinned launch the rest of the machine (a default launch runs on it)
-    contention.settle((cpu,), rest if pinned else ())
+    waited = contention.settle((cpu,), rest if pinned else ())
     before = _probe(cpu, notes) if pinned else None  # the engine pins itself: run it with every CPU allowed
     if rest:
         os.sched_setaffinity(0, rest)
     try:
         window = contention.Window(tuple(cmd.cpus), front_end_there=not rest, rest=rest).start()
         head, got, skip = harness.run(found, cmd, deadline_s)
-        window_rec = window.stop()
+        window_rec = dict(window.stop(), settle_s=waited, quiet_before=waited < contention.SETTLE_MOST_S)
     finally:
         os.sched_setaffinity(0, home)
     after = _probe(cpu, notes) if before else None
@@ -126,6 +126,7 @@ def run(args) -> int:
     versions, skipped, failures = {}, [], []
     probe_notes: list[str] = []
     relaunched: list[dict] = []
+    steady: list[dict] = []  # disturbed launches not launched again: the wait before them gave up
     for r, width in enumerate(per_round):
         prog.update(f"round {r + 1}/{len(per_round)}: engine references")
         header, refs = run_ids(ref_ids, replace(opts, groups=width), interleave=True)
@@ -152,11 +153,13 @@ def run(args) -> int:
                 try:
                     cmd = harness.command(found, place, cpus, rt.mechanisms, settings)
                     # a pinned launch others disturbed is launched again (runtimes/contention.py); a default
-                    # one shares the other CPU with whatever else the machine runs, and is only counted
+                    # one shares the other CPU with whatever else the machine runs, and is only counted. Not
+                    # again when the CPUs never were quiet before it (the wait gave up): the load is steady,
+                    # and another launch would wait as long and meet it again
                     tries = []
                     for _ in range(1 + (contention.RELAUNCHES if place == "pinned" else 0)):
                         tries.append(_launch(found, cmd, settings.deadline_s(len(rt.mechanisms)), cpu, probe_notes))
-                        if not contention.disturbed(tries[-1][-1]):
+                        if not contention.disturbed(tries[-1][-1]) or not tries[-1][-1]["quiet_before"]:
                             break
                 except UserError as e:  # one runtime's failure costs its own rows
                     failures.append({"id": f"runtimes/{rt.name}/{place}", "runtime": rt.name, "placement": place,
@@ -166,6 +169,11 @@ def run(args) -> int:
                     continue
                 kept = min(range(len(tries)), key=lambda i: contention.score(tries[i][-1]))  # the least disturbed
                 head, got, skip, before, after, window = tries[kept]
+                last = tries[-1][-1]
+                if contention.disturbed(last) and not last["quiet_before"] and len(tries) <= contention.RELAUNCHES:
+                    steady.append({"runtime": rt.name, "placement": place, "round": r + 1,
+                                   "settle_s": last["settle_s"], "others_share": last.get("others_share"),
+                                   "machine_share": last.get("machine_share")})
                 if len(tries) > 1:
                     relaunched.append({"runtime": rt.name, "placement": place, "round": r + 1, "kept": kept,
                                        "others_share": [t[-1].get("others_share") for t in tries],
@@ -198,6 +206,8 @@ def run(args) -> int:
         "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()},
         contention={"quiet": contention.QUIET, "machine_quiet": contention.MACHINE_QUIET,
                     "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
+                    # disturbed, not launched again: the CPUs were never quiet before (contention.py)
+                    "not_relaunched_steady_load": steady,
                     "method": "others' share of a launch's CPUs (others_share) and of the machine's other "
                               "allowed CPUs (machine_share): busy time (/proc/stat) less the harness's and the "
                               "front end's CPU time, over wall time x CPUs"}, **extra)

@@ -25,7 +25,9 @@ So the front end, around each harness launch:
   (others_share) and for the rest (machine_share);
 - the command launches a pinned launch again when either is above its
   limit, at most RELAUNCHES times, keeps the least disturbed, and keeps
-  every launch's shares in the record.
+  every launch's shares in the record; not when the wait before it gave
+  up (steady load: another launch would wait as long and meet it again;
+  `quiet_before` in the launch's record).
 
 Tick-based accounting makes a share exact to a few ticks (4 ms at 250 Hz)
 over a launch of a second or more: well under the limits. A quiet launch

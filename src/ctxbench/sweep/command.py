@@ -32,9 +32,8 @@ import datetime
 import math
 import os
 import sys
-import time
 
-from ctxbench.core import engine
+from ctxbench.core import clock, engine
 from ctxbench.core import model, reader
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions
@@ -170,7 +169,7 @@ class Sweep:
 
     def left(self) -> float:
         """Seconds left for measuring."""
-        return self.deadline - self.finish_s - time.monotonic()
+        return self.deadline - self.finish_s - clock.now()
 
     def cost(self, bid: str, size: int, stride: int) -> float:
         """Seconds a round of the point takes: measured, else the dearest
@@ -236,7 +235,7 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
     if old_doc:  # the grid given again: it was checked against the budget when the sweep began
         grid = {s: tuple(strides) for s in sizes}
         return grid, {"fitted": "as given", "strides_by_size": {str(s): list(d) for s, d in grid.items()}}
-    f = fit.choose(env, sizes, strides, *given, ids, sw.cost, sw.deadline - time.monotonic(), args.budget,
+    f = fit.choose(env, sizes, strides, *given, ids, sw.cost, sw.deadline - clock.now(), args.budget,
                    args.groups, sw.engine_start_s, finish_s)
     by = ("host and budget" if not any(given) else "as given" if all(given) else
           "--sizes as given, strides fitted to the budget" if given[0] else
@@ -251,7 +250,7 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
 
 
 def run(args) -> int:
-    t_start = time.monotonic()
+    t_start = clock.now()
     life = Lifecycle("sweep", args.output, resumable=True, store=args.store)
     preset = presets.apply(args, "sweep").preset
     out = life.output
@@ -295,7 +294,7 @@ def run(args) -> int:
         return sorted(sw.by_key.values(), key=lambda r: order.get(sweep_plan.key(r), len(order)))
 
     def save(final=False):
-        wall = prior_wall + time.monotonic() - t_start
+        wall = prior_wall + clock.now() - t_start
         sec = {
             "mechanisms": [{"name": n, "id": i} for n, i in mechs],
             "preset": preset, "sizes": sizes, "strides": strides, "plan": plan_rec, "settings": settings,
@@ -372,7 +371,7 @@ def run(args) -> int:
             plist = per_mech.get(bid)
             if not plist:
                 continue
-            t_prev = [time.monotonic()]
+            t_prev = [clock.now()]
             limit = sw.left()
             if until is not None:  # its share of what is left, by what its points are predicted to take
                 pred = {b: sw.engine_start_s + sum(sw.cost(b, s, d) for _, (s, d) in per_mech[b])
@@ -382,7 +381,7 @@ def run(args) -> int:
 
             def on_header(h, t_call=t_call):
                 # the engine probed the machine and calibrated; the CPU warm-up follows
-                t_prev[0] = time.monotonic() + WARMUP_MS / 1000
+                t_prev[0] = clock.now() + WARMUP_MS / 1000
                 sw.engine_start_s = t_prev[0] - t_call
                 got = model.Document(h)
                 if got.environment.as_dict() and not old_doc:
@@ -396,7 +395,7 @@ def run(args) -> int:
                 # Only note it while the engine measures: merging and analysing here would run
                 # beside the next point, maybe on its CPU, a third task the switch counts miss
                 # (it inflated later stride-0 points by 40% in one run).
-                arrived.append((raw, time.monotonic()))
+                arrived.append((raw, clock.now()))
                 p = model.Result(raw).params
                 prog.step(f"{name} {sweep_plan.fmt_size(int(p.get('size', 0)))}:{p.get('stride', '?')}")
 
@@ -407,7 +406,7 @@ def run(args) -> int:
                 # a failed point holds its place, so that the next results stay paired with their points
                 finished = engine.stream(["run", bid, "--points", arg, *opts.args()], on_header, on_result,
                                          deadline_s=max(limit, 0.0),
-                                         on_failed_job=lambda f, arrived=arrived: arrived.append((None, time.monotonic())))
+                                         on_failed_job=lambda f, arrived=arrived: arrived.append((None, clock.now())))
             finally:  # what arrived is kept, also when Ctrl-C ends the plan
                 take(name, bid, plist, arrived, t_prev, phase, prog)
             if not finished:
@@ -431,12 +430,12 @@ def run(args) -> int:
         cannot give their rounds, are left out (their round is dropped).
         False if the budget ended."""
         nonlocal grid, sizes, strides, pts
-        measure_rounds([{b: list(pts) for b in ids}], "pilot", until=time.monotonic() + sw.left() / args.groups)
+        measure_rounds([{b: list(pts) for b in ids}], "pilot", until=clock.now() + sw.left() / args.groups)
         if sw.left() <= 0:
             return False
         old = grid
         new, why, ok = fit.refit(grid, lambda b, s, d: (b, s, d) in sw.by_key, ids, sw.cost,
-                                 sw.deadline - time.monotonic(), args.budget, args.groups, sw.engine_start_s,
+                                 sw.deadline - clock.now(), args.budget, args.groups, sw.engine_start_s,
                                  state["env"], bool(args.sizes), bool(args.strides), finish_s)
         if why or not ok:
             done = [(b, s, d) for b in ids for s, d in fit.points_of(old) if (b, s, d) in sw.by_key]
@@ -508,7 +507,7 @@ def run(args) -> int:
         from ctxbench.sweep import figures as figures_sweep
         life.figures(args.plot, figures_sweep.all_figures(
             doc, compare_stride=COMPARE_STRIDE if args.compare_stride is None else args.compare_stride))
-    wall = prior_wall + time.monotonic() - t_start  # the whole command, figures included
+    wall = prior_wall + clock.now() - t_start  # the whole command, figures included
     res = model.Document(doc).records
     print(sweep_analysis.text_summary(res, state["env"], mechs, wall, args.budget, planned=set(pts)))
     missing = sum(1 for b in ids for p in pts if len(rounds.rounds_of(sw.by_key.get((b, *p)))) < args.groups)

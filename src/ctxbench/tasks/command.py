@@ -15,9 +15,8 @@ in the run before)."""
 from __future__ import annotations
 
 import math
-import time
 
-from ctxbench.core import cycles, model, workloads
+from ctxbench.core import clock, cycles, model, workloads
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.stats import power
@@ -99,7 +98,7 @@ def run(args) -> int:
         raise UserError("--switches: at least one value besides 1 (the slope needs two)")
     life = Lifecycle("tasks", args.output, store=args.store)
     suffix = "" if args.cold else "/warm"
-    t0 = time.monotonic()
+    t0 = clock.now()
     pilot = args.rounds or PILOT_ROUNDS
     prog = Progress(len(pairs) * 2, label="tasks ")
     header: dict = {}
@@ -107,14 +106,14 @@ def run(args) -> int:
     plan: dict[str, dict] = {}
     for k, pair in enumerate(pairs):
         prog.update(f"{pair}: pilot, {pilot} rounds" if not args.rounds else f"{pair}: {pilot} rounds")
-        ts = time.monotonic()
+        ts = clock.now()
         h, res = _measure(pair, ns, pilot, args, suffix, k == 0)
         header = header or h
         raw[pair] = res
-        plan[pair] = {"pilot_rounds": pilot, "round_s": (time.monotonic() - ts) / pilot}
+        plan[pair] = {"pilot_rounds": pilot, "round_s": (clock.now() - ts) / pilot}
         prog.step(pair)
     if not args.rounds:
-        left = max(0.0, args.budget - (time.monotonic() - t0))
+        left = max(0.0, args.budget - (clock.now() - t0))
         lines = _choose(pairs, raw, plan, left)
         prog.close()
         print("\n".join(lines))
@@ -141,7 +140,7 @@ def run(args) -> int:
     env = model.Document(header).environment
     doc = life.document(header, points + c_results, {
         "preset": preset, "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
-        "wall_s": time.monotonic() - t0, "per_pair": per_pair, "max_cv": maxcv,
+        "wall_s": clock.now() - t0, "per_pair": per_pair, "max_cv": maxcv,
         "C_from": "empty tasks, same runner, slope of R'_total over n, in the same rounds",
         "design": "n values (and the empty pair) interleaved in rounds, order rotated; slopes over n; "
                   "bootstrap of whole rounds"})

@@ -127,13 +127,28 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
         for name, e in effects:
             if not isinstance(e, dict) or _num(e.get("estimate_ns")) is None:
                 continue
-            ci = e.get("ci95") if isinstance(e.get("ci95"), list) and len(e["ci95"]) == 2 else [None, None]
+            ci = _pair(e.get("ci95"))
             key = f"tasks/{pair}/{name}"
             out.append(fitted(results, {"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
                                         "median": _num(e["estimate_ns"]), "ci_lo": _num(ci[0]),
-                                        "ci_hi": _num(ci[1]), "mde": _num(e.get("mde_ns")), "ok": None,
+                                        "ci_hi": _num(ci[1]), "mde": _num(e.get("mde_ns")),
+                                        **_effect_cycles(e.get("cycles")), "ok": None,
                                         "runtime_version": None}))
     return out
+
+
+def _pair(ci) -> list:
+    return ci if isinstance(ci, list) and len(ci) == 2 else [None, None]
+
+
+def _effect_cycles(c) -> dict:
+    """An effect's estimate in core cycles (issue 32), in the columns a
+    result's cycles fill: every row of one add has the same columns (one
+    INSERT of many rows), and history reads an effect in cycles too."""
+    c = c if isinstance(c, dict) else {}
+    ci = _pair(c.get("ci95"))
+    return {"cycles_median": _num(c.get("estimate_cycles")), "cycles_ci_lo": _num(ci[0]),
+            "cycles_ci_hi": _num(ci[1]), "cycles_mde": _num(c.get("mde_cycles")), "cycles_method": None}
 
 
 def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
