@@ -73,7 +73,9 @@ def test_every_engine_id_fits_its_kind(every_id):
         v = Result(r)
         assert v.kind is not None
         assert len(v.keep) == len(v.samples)
-        assert all(w.code in ("engine", "dropped", "verification", "outliers", "negative") for w in v.warnings)
+        # the codes analyse() writes (clock_probe: the probe's check chain, off on a loaded host)
+        assert all(w.code in ("engine", "dropped", "verification", "outliers", "negative", "clock_probe")
+                   for w in v.warnings), [w.code for w in v.warnings]
 
 
 @pytest.mark.machine
