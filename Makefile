@@ -125,7 +125,7 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 
 # Everything: the test-only packages (cross toolchains, qemu-user, chromium,
 # Boost.Context) are installed first. After the linters, the tests that
-# judge no measured number run TEST_WORKERS at a time (pytest-xdist): the unmarked
+# judge no measured number run two at a time (pytest-xdist): the unmarked
 # ones and the `flow` ones, which run the engine but check only statuses,
 # files and processes. Then the other `machine` tests one at a time: a
 # measurement beside another would be disturbed by it. Both steps run, and
@@ -136,12 +136,6 @@ run: $(ENGINE) $(VENV)/bin/ctxbench-engine
 # (pip waits on the network while the compilers run; the cross engines,
 # the harnesses and the virtualenv do not wait for each other).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-# The first step's pytest workers: twice the CPUs, as most of those tests
-# wait (servers starting, sshd, subprocesses, signals): on 2 vCPUs the
-# unmarked tests took 180 s with 4 workers, 232 s with 2. Each worker gets
-# whole files (a file's tests share module fixtures), and the documented
-# command lines go by doc (tests/conftest.py: xdist groups).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 2 )))
 TEST_PKG_STAMPS := $(DEPS_STAMP) $(TEST_DEPS_STAMP) $(TEST_PKG_STAMPS)
 .PHONY: test-ready
 test-ready: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok unit-tests $(TEST_PREREQS) lint
@@ -149,7 +143,7 @@ test:
 	@$(MAKE) --no-print-directory $(TEST_PKG_STAMPS)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-ready
 	@status=0; \
-	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not machine or flow" tests || status=1; \
+	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile -m "not machine or flow" tests || status=1; \
 	$(VENV)/bin/python -m pytest -q -m "machine and not flow" tests || status=1; \
 	exit $$status
 

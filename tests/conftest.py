@@ -73,19 +73,12 @@ def pytest_collection_modifyitems(config, items):
     """A test that needs a real PostgreSQL server (the `server` fixture, by
     itself or through another fixture, as the issue-33 audit's world does;
     or a store parametrised "postgresql") is `slow`: `make test` runs it,
-    `make check` keeps the SQLite twins. Every test gets its xdist group."""
+    `make check` keeps the SQLite twins."""
     for item in items:
         spec = getattr(item, "callspec", None)
         if "server" in getattr(item, "fixturenames", ()) or \
                 (spec is not None and "postgresql" in [str(v) for v in spec.params.values()]):
             item.add_marker(pytest.mark.slow)
-        # xdist's `--dist loadgroup` (make test): a file's tests stay together (they share module
-        # fixtures: servers, a measured set of every id), except the documented command lines,
-        # which go together by the doc they are in (a doc's lines run in order in one directory)
-        line = spec.params.get("line") if spec is not None else None
-        group = f"docs:{line.doc.name}" if hasattr(line, "doc") else item.path.name
-        if not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
