@@ -25,6 +25,7 @@ import pytest
 from conftest import run_engine
 
 from ctxbench.core import model
+from ctxbench.core.results import plain as builtins_of
 
 pytestmark = pytest.mark.machine
 SPIN_NS = 5000
@@ -37,7 +38,7 @@ def measure(kind: str, mech: str) -> dict:
                    "--interleave", "--groups", "24", "--iterations", "4", "--min-sample-us", "500",
                    "--settle-us", "500", "--warmup-ms", "50", "--json", timeout=240)
     assert p.returncode == 0, p.stderr
-    res = [model.analyse(r) for r in json.loads(p.stdout)["results"]]
+    res = [builtins_of(model.analyse(r)) for r in json.loads(p.stdout)["results"]]
     by = {r["id"].startswith("test/"): r for r in res}
     assert len(by) == 2
     spin, plain = by[True], by[False]
