@@ -29,15 +29,12 @@ SMALL = {
     "ring": ["--parties", "2", "--footprint", "0", "--kind", "thread", "--mechanism", "pipe", "--quick"],
     "noise": ["--seconds", "1"],
     "anatomy": ["--quick", "--rungs", "fifo"],
-    "runtimes": ["--quick", "--runtime", "python", "--placement", "pinned"],
+    "runtimes": ["--quick", "--runtime", "python", "--placement", "pinned", "--quiet-wait", "0"],
 }
-# runtimes waits for its CPUs to be quiet before each launch (runtimes/contention.py: up to 10 s, and a
-# disturbed launch is launched again): on a host busy with other tests, half a minute of waiting
-WAITS = {"runtimes"}
 
 
 def _commands():
-    return [pytest.param(c, marks=pytest.mark.slow) if c in WAITS else c for c in sorted(SMALL)]
+    return sorted(SMALL)
 NOT_MEASURING = {"system", "report", "compare", "store", "history"}  # they read files or the machine, measure nothing
 # measures on other hosts over SSH, each host's run through the lifecycle; its -o is a directory, its
 # refusals, Ctrl-C and clean-up are tests/test_fleet.py's (they need SSH servers)

@@ -133,3 +133,24 @@ def test_a_disturbed_launch_is_launched_again_only_after_a_quiet_wait(quiet_befo
     else:
         assert len(launches) == 1 and [(s["runtime"], s["settle_s"]) for s in steady] == \
             [("python", contention.SETTLE_MOST_S)]
+
+
+def test_no_quiet_wait_launches_at_once_and_again_when_disturbed(monkeypatch, tmp_path):
+    """--quiet-wait 0: no wait before a launch (settle is never asked), and a
+    disturbed pinned launch is still launched again; the record says 0."""
+    from ctxbench import cli
+    from ctxbench.runtimes import command, harness
+
+    def never(*a, **k):
+        raise AssertionError("settle() called with --quiet-wait 0")
+    monkeypatch.setattr(contention, "settle", never)
+    monkeypatch.setattr(contention.Window, "stop", lambda self: {"others_share": 0.5, "machine_share": 0.5})
+    launches = []
+    real = harness.run
+    monkeypatch.setattr(command.harness, "run", lambda *a, **k: launches.append(1) or real(*a, **k))
+    out = tmp_path / "rt.json"
+    assert cli.main(["runtimes", "--quick", "--runtime", "python", "--placement", "pinned", "--quiet-wait", "0",
+                     "-o", str(out), "--no-store"]) in (0, 1)
+    doc = json.loads(out.read_text())
+    assert len(launches) == 1 + contention.RELAUNCHES
+    assert doc["contention"]["quiet_wait_s"] == 0 and doc["contention"]["not_relaunched_steady_load"] == []

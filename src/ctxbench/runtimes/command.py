@@ -41,6 +41,10 @@ def add_parser(sub):
     options.add_cpu(p, "the measured CPU (pinned rows run there)")
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M",
                    help="the second CPU of the default placement (default: another allowed CPU)")
+    p.add_argument("--quiet-wait", type=options.real(0, 600), metavar="S", default=contention.SETTLE_MOST_S,
+                   help="the most to wait before each launch for its CPUs to be quiet, in seconds; a pinned launch "
+                        "others disturbed is launched again only if they were (0: no wait, and a disturbed launch "
+                        f"is launched again; default {contention.SETTLE_MOST_S:g})")
     options.add_output(p)
     options.add_plot(p, "the figure (runtimes)")
     p.set_defaults(func=run)
@@ -69,7 +73,8 @@ def _probe(cpu: int, notes: list[str]) -> dict | None:
         return None
 
 
-def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: int, notes: list[str]):
+def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: int, notes: list[str],
+            wait_s: float):
     """One launch of a harness: its CPUs settled, the core-clock readings
     around a pinned one, the front end off the measured CPU while it runs
     where another CPU is allowed, and what others took of its CPUs
@@ -78,14 +83,14 @@ def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: 
     home = os.sched_getaffinity(0)
     rest = tuple(sorted(set(home) - set(cmd.cpus)))
     # the measured CPU quiet first, and for a pinned launch the rest of the machine (a default launch runs on it)
-    waited = contention.settle((cpu,), rest if pinned else ())
+    waited = contention.settle((cpu,), rest if pinned else (), most_s=wait_s) if wait_s > 0 else 0.0
     before = _probe(cpu, notes) if pinned else None  # the engine pins itself: run it with every CPU allowed
     if rest:
         os.sched_setaffinity(0, rest)
     try:
         window = contention.Window(tuple(cmd.cpus), front_end_there=not rest, rest=rest).start()
         head, got, skip = harness.run(found, cmd, deadline_s)
-        window_rec = dict(window.stop(), settle_s=waited, quiet_before=waited < contention.SETTLE_MOST_S)
+        window_rec = dict(window.stop(), settle_s=waited, quiet_before=wait_s == 0 or waited < wait_s)
     finally:
         os.sched_setaffinity(0, home)
     after = _probe(cpu, notes) if before else None
@@ -158,7 +163,8 @@ def run(args) -> int:
                     # and another launch would wait as long and meet it again
                     tries = []
                     for _ in range(1 + (contention.RELAUNCHES if place == "pinned" else 0)):
-                        tries.append(_launch(found, cmd, settings.deadline_s(len(rt.mechanisms)), cpu, probe_notes))
+                        tries.append(_launch(found, cmd, settings.deadline_s(len(rt.mechanisms)), cpu, probe_notes,
+                                             args.quiet_wait))
                         if not contention.disturbed(tries[-1][-1]) or not tries[-1][-1]["quiet_before"]:
                             break
                 except UserError as e:  # one runtime's failure costs its own rows
@@ -205,7 +211,7 @@ def run(args) -> int:
         "rounds": len(per_round), "groups_per_round": per_round, "clock_probe": probe.WHERE,
         "user_level_below": analysis.USER_LEVEL_BELOW, "engine_args": opts.args()},
         contention={"quiet": contention.QUIET, "machine_quiet": contention.MACHINE_QUIET,
-                    "relaunches": contention.RELAUNCHES, "relaunched": relaunched,
+                    "relaunches": contention.RELAUNCHES, "relaunched": relaunched, "quiet_wait_s": args.quiet_wait,
                     # disturbed, not launched again: the CPUs were never quiet before (contention.py)
                     "not_relaunched_steady_load": steady,
                     "method": "others' share of a launch's CPUs (others_share) and of the machine's other "
