@@ -21,7 +21,10 @@ marked long. A path that would leave the directory (absolute, or with
 under two minutes on a 2-CPU machine.
 
 Nothing here compares a measured number with anything: a line passes on its
-exit status alone."""
+exit status alone. So most docs' lines replay what the real engine answered
+them (recorded by `make record-engine`, with the clock of the commands that
+plan by time); the lines of the engine's own page, of runtimes and of fleet
+run against the real engine and harnesses (ON_ENGINE below)."""
 from __future__ import annotations
 
 import glob
@@ -128,23 +131,33 @@ class _DocRun:
     def result(self, line: Line) -> subprocess.CompletedProcess:
         for earlier in self.lines[: self.lines.index(line) + 1]:
             if not earlier.skip and earlier not in self.done:
-                env = dict(os.environ, CTXBENCH_ENGINE=str(ENGINE))
-                self.done[earlier] = subprocess.run(_argv(earlier, self.cwd), cwd=self.cwd, env=env,
+                # this test's engine: the real one, or the recorded one (tests/conftest.py's engine_seam)
+                self.done[earlier] = subprocess.run(_argv(earlier, self.cwd), cwd=self.cwd, env=dict(os.environ),
                                                     capture_output=True, text=True, timeout=TIMEOUT_S)
         return self.done[line]
 
 
 _RUNS: dict[Path, _DocRun] = {}
-# Commands that measure until their goal or their budget (sweep) or launch
-# again while other load shares their CPUs (runtimes): beside other tests
-# their quick lines took 35 and 88 s instead of 5, so they run alone; the
-# other lines run beside other tests (`flow`: only their status is judged).
-ALONE = ("sweep.md", "runtimes.md")
+# Docs whose lines need the real engine or harnesses: the engine's own
+# command line, the runtimes' toolchains, the engines a fleet copies. The
+# other docs' lines replay what the real engine answered them, with the
+# clock of the commands that plan by elapsed time (tests/conftest.py;
+# recorded by `make record-engine`): what they check is the front end's
+# (the line runs, its files, its exit status), as the flow tests'.
+ON_ENGINE = {x.doc.name for x in LINES if x.argv[0] == "ctxbench-engine"} | {"fleet.md", "runtimes.md"}
+# runtimes waits for quiet CPUs and launches again beside other load: its
+# lines run alone, with the measuring tests (the others beside other tests)
+ALONE = ("runtimes.md",)
 
 
-@pytest.mark.machine
-@pytest.mark.parametrize("line", [pytest.param(x, marks=() if x.doc.name in ALONE else pytest.mark.flow)
-                                  for x in LINES], ids=[f"{x.where} {' '.join(x.argv[:2])}" for x in LINES])
+def _marks(line: Line) -> tuple:
+    if line.doc.name not in ON_ENGINE:
+        return (pytest.mark.slow,)  # replayed: seconds, beside make check's
+    return (pytest.mark.machine,) if line.doc.name in ALONE else (pytest.mark.machine, pytest.mark.flow)
+
+
+@pytest.mark.parametrize("line", [pytest.param(x, marks=_marks(x)) for x in LINES],
+                         ids=[f"{x.where} {' '.join(x.argv[:2])}" for x in LINES])
 def test_documented_command_runs(line, engine_bin, tmp_path_factory):
     if line.skip:
         pytest.skip(f"{line.where}: {line.skip}")
