@@ -3,6 +3,7 @@ says 'below MDE' for a null effect, and its MDE arithmetic is the textbook one."
 import math
 
 import numpy as np
+import pytest
 
 from ctxbench.stats import power
 from ctxbench.ui.format import fmt_effect
@@ -53,3 +54,12 @@ def test_effect_text_says_when_an_interval_is_too_wide_to_be_a_measurement():
     assert "wider than +-50%" in fmt_effect(e)
     e = {"estimate_ns": 1630.0, "ci95": [1300.0, 1900.0], "mde_ns": 500.0, "below_mde": False}
     assert "wider" not in fmt_effect(e)
+
+
+@pytest.mark.filterwarnings("error")
+def test_ols_slope_is_nan_below_two_points_and_known_above():
+    """A derived point a loaded host left no rounds: nan, and no numpy
+    warning on stderr (make test under a CPU hog printed two)."""
+    assert math.isnan(power.ols_slope(np.array([]), np.array([])))
+    assert math.isnan(power.ols_slope(np.array([3.0]), np.array([7.0])))
+    assert power.ols_slope(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0])) == pytest.approx(2.0)

@@ -100,6 +100,11 @@ def family_t(tests: int, df: int | None = None) -> float:
 
 
 def ols_slope(x: np.ndarray, y: np.ndarray) -> float:
+    """The least-squares slope of y on x; nan with fewer than two points (a
+    loaded host can leave a derived point none: numpy then warned about the
+    mean of an empty slice on stderr)."""
+    if x.size < 2:
+        return math.nan
     xm = x - x.mean()
     den = float(np.dot(xm, xm))
     return float(np.dot(xm, y - y.mean()) / den) if den > 0 else math.nan
