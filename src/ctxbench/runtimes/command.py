@@ -176,7 +176,8 @@ def run(args) -> int:
                 kept = min(range(len(tries)), key=lambda i: contention.score(tries[i][-1]))  # the least disturbed
                 head, got, skip, before, after, window = tries[kept]
                 last = tries[-1][-1]
-                if contention.disturbed(last) and not last["quiet_before"] and len(tries) <= contention.RELAUNCHES:
+                if place == "pinned" and contention.disturbed(last) and not last["quiet_before"] \
+                        and len(tries) <= contention.RELAUNCHES:
                     steady.append({"runtime": rt.name, "placement": place, "round": r + 1,
                                    "settle_s": last["settle_s"], "others_share": last.get("others_share"),
                                    "machine_share": last.get("machine_share")})
