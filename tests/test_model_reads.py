@@ -124,8 +124,9 @@ def test_every_environment_accessor_reads_a_declared_path():
 
 def test_a_document_s_section_is_its_command_s():
     from ctxbench.core.model import Document
+    from ctxbench.core.results.sections import Run
     doc = Document({"schema": "ctxbench/1", "results": [{"id": "a"}], "run": {"preset": "quick"}})
-    assert doc.section() == doc.section("run") == {"preset": "quick"}
+    assert doc.section() == doc.section("run") == Run(preset="quick")  # the section's record
     assert doc.section("sweep") is None and Document({}).section() is None
     assert doc.records == [{"id": "a"}] and doc.has_results and not Document({}).has_results
     with pytest.raises(AssertionError):

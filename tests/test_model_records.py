@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ctxbench.core import model, results
+from ctxbench.core.results.sections import Run
 
 
 def _doc() -> dict:
@@ -33,7 +34,7 @@ def test_a_record_reads_as_its_builtins_through_every_view():
         assert r.above_pingpong is None and r.verification == {} and not r.cycles.applies
         assert v.environment.hostname == "h" and v.environment.cpu_model == "M" and v.environment.is_vm
         assert v.environment.cycle_hz is None
-        assert v.command == "run" and v.section() == {"order": "interleaved by group", "drift": {"rounds": 3}}
+        assert v.command == "run" and v.section() == Run(order="interleaved by group", drift={"rounds": 3})
         assert v.tool == {"name": "ctxbench-engine"}
 
 

@@ -6,7 +6,9 @@ over the command's own inputs; every check comes before measuring.
 
 Cases that would touch the real /dev (as root, the old code replaced
 /dev/stdout) run in a private mount namespace with a tmpfs /dev."""
+import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -245,3 +247,22 @@ def test_every_error_line_shows_escapes_as_escapes(capsys):
     # cli.main escapes the whole line: argparse echoes arguments, commands echo ids
     err = one_line_error(capsys, ["report", BASE, "--no-such\x1b[2J\nflag"])
     assert "\x1b" not in err and "\\x1b[2J\\x0aflag" in err
+
+
+def test_a_document_that_does_not_fit_the_model_is_kept_and_named_in_one_line(tmp_path, monkeypatch):
+    """lifecycle.document makes the Document record; a section the model
+    refuses (a writer's bug) costs the command one line naming its JSON
+    path, and the measurement is kept in a fallback file, not lost."""
+    from ctxbench.lifecycle import Lifecycle
+    monkeypatch.chdir(tmp_path)
+    life = Lifecycle("noise", str(tmp_path / "n.json"), store="off")
+    header = {"tool": {"name": "ctxbench-engine"}, "environment": {"hostname": "h"}}
+    doc = life.document(header, [], {"seconds": 1.5})
+    assert doc.noise.seconds == 1.5 and doc.noise.started == life.started  # a record, with `started`
+    with pytest.raises(UserError) as e:
+        life.document(header, [], {"seconds": "one and a half"})
+    line = str(e.value)
+    assert e.value.code == 1 and "\n" not in line and "`$.noise.seconds`" in line
+    kept = re.search(r"kept in '?([^' )]+)", line).group(1)
+    assert json.loads(open(kept).read())["noise"]["seconds"] == "one and a half"
+    assert not (tmp_path / "n.json").exists()

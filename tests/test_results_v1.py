@@ -63,7 +63,7 @@ def test_a_sweep_from_before_issue_22_gets_its_plan_and_its_rounds_n():
     assert "plan" not in raw["sweep"] and not any("sample_n" in r for r in raw["results"])
     doc = results.plain(results.read(raw))
     assert doc["sweep"]["plan"]["fitted"] == "before issue 22: not fitted"
-    grid = sweep_plan.grid_of_file(doc["sweep"], "f")
+    grid = sweep_plan.grid_of_file(doc["sweep"]["plan"], "f")
     assert grid == {s: tuple(sorted(raw["sweep"]["strides"])) for s in raw["sweep"]["sizes"]}
     for r in doc["results"]:
         if "round_cost_s" in r:

@@ -4,7 +4,7 @@ model stand for a machine where the old default planned 322 points up to
 512 MiB and ended with 176 of them lacking their pilot."""
 import pytest
 
-from ctxbench.core.results import plain, read
+from ctxbench.core.results import read
 
 from ctxbench.core.errors import UserError
 from ctxbench.sweep import cost, fit, plan
@@ -179,13 +179,13 @@ def test_cost_model_reads_the_host_and_grows_with_the_pass():
 
 
 def test_a_resumed_file_keeps_its_own_plan():
-    sw = {"sizes": [1024, 2048], "strides": [0, 8, 64],
-          "plan": {"strides_by_size": {"1024": [0, 8, 64], "2048": [64, 0]}}}
-    assert plan.grid_of_file(sw, "f") == {1024: (0, 8, 64), 2048: (0, 64)}
+    rec = {"strides_by_size": {"1024": [0, 8, 64], "2048": [64, 0]}}
+    assert plan.grid_of_file(rec, "f") == {1024: (0, 8, 64), 2048: (0, 64)}
     # a file from before issue 22 (no plan) gets its sizes x strides on reading (core/results/upgrade.py)
     old = read({"schema": "ctxbench/1", "results": [], "sweep": {"sizes": [1024], "strides": [8, 0]}})
-    assert plan.grid_of_file(plain(old)["sweep"], "f") == {1024: (0, 8)}
+    assert plan.grid_of_file(old.sweep.plan, "f") == {1024: (0, 8)}
     assert plan.grid_of_file({}, "f") is None
+    assert plan.grid_of_file(None, "f") is None
     for bad in ({"1024": [8]}, {"x": [0]}, {"1001": [0]}, []):
         with pytest.raises(UserError, match="malformed"):
-            plan.grid_of_file({"plan": {"strides_by_size": bad}}, "f")
+            plan.grid_of_file({"strides_by_size": bad}, "f")

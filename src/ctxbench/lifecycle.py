@@ -62,10 +62,12 @@ class Lifecycle:
         self._said_shared = False
         self._opened = None  # the store, once opened (earlier() and _record() share it)
 
-    def document(self, header: dict, results: list[dict], section: dict | None = None,
-                 **extra) -> dict:
-        """The results document: the engine's tool and environment, the
-        results, and this command's own section (with `started`)."""
+    def document(self, header: dict, results: list, section: dict | None = None,
+                 **extra) -> model.results.Document:
+        """The results document's record: the engine's tool and
+        environment, the results, and this command's own section (with
+        `started`). One that does not fit the model (a bug) is kept in a
+        fallback file, and the command stops with one line (exit 1)."""
         sec = dict(section or {})
         sec.setdefault("started", self.started)
         sec.setdefault("housekeeping", engine.housekeeping())
@@ -74,10 +76,15 @@ class Lifecycle:
             print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
                   "reading the engine) ran on the measured CPU", file=sys.stderr)
         h = model.Document(header)  # the engine's header: its tool and environment
-        return model.document(h.tool, h.environment.as_dict(), results,
-                              extra={self.kind: sec, **extra})
+        try:
+            return model.document(h.tool, h.environment.as_dict(), results, extra={self.kind: sec, **extra})
+        except model.results.ValidationError as e:
+            writer.keep_unfit(self.out, model.results.plain({"schema": model.SCHEMA, "tool": h.tool,
+                                                            "environment": h.environment.as_dict(),
+                                                            "results": results, self.kind: sec, **extra}), e)
+            raise  # not reached: keep_unfit stops the command
 
-    def write(self, doc: dict) -> None:
+    def write(self, doc) -> None:
         writer.write_results(self.out, doc)
         self._last = doc
 

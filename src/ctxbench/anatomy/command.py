@@ -126,11 +126,10 @@ def run(args) -> int:
                                       "drift": drift, **anatomy},
                         checks=[f.as_dict() for f in findings])
     life.write(doc)
-    section = model.Document(doc).section("anatomy")
     if args.plot:  # matplotlib only when asked (start-up time)
         from ctxbench.anatomy import figures as anatomy_figures
-        life.figures(args.plot, [("anatomy", anatomy_figures.waterfall(section, env))])
-    print(render(section, res))
+        life.figures(args.plot, [("anatomy", anatomy_figures.waterfall(anatomy, env))])
+    print(render(anatomy, res))
     life.finish()
     return 0
 

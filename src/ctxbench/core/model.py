@@ -270,15 +270,15 @@ def apply_next_run(res: list[dict]) -> tuple[list[dict], dict]:
                  "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 
-def document(tool: dict, environment: dict, results: list[dict], extra: dict | None = None) -> dict:
-    """A ctxbench/2 document as builtins that may hold records (the views
-    read both). Left unvalidated here: the writer validates it against
-    core/results.Document, and keeps a document that does not fit in a
-    fallback file rather than losing the measurement."""
-    doc = {"schema": SCHEMA, "tool": tool, "environment": environment, "results": results}
-    if extra:
-        doc.update(extra)
-    return doc
+def document(tool: dict, environment: dict, results_: list, extra: dict | None = None) -> results.Document:
+    """A ctxbench/2 document: the Document record of the engine's tool and
+    environment, the results (records or builtins) and the command's
+    section and other members (`extra`). results.ValidationError (with the
+    JSON path) if it does not fit the model: lifecycle.document keeps such
+    a document in a fallback file rather than losing the measurement."""
+    from ctxbench.core.writer import jsonable  # nan is null in the file, so None in the record
+    doc = {"schema": SCHEMA, "tool": tool, "environment": environment, "results": list(results_)}
+    return results.document(jsonable({**doc, **(extra or {})}))
 
 
 # ---- read-only views ----------------------------------------------------------
@@ -736,7 +736,7 @@ class Environment:
 
 class Document:
     """A results document: the core/results.Document record the reader
-    made (or the builtins of one a command is building)."""
+    or a command (document()) made; the builtins of one are read the same."""
     __slots__ = ("d",)
 
     def __init__(self, d):
@@ -752,14 +752,16 @@ class Document:
     # whether it has a results list at all (a document kept elsewhere, read back)
     has_results = property(lambda s: isinstance(_g(s.d, "results"), list))
 
-    def section(self, name: str | None = None) -> dict | None:
-        """A command's own section ("run", "sweep", ...: schema.COMMANDS),
-        by default the one of the command that wrote it; None if absent.
-        As builtins: its readers are the command's own, many dict reads
-        of records only that command writes."""
+    def section(self, name: str | None = None) -> results.sections.Section | None:
+        """A command's own section record ("run", "sweep", ...:
+        schema.COMMANDS), by default the one of the command that wrote it;
+        None if absent. Its members are read as a record's
+        (results.member); the records only that command reads back are
+        typed maps (core/results/sections.py)."""
         name = name or self.command
         assert name is None or name in schema.COMMANDS, name
-        return _dict_or_none(_g(self.d, name)) if name else None
+        sec = _g(self.d, name) if name else None
+        return results.section_of(name, sec) if _is_record(sec) else None
 
     @property
     def command(self) -> str | None:

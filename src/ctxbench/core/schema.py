@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ctxbench.core.results import sections
+
 NUM = (int, float)
 INT = (int,)
 STR = (str,)
@@ -107,8 +109,9 @@ KINDS: tuple[Kind, ...] = (
 BY_NAME = {k.name: k for k in KINDS}
 
 # The commands that write a results document: each adds a section named
-# after itself ("run", "sweep", ...), which says what the document is.
-COMMANDS = ("run", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "userbench", "runtimes")
+# after itself ("run", "sweep", ...), which says what the document is; its
+# record is core/results/sections.py's.
+COMMANDS = tuple(sections.BY_COMMAND)
 
 # Environment facts the readers use, by path (env.c). Optional ones are
 # absent on some machines (ARM timers, a kernel without cpufreq).

@@ -257,13 +257,15 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
         raise
 
 
-def results_text(doc: dict) -> str:
-    """A results document as the file's text: validated against the
-    results model (core/results) and written from its record, so a file
-    holds only what ctxbench/2 declares. results.ValidationError (with
-    the JSON path) for a document that does not fit: a writer's bug."""
+def results_text(doc) -> str:
+    """A results document as the file's text, written from its record (a
+    command's core/results.Document; builtins are validated into one
+    first), so a file holds only what ctxbench/2 declares.
+    results.ValidationError (with the JSON path) for builtins that do not
+    fit: a writer's bug."""
     from ctxbench.core import results
-    return results.encode(results.read(jsonable(doc))).decode("utf-8")
+    rec = doc if isinstance(doc, results.Document) else results.read(jsonable(doc))
+    return results.encode(rec).decode("utf-8")
 
 
 def _fallback_path(path: str) -> str | None:
@@ -291,16 +293,25 @@ def _name(out: str | Output) -> str:
     return out.path if isinstance(out, Output) else out
 
 
-def write_results(out: str | Output, doc: dict) -> None:
-    """Write a results document; if that fails, keep it in a fallback file
-    and stop with one line naming both (exit 1). A document the results
-    model refuses is kept as it is, and the line says what is wrong."""
+def write_results(out: str | Output, doc) -> None:
+    """Write a results document (its record, or builtins to validate); if
+    that fails, keep it in a fallback file and stop with one line naming
+    both (exit 1). A document the results model refuses is kept as it is
+    (keep_unfit)."""
     from ctxbench.core import results
     try:
         data = results_text(doc).encode("utf-8")
     except results.ValidationError as e:
-        _kept(out, _json_bytes(doc), f"the results do not fit {results.SCHEMA} ({results.problem(e, jsonable(doc))})")
+        keep_unfit(out, doc, e)
     _kept(out, data, _deliver(out, data))
+
+
+def keep_unfit(out: str | Output, doc: dict, e) -> None:
+    """A document (builtins) the results model refused, `e` its
+    ValidationError: kept as it is in a fallback file, and one line that
+    says what is wrong (exit 1), rather than losing the measurement."""
+    from ctxbench.core import results
+    _kept(out, _json_bytes(doc), f"the results do not fit {results.SCHEMA} ({results.problem(e, jsonable(doc))})")
 
 
 def write_json(out: str | Output, obj) -> None:

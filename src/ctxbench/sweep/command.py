@@ -34,7 +34,7 @@ import os
 import sys
 
 from ctxbench.core import clock, engine
-from ctxbench.core import model, reader
+from ctxbench.core import model, reader, results
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions
 from ctxbench.stats import power
@@ -123,7 +123,7 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     if sw is None:
         raise UserError(f"'{path}' exists and is not a sweep results file: choose another -o")
     _check_resumable(path, sw)
-    old = sw.get("settings") or {}
+    old = results.member(sw, "settings") or {}
     diff = [k for k in SETTINGS if old.get(k) != settings.get(k)]
     if diff:
         raise UserError(f"'{path}' was measured with different settings ({', '.join(diff)}): "
@@ -131,11 +131,11 @@ def _existing(path: str, settings: dict) -> tuple[list[dict], dict | None]:
     return [r for r in model.Document(doc).records if sweep_plan.key(r)], doc
 
 
-def _check_resumable(path: str, sw: dict) -> None:
+def _check_resumable(path: str, sw) -> None:
     """What a resumed sweep trusts beyond the members' types (the reader
     checked those against core/results): a negative wall time extended
     the budget (-1e9 made the default sweep unbounded)."""
-    wall = sw.get("wall_s", 0.0)
+    wall = results.member(sw, "wall_s", 0.0)
     if wall is not None and not (math.isfinite(wall) and wall >= 0):
         raise UserError(f"'{shown(path)}' is malformed: sweep.wall_s must be the seconds already spent "
                         f"(a number >= 0), not {shown(repr(wall)[:40])}")
@@ -143,12 +143,12 @@ def _check_resumable(path: str, sw: dict) -> None:
 
 def _prior_wall(old_doc: dict | None) -> float:
     """Seconds the resumed runs already spent (checked by _check_resumable)."""
-    return float(_section(old_doc).get("wall_s") or 0.0)
+    return float(results.member(_section(old_doc), "wall_s") or 0.0)
 
 
-def _section(old_doc: dict | None) -> dict:
-    """The resumed file's sweep section, {} for a new sweep."""
-    return (model.Document(old_doc).section("sweep") if old_doc else None) or {}
+def _section(old_doc) -> results.sections.Section | None:
+    """The resumed file's sweep section, None for a new sweep."""
+    return model.Document(old_doc).section("sweep") if old_doc else None
 
 
 class Sweep:
@@ -225,10 +225,10 @@ def _grid(args, env: dict, ids: list[str], sw: Sweep, old_doc: dict | None, out:
     measuring when not even its pilot fits."""
     given = (bool(args.sizes), bool(args.strides))
     if old_doc and not any(given):  # continued as it was planned, whatever the budget now
-        old = _section(old_doc)
-        grid = sweep_plan.grid_of_file(old, out) or {s: tuple(sweep_plan.DEFAULT_STRIDES)
+        old_plan = results.member(_section(old_doc), "plan")
+        grid = sweep_plan.grid_of_file(old_plan, out) or {s: tuple(sweep_plan.DEFAULT_STRIDES)
                                                      for s in sweep_plan.default_sizes(env)}
-        rec = dict(old.get("plan") or {})  # a file from before issue 22 says it was not fitted (core/results/upgrade)
+        rec = dict(old_plan or {})  # a file from before issue 22 says it was not fitted (core/results/upgrade)
         return grid, dict(rec, strides_by_size={str(s): list(d) for s, d in grid.items()})
     strides = sweep_plan.parse_strides(args.strides) if args.strides else list(sweep_plan.DEFAULT_STRIDES)
     sizes = sweep_plan.parse_sizes(args.sizes) if args.sizes else sweep_plan.default_sizes(env)
@@ -286,7 +286,7 @@ def run(args) -> int:
                          min_sample_us=args.min_sample_us, warmup_ms=WARMUP_MS,
                          extra=[] if args.no_counters else ["--counters"])
     state = {"tool": model.Document(old_doc).tool if old_doc else {}, "env": env, "counters_said": False,
-             "stopped_at_deadline": 0, "log": list(_section(old_doc).get("rounds") or [])}
+             "stopped_at_deadline": 0, "log": list(results.member(_section(old_doc), "rounds") or [])}
     prior_wall = _prior_wall(old_doc)
 
     def ordered():

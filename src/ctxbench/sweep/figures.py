@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.core import results
 from ctxbench.core.model import Document, Effect, Result
 from ctxbench.sweep.analysis import MISS_EVENTS, series
 from ctxbench.sweep.plan import boundaries, fmt_size, key
@@ -80,7 +81,7 @@ def _read(doc: dict) -> tuple[list[dict], dict]:
 
 
 def _mechanisms(doc: dict) -> list[tuple[str, str]]:
-    m = (Document(doc).section("sweep") or {}).get("mechanisms")
+    m = results.member(Document(doc).section("sweep"), "mechanisms")
     if m:
         return [(x["name"], x["id"]) for x in m]
     ids = []

@@ -199,12 +199,12 @@ def round_points(chosen: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, d) for s in sorted(by) for d in sorted(by[s])]
 
 
-def grid_of_file(sw: dict, path: str) -> dict[int, tuple[int, ...]] | None:
+def grid_of_file(plan: dict | None, path: str) -> dict[int, tuple[int, ...]] | None:
     """The grid a sweep file planned (size -> strides), to continue it
     unchanged whatever budget the resumed run has: `plan.strides_by_size`
     (core/results/upgrade.py makes it of a file from before issue 22);
-    None when the file records none."""
-    by = (sw.get("plan") or {}).get("strides_by_size") if isinstance(sw.get("plan"), dict) else None
+    None when the file records none. `plan`: the section's plan record."""
+    by = plan.get("strides_by_size") if isinstance(plan, dict) else None
     if by is None:
         return None
     try:

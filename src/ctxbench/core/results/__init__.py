@@ -31,9 +31,10 @@ core/model's views read records (`member`: an UNSET member is the view's
 default, an open record's undeclared one comes from `extra`). Records are
 never changed: an analysis makes a new one (`replace`, through
 model.with_members). What a command is still building (a derived point,
-the document) may be builtins that hold records; the writer validates
-that into the Document record and encodes the record (`encode`). A command's section is read as
-builtins (model.Document.section): its readers are the command's own."""
+its section) may be builtins that hold records; `document()` makes the
+whole the Document record (core/model.document, lifecycle.document), and
+the writer encodes that record (`encode`). model.Document.section hands
+out a command's section record."""
 from __future__ import annotations
 
 from typing import Any
@@ -41,14 +42,14 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ctxbench.core.results import codec, upgrade as _upgrade
+from ctxbench.core.results import codec, sections, upgrade as _upgrade
 from ctxbench.core.results.base import Open, Stats
 from ctxbench.core.results.document import SCHEMA, Document
 from ctxbench.core.results.result import Result
 from ctxbench.core.results.warnings import SEVERITY
 
-__all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "result_of", "replace", "member",
-           "plain", "encode", "problem", "json_schema"]
+__all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "document", "section_of",
+           "result_of", "replace", "member", "plain", "encode", "problem", "json_schema"]
 
 ValidationError = msgspec.ValidationError
 
@@ -63,6 +64,18 @@ def read(doc: Any) -> Document:
     validated, ctxbench/1 upgraded. ValidationError (with the JSON path)
     for anything else."""
     return _upgrade.upgrade(doc, SEVERITY)
+
+
+def document(members: dict[str, Any]) -> Document:
+    """A document a command built (builtins that may hold records: its
+    results, its section) as the Document record; ValidationError (with
+    the JSON path) for one that does not fit, a writer's bug."""
+    return codec.record(members, Document)
+
+
+def section_of(command: str, sec: Any) -> sections.Section:
+    """A command's section (builtins or the record) as its record."""
+    return sec if isinstance(sec, sections.Section) else codec.record(sec, sections.BY_COMMAND[command])
 
 
 def result_of(d: Any) -> Result:

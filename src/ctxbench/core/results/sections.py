@@ -4,7 +4,9 @@ ran (`started`, `housekeeping`: where the front end ran) and the records
 of its own analysis. Sections are open records: the members a reader uses
 are typed, and members of older files (tasks' and irq's `repeat`, from
 before rounds) are kept in `extra`. Records only the command itself reads
-back (a drift record, irq's fits) are typed maps."""
+back (a drift record, irq's fits) are typed maps. A command builds its
+section as builtins; core/results.document makes it this record, and
+model.Document.section hands the record out."""
 from __future__ import annotations
 
 from typing import Union
@@ -147,3 +149,9 @@ class Fleet(Open, frozen=True):
     command: Strs = UNSET
     timings_s: Union[dict[str, float], UnsetType] = UNSET
     started: Union[str, None, UnsetType] = UNSET
+
+
+# the section each command writes (core/schema.COMMANDS), by the command's name
+BY_COMMAND: dict[str, type[Section]] = {"run": Run, "sweep": Sweep, "tasks": Tasks, "irq": Irq, "noise": Noise,
+                                        "ring": Ring, "anatomy": Anatomy, "userbench": Userbench,
+                                        "runtimes": Runtimes}

@@ -14,7 +14,7 @@ from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
-from ctxbench.core.results import Document as DocumentRecord, plain
+from ctxbench.core.results import Document as DocumentRecord, member, plain
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
 
@@ -32,8 +32,7 @@ def _started(doc: Document) -> datetime.datetime | None:
     """When the run started, in local time without a zone (as the
     lifecycle writes it): a time with a zone is converted, so SQLite and
     PostgreSQL keep the same instant."""
-    section = doc.section()
-    when = section.get("started") if section is not None else None
+    when = member(doc.section(), "started")
     try:
         t = datetime.datetime.fromisoformat(when) if isinstance(when, str) else None
     except ValueError:
@@ -116,8 +115,7 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
     not as results, as rows of their own: the tasks experiment's cost per
     switch and per task, per pair (point `tasks/<pair>/per_switch`,
     `tasks/<pair>/per_task/<task>`), so that history and pooling see them."""
-    section = Document(doc).section("tasks")
-    pairs = section.get("per_pair") if section is not None else None
+    pairs = member(Document(doc).section("tasks"), "per_pair")
     out = []
     for pair, s in (pairs or {}).items():
         if not isinstance(s, dict):
