@@ -12,6 +12,17 @@ only some results carry (counters, the sweep's `indirect` and
 `round_cost_s`: what each of a point's rounds took, `sample_n`: its n per
 sample, calibrated anew in every round) are declared as
 optional, so that readers still name them here.
+
+Why this is not derived from the records (core/results): a record says
+what any file may hold, and so it is liberal: one Result for every kind
+(it carries no tag to tell kinds apart, only an id prefix or `parts`),
+every environment fact optional and nullable (older engines, other
+architectures, other tools' files). This module says what the engine of
+this checkout *must* write, per kind: which members a kind requires and
+which facts are never null. It is the engine's contract, checked against
+its real output (tests/test_schema.py); the records are the file's. The
+two meet in one place: each param's type (PARAM_TYPES), which the Result
+record enforces on reading.
 """
 from __future__ import annotations
 
