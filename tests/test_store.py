@@ -6,6 +6,7 @@ database is one line and exit 2, never a traceback."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -76,7 +77,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
     kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")
     assert kernel[0] == pytest.approx((1000.0, 980.0, 1020.0)) and kernel[-1][0] == pytest.approx(1000 * 1.999)
     assert sum(1 for r in out if r[7] is False) == 2 * len(range(0, 1000, 7))
-    assert s.revision() == "0003"
+    assert s.revision() == "0004"
 
 
 def test_sqlite_and_postgresql_give_the_same_rows(tmp_path, server):
@@ -161,7 +162,7 @@ def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
             conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0003"
+    assert s.revision() == "0004"
     with s.begin() as conn:
         got = conn.execute(text("SELECT microcode, governor, vm FROM runs ORDER BY id")).all()
         assert conn.execute(text("SELECT count(*) FROM results")).scalar_one() == 24
@@ -203,7 +204,7 @@ def test_a_store_from_revision_0002_gains_cycles_from_its_kept_documents(store_u
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
             conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0003"
+    assert s.revision() == "0004"
     with s.begin() as conn:
         ghz = conn.execute(text("SELECT core_ghz FROM runs ORDER BY id")).scalars().all()
         cyc = conn.execute(text("SELECT median, cycles_median, cycles_ci_lo, cycles_mde, cycles_method "
@@ -306,3 +307,56 @@ def test_the_config_file_names_the_store_and_a_bad_one_is_one_line(tmp_path):
     q = subprocess.run(ctxbench_cmd() + ["store", "info"], capture_output=True, text=True, env=env, timeout=120)
     assert q.returncode == 2 and q.stderr.count("\n") == 1 and "config.toml" in q.stderr, q.stderr
 
+
+
+def _reanalysed(d: dict) -> dict:
+    """Document d as another ctxbench would write the same measurement:
+    other summaries and warnings, the newer format."""
+    d = copy.deepcopy(d)
+    d["schema"] = "ctxbench/2"
+    for r in d["results"]:
+        r["summary"] = dict(r["summary"], median=r["summary"]["median"] * 1.01, mde=3.0)
+        r["warnings"] = [{"code": "outliers", "severity": "info", "text": "1 statistical outlier", "data": {}}]
+    return d
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_the_same_measurement_analysed_anew_is_one_run(store_url):
+    s = Store(store_url)
+    d = synthetic(5)
+    with s.begin() as conn:
+        first = record.add(conn, d)
+        again = record.add(conn, _reanalysed(d))
+        other = record.add(conn, synthetic(6))
+    assert first[1] and again == (first[0], False) and other[1]
+    # what was measured tells runs apart: another sample is another run
+    e = _reanalysed(d)
+    e["results"][0]["samples"][1] += 1.0
+    assert record.digest(e) != record.digest(d)
+
+
+@pytest.mark.parametrize("store_url", BACKENDS, indirect=True)
+def test_a_store_from_revision_0003_keeps_one_run_per_measurement(store_url):
+    """Revision 0003 digested the whole analysed document, so the same
+    file added by two ctxbench versions was two runs: opened by today's
+    code, each run's digest is of what it measured, and the later copy
+    of a measurement goes with its result rows; the others stay."""
+    from sqlalchemy import create_engine, insert
+
+    from ctxbench.core.store.db import normalise
+    _store_at(store_url, "0003")
+    docs = [synthetic(0), synthetic(1), _reanalysed(synthetic(0)), synthetic(2)]
+    with create_engine(normalise(store_url)).begin() as conn:
+        for d in docs:
+            row = record.run_row(d) | {"digest": hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()}
+            run_id = conn.execute(insert(runs).values(**row)).inserted_primary_key[0]
+            conn.execute(insert(results), record.result_rows(d, run_id))
+    s = Store(store_url)
+    assert s.revision() == "0004"
+    with s.begin() as conn:
+        kept = conn.execute(text("SELECT id, digest FROM runs ORDER BY id")).all()
+        per_run = conn.execute(text("SELECT run_id, count(*) FROM results GROUP BY run_id ORDER BY run_id")).all()
+        assert record.add(conn, _reanalysed(synthetic(1)))[1] is False
+    assert [i for i, _ in kept] == [1, 2, 4]
+    assert [dg for _, dg in kept] == [record.digest(docs[i]) for i in (0, 1, 3)]
+    assert [tuple(r) for r in per_run] == [(1, 2), (2, 2), (4, 2)]

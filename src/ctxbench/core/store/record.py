@@ -15,13 +15,35 @@ from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
 from ctxbench.core.results import Document as DocumentRecord, member, plain
+from ctxbench.core.schema import COMMANDS
+from ctxbench.core.writer import jsonable
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
 
 
+# A result's members that the engine (or a runtime's harness) measured;
+# every other member is derived by the front end's analysis, which a newer
+# ctxbench may do differently.
+MEASURED = ("id", "params", "samples", "group", "raw")
+
+
 def digest(doc) -> str:
-    """Of a document (a record, or the builtins of one a command built)."""
-    return hashlib.sha256(json.dumps(plain(doc), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    """What makes a run the same run (adding twice is once): a digest of
+    what the document measured, not of what was derived from it. A file
+    added by one ctxbench and again by a newer one that analyses it
+    differently (other summaries, warnings, format) is one run. It covers
+    the tool and environment, the command, when it started and what it was
+    asked (preset, engine arguments), and each measured result's MEASURED
+    members; results derived from others (tasks' and irq's points,
+    `parts`) follow from those. Of a record or its builtins."""
+    d = jsonable(plain(doc))  # nan as the file has it (null), whether recorded before or after writing
+    command = next((c for c in COMMANDS if isinstance(d.get(c), dict)), None)
+    asked = {k: d[command].get(k) for k in ("started", "preset", "engine_args")} if command else {}
+    measured = [{k: r[k] for k in MEASURED if k in r} for r in d.get("results") or []
+                if isinstance(r, dict) and "parts" not in r]
+    payload = {"tool": d.get("tool"), "environment": d.get("environment"), "command": command, "asked": asked,
+               "results": measured}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _num(x) -> float | None:

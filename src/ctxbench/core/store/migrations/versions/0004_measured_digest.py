@@ -1,0 +1,54 @@
+"""A run's digest is of what it measured, not of what was derived from it
+(core/store/record.digest): before, it was of the whole analysed
+document, so the same file added again by a newer ctxbench, which
+analyses it differently, was kept as a second run. Each kept document's
+digest is computed anew; runs that now turn out to be the same
+measurement are kept once, the first added, and the others' rows go.
+
+Revision ID: 0004
+Revises: 0003
+"""
+import json
+import zlib
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0004"
+down_revision = "0003"
+branch_labels = None
+depends_on = None
+
+BATCH = 500  # documents decompressed at a time: memory stays bounded on a large store
+
+
+def upgrade() -> None:
+    # The digest of today's code: a later change of it comes with its own
+    # migration, which computes every digest anew from the documents again.
+    from ctxbench.core.store.record import digest
+    conn = op.get_bind()
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("digest", sa.String),
+                    sa.column("document", sa.LargeBinary))
+    results = sa.table("results", sa.column("run_id", sa.Integer))
+    first: dict[str, int] = {}
+    last = 0
+    while True:
+        rows = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
+                            .order_by(runs.c.id).limit(BATCH)).all()
+        if not rows:
+            break
+        for run_id, document in rows:
+            d = digest(json.loads(zlib.decompress(document)))
+            if d in first:  # the same measurement, added again under another analysis
+                conn.execute(results.delete().where(results.c.run_id == run_id))
+                conn.execute(runs.delete().where(runs.c.id == run_id))
+                continue
+            first[d] = run_id
+            conn.execute(runs.update().where(runs.c.id == run_id).values(digest=d))
+        last = rows[-1][0]
+
+
+def downgrade() -> None:
+    # the old digests (of whole documents) are not restored: a digest only
+    # tells runs apart, and these still do
+    pass
