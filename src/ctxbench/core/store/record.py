@@ -15,7 +15,6 @@ from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
 from ctxbench.core.results import Document as DocumentRecord, member, plain
-from ctxbench.core.schema import COMMANDS
 from ctxbench.core.writer import jsonable
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
@@ -36,14 +35,15 @@ def digest(doc) -> str:
     asked (preset, engine arguments), and each measured result's MEASURED
     members; results derived from others (tasks' and irq's points,
     `parts`) follow from those. Of a record or its builtins."""
-    d = jsonable(plain(doc))  # nan as the file has it (null), whether recorded before or after writing
-    command = next((c for c in COMMANDS if isinstance(d.get(c), dict)), None)
-    asked = {k: d[command].get(k) for k in ("started", "preset", "engine_args")} if command else {}
-    measured = [{k: r[k] for k in MEASURED if k in r} for r in d.get("results") or []
+    v = Document(doc)
+    section = v.section()
+    measured = [{k: r[k] for k in MEASURED if k in r} for r in map(plain, v.records)
                 if isinstance(r, dict) and "parts" not in r]
-    payload = {"tool": d.get("tool"), "environment": d.get("environment"), "command": command, "asked": asked,
+    payload = {"tool": v.tool, "environment": v.environment.as_dict(), "command": v.command,
+               "asked": {k: plain(member(section, k)) for k in ("started", "preset", "engine_args")},
                "results": measured}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    # nan as the file has it (null), whether the run was recorded before or after it was written
+    return hashlib.sha256(json.dumps(jsonable(payload), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _num(x) -> float | None:
