@@ -7,25 +7,22 @@ same questions as one made after.
 Revision ID: 0002
 Revises: 0001
 """
-import json
-import zlib
-
 import sqlalchemy as sa
 from alembic import op
+
+from ctxbench.core.store.migrations.kept import documents
 
 revision = "0002"
 down_revision = "0001"
 branch_labels = None
 depends_on = None
 
-BATCH = 500  # documents decompressed at a time: memory stays bounded on a large store
 
-
-def facts(document: bytes) -> dict:
+def facts(doc: dict) -> dict:
     """The new columns' values from one kept document (its environment
     record as the engine writes it). Read here, not through the model's
     views: a migration must do tomorrow what it did today."""
-    env = json.loads(zlib.decompress(document)).get("environment") or {}
+    env = doc.get("environment") or {}
     cpu = env.get("cpu") if isinstance(env.get("cpu"), dict) else {}
     virt = env.get("virtualization") if isinstance(env.get("virtualization"), dict) else {}
     freq = env.get("frequency") if isinstance(env.get("frequency"), dict) else {}
@@ -43,18 +40,10 @@ def upgrade() -> None:
         b.add_column(sa.Column("vm", sa.Boolean))
     op.create_index("ix_runs_kernel", "runs", ["kernel"])
     conn = op.get_bind()
-    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("document", sa.LargeBinary),
-                    sa.column("microcode", sa.String), sa.column("governor", sa.String),
-                    sa.column("vm", sa.Boolean))
-    last = 0
-    while True:
-        rows = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
-                            .order_by(runs.c.id).limit(BATCH)).all()
-        if not rows:
-            break
-        for run_id, document in rows:
-            conn.execute(runs.update().where(runs.c.id == run_id).values(**facts(document)))
-        last = rows[-1][0]
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("microcode", sa.String),
+                    sa.column("governor", sa.String), sa.column("vm", sa.Boolean))
+    for run_id, doc in documents(conn):
+        conn.execute(runs.update().where(runs.c.id == run_id).values(**facts(doc)))
 
 
 def downgrade() -> None:

@@ -9,20 +9,18 @@ and their columns stay empty.
 Revision ID: 0003
 Revises: 0002
 """
-import json
 import math
 import statistics
-import zlib
 
 import sqlalchemy as sa
 from alembic import op
+
+from ctxbench.core.store.migrations.kept import documents
 
 revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None
-
-BATCH = 500  # documents decompressed at a time: memory stays bounded on a large store
 
 
 def _num(x):
@@ -62,33 +60,24 @@ def upgrade() -> None:
     with op.batch_alter_table("runs") as b:
         b.add_column(sa.Column("core_ghz", sa.Float))
     conn = op.get_bind()
-    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("document", sa.LargeBinary),
-                    sa.column("core_ghz", sa.Float))
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("core_ghz", sa.Float))
     results = sa.table("results", sa.column("id", sa.Integer), sa.column("run_id", sa.Integer),
                        sa.column("result_id", sa.String), sa.column("point_key", sa.String),
                        *(sa.column(n, sa.Float) for n in ("cycles_median", "cycles_ci_lo", "cycles_ci_hi",
                                                           "cycles_mde")),
                        sa.column("cycles_method", sa.String))
-    last = 0
-    while True:
-        rows = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
-                            .order_by(runs.c.id).limit(BATCH)).all()
-        if not rows:
-            break
-        for run_id, document in rows:
-            doc = json.loads(zlib.decompress(document))
-            ghz = core_ghz(doc)
-            if ghz is None:
-                continue  # a document from before the probe: nothing to fill
-            conn.execute(runs.update().where(runs.c.id == run_id).values(core_ghz=ghz))
-            # the rows were made in the document's order (record.result_rows)
-            kept = conn.execute(sa.select(results.c.id, results.c.result_id).where(results.c.run_id == run_id)
-                                .order_by(results.c.id)).all()
-            docs = [r for r in doc.get("results") or [] if isinstance(r, dict)]
-            for (row_id, rid), r in zip(kept, docs):
-                if rid == r.get("id"):
-                    conn.execute(results.update().where(results.c.id == row_id).values(**cycles_of(r)))
-        last = rows[-1][0]
+    for run_id, doc in documents(conn):
+        ghz = core_ghz(doc)
+        if ghz is None:
+            continue  # a document from before the probe: nothing to fill
+        conn.execute(runs.update().where(runs.c.id == run_id).values(core_ghz=ghz))
+        # the rows were made in the document's order (record.result_rows)
+        kept = conn.execute(sa.select(results.c.id, results.c.result_id).where(results.c.run_id == run_id)
+                            .order_by(results.c.id)).all()
+        docs = [r for r in doc.get("results") or [] if isinstance(r, dict)]
+        for (row_id, rid), r in zip(kept, docs):
+            if rid == r.get("id"):
+                conn.execute(results.update().where(results.c.id == row_id).values(**cycles_of(r)))
 
 
 def downgrade() -> None:

@@ -8,18 +8,15 @@ measurement are kept once, the first added, and the others' rows go.
 Revision ID: 0004
 Revises: 0003
 """
-import json
-import zlib
-
 import sqlalchemy as sa
 from alembic import op
+
+from ctxbench.core.store.migrations.kept import documents
 
 revision = "0004"
 down_revision = "0003"
 branch_labels = None
 depends_on = None
-
-BATCH = 500  # documents decompressed at a time: memory stays bounded on a large store
 
 
 def upgrade() -> None:
@@ -27,25 +24,17 @@ def upgrade() -> None:
     # migration, which computes every digest anew from the documents again.
     from ctxbench.core.store.record import digest
     conn = op.get_bind()
-    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("digest", sa.String),
-                    sa.column("document", sa.LargeBinary))
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("digest", sa.String))
     results = sa.table("results", sa.column("run_id", sa.Integer))
     first: dict[str, int] = {}
-    last = 0
-    while True:
-        rows = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
-                            .order_by(runs.c.id).limit(BATCH)).all()
-        if not rows:
-            break
-        for run_id, document in rows:
-            d = digest(json.loads(zlib.decompress(document)))
-            if d in first:  # the same measurement, added again under another analysis
-                conn.execute(results.delete().where(results.c.run_id == run_id))
-                conn.execute(runs.delete().where(runs.c.id == run_id))
-                continue
-            first[d] = run_id
-            conn.execute(runs.update().where(runs.c.id == run_id).values(digest=d))
-        last = rows[-1][0]
+    for run_id, doc in documents(conn):
+        d = digest(doc)
+        if d in first:  # the same measurement, added again under another analysis
+            conn.execute(results.delete().where(results.c.run_id == run_id))
+            conn.execute(runs.delete().where(runs.c.id == run_id))
+            continue
+        first[d] = run_id
+        conn.execute(runs.update().where(runs.c.id == run_id).values(digest=d))
 
 
 def downgrade() -> None:

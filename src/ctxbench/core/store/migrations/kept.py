@@ -1,0 +1,24 @@
+"""The kept runs' documents, for the migrations that fill or change
+columns from them (versions/0002 on)."""
+import json
+import zlib
+
+import sqlalchemy as sa
+
+BATCH = 500  # documents decompressed at a time: memory stays bounded on a large store
+
+
+def documents(conn):
+    """(run id, its document as builtins) of every kept run, in id order.
+    A run the caller deletes meanwhile is no trouble: each batch starts
+    after the last id read."""
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("document", sa.LargeBinary))
+    last = 0
+    while True:
+        rows = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
+                            .order_by(runs.c.id).limit(BATCH)).all()
+        if not rows:
+            return
+        for run_id, document in rows:
+            yield run_id, json.loads(zlib.decompress(document))
+        last = rows[-1][0]
