@@ -11,9 +11,10 @@ one is out of date, so the docs cannot keep an option, a default, a preset
 or a file name the code no longer has."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,11 +23,30 @@ BLOCK = re.compile(r"(From `ctxbench (\w+) --help`:\n\n```text\n)(.*?)(```)", re
 PRESETS = re.compile(r"(<!-- presets: written by tools/docs_help.py -->\n)(.*?)(<!-- end of presets -->)", re.S)
 
 
+def _help_text(command: str) -> str:
+    """What `ctxbench <command> --help` prints at 80 columns, asked in this
+    process (a process per command cost the docs test 5 s)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from ctxbench import cli
+    out, columns = io.StringIO(), os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"  # argparse wraps at shutil.get_terminal_size()
+    try:
+        with contextlib.redirect_stdout(out):
+            cli.main([command, "--help"])
+    except SystemExit as e:
+        if e.code not in (0, None):
+            raise
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
+    return out.getvalue()
+
+
 def help_block(command: str) -> str:
     """`ctxbench <command> --help` at 80 columns, as the docs show it."""
-    env = dict(os.environ, COLUMNS="80", PYTHONPATH=str(ROOT / "src"))
-    text = subprocess.run([sys.executable, "-m", "ctxbench", command, "--help"], capture_output=True,
-                          text=True, env=env, check=True).stdout
+    text = _help_text(command)
     usage, rest = text.split("\n\n", 1)
     start = min(i for i in (rest.find("positional arguments:\n"), rest.find("options:\n")) if i >= 0)
     opts = rest[start:].replace("options:\n", "", 1)
