@@ -105,15 +105,18 @@ venv: $(VENV)/.ok
 SPA := signal-processing-algorithms==2.1.6
 # one pip at a time in the virtualenv: `make test` builds in parallel, and the test and runtimes
 # extras would otherwise be installed by two pips at once
+# --no-compile: pip byte-compiles every file it installs (ansible-core alone has thousands), which
+# was half of the virtualenv's 30 s here; Python compiles what is imported, when it is first imported.
 PIP = flock $(VENV)/.pip-lock $(VENV)/bin/python -m pip
+PIP_INSTALL = $(PIP) install -q --disable-pip-version-check --no-compile
 $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 	@[ -x $(VENV)/bin/python ] || $(PY) -m venv $(VENV)
-	$(PIP) install -q --disable-pip-version-check -e .
-	$(PIP) install -q --disable-pip-version-check --no-deps '$(SPA)'
+	$(PIP_INSTALL) -e .
+	$(PIP_INSTALL) --no-deps '$(SPA)'
 	@touch $@
 test-venv: $(VENV)/.test-ok
 $(VENV)/.test-ok: $(VENV)/.ok pyproject.toml
-	$(PIP) install -q --disable-pip-version-check -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	@touch $@
 $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
 	ln -sf $(ENGINE) $@

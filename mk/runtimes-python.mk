@@ -7,6 +7,6 @@
 runtimes: runtimes-python
 runtimes-python: $(VENV)/.runtimes-ok
 $(VENV)/.runtimes-ok: $(VENV)/.ok pyproject.toml
-	$(PIP) install -q --disable-pip-version-check -e '.[runtimes]'
+	$(PIP_INSTALL) -e '.[runtimes]'
 	@touch $@
 TEST_PREREQS += runtimes-python
