@@ -111,3 +111,38 @@ def test_ctrl_c_while_a_store_is_filled_adds_nothing_half(tmp_path):
         return
     assert _said_interrupted(rc, err), (rc, err[-2000:])
     assert n in (1, 301), n  # rolled back, or Ctrl-C came after the commit
+
+
+def test_a_ctrl_c_python_cannot_raise_is_asked_for_again_not_printed(capsys):
+    """A KeyboardInterrupt where Python cannot raise it (a weakref callback
+    of the import system, while a command imports a library: make test met
+    it once) is "unraisable": Python printed a traceback and dropped it.
+    The command's hook raises SIGINT again instead, and passes anything
+    else on. Here the unraisables come from __del__."""
+    import gc
+    import sys
+
+    class Raises:
+        def __init__(self, e):
+            self.e = e
+
+        def __del__(self):
+            raise self.e
+
+    got = []
+    old = signal.signal(signal.SIGINT, lambda *_: got.append("SIGINT"))
+    hook, sys.unraisablehook = sys.unraisablehook, ctxbench.unraisable
+    try:
+        Raises(KeyboardInterrupt())
+        gc.collect()
+        for _ in range(1000):  # the handler runs at a later bytecode boundary
+            if got:
+                break
+        assert got == ["SIGINT"] and capsys.readouterr().err == ""
+        Raises(ValueError("x"))
+        gc.collect()
+        assert "ValueError: x" in capsys.readouterr().err and got == ["SIGINT"]
+    finally:
+        sys.unraisablehook = hook
+        signal.signal(signal.SIGINT, old)
+    assert hook is not ctxbench.unraisable  # a test process imports the package: nothing installed

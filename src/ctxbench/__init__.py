@@ -30,8 +30,23 @@ _ARGV0 = _sys.argv[0] if getattr(_sys, "argv", None) and isinstance(_sys.argv[0]
 AS_COMMAND = ((_os.path.basename(_ARGV0) == "ctxbench" or _ARGV0 == "-m"
                or _ARGV0.endswith(_os.path.join("ctxbench", "__main__.py")))
               and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler)
+
+
+def unraisable(u) -> None:
+    """sys.unraisablehook, as the ctxbench command. A Ctrl-C that lands in
+    code whose exceptions Python cannot raise (a weakref callback of the
+    import system, while a command imports a library) was printed as
+    "Exception ignored ... Traceback" and then lost: it is asked for again,
+    so that the command's own handling answers it (one line, exit 130)."""
+    if isinstance(u.exc_value, KeyboardInterrupt) or u.exc_type is KeyboardInterrupt:
+        _signal.raise_signal(_signal.SIGINT)
+        return
+    _sys.__unraisablehook__(u)
+
+
 if AS_COMMAND:
     _signal.signal(_signal.SIGINT, interrupted_now)
+    _sys.unraisablehook = unraisable
 
 
 def __getattr__(name: str):
