@@ -60,12 +60,14 @@ def test_unwritable_output(tmp_path):
     (["frobnicate"], "unknown command"),
 ])
 @pytest.mark.machine  # the engine binary itself
+@pytest.mark.flow
 def test_engine_bad_arguments(args, needle):
     line = one_line_error(run_engine(*args))
     assert needle in line, line
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 def test_engine_unwritable_output():
     line = one_line_error(run_engine("run", "baseline/nop", "--json", "-o", "/nonexistent-dir/x.json"))
     assert "cannot write" in line

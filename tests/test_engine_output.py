@@ -16,7 +16,8 @@ import pytest
 from conftest import ENGINE
 from test_output_paths import _private_dev
 
-pytestmark = pytest.mark.machine  # the engine binary itself, run here
+# the engine binary itself, run here; flow: only files, streams and statuses are judged
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
 QUICK = ["run", "timer/rdtsc", "--groups", "1", "--iterations", "1", "--json"]
 

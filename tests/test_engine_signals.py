@@ -9,7 +9,8 @@ import pytest
 
 from conftest import ENGINE
 
-pytestmark = pytest.mark.machine  # the engine binary itself, interrupted
+# the engine binary itself, interrupted; flow: only its files and status are judged
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])

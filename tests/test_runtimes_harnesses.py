@@ -96,6 +96,7 @@ def test_specs_cover_every_descriptor():
 
 
 @pytest.mark.machine  # starts the real harnesses (make check starts none)
+@pytest.mark.flow  # judges what they print, not what they measure
 @pytest.mark.parametrize("name", NAMES)
 def test_list_names_the_descriptors_mechanisms(name):
     f = rc.found(name)
@@ -106,6 +107,7 @@ def test_list_names_the_descriptors_mechanisms(name):
 
 
 @pytest.mark.machine
+@pytest.mark.flow
 @pytest.mark.parametrize("name,argv", [(n, a) for n in NAMES for a in BAD_ARGS])
 def test_bad_arguments_one_line(name, argv):
     f = rc.found(name)
@@ -176,6 +178,7 @@ def older_jdk():
 
 
 @pytest.mark.machine
+@pytest.mark.flow  # which mechanisms ran, not what they measured
 def test_older_jdk_refuses_virtual_threads_in_one_line():
     """JAVA_HOME on a JDK < 21: each virtual-thread mechanism is one skipped
     line saying why, the platform-thread ones still measure, exit 0."""
