@@ -76,12 +76,12 @@ class Lifecycle:
             print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
                   "reading the engine) ran on the measured CPU", file=sys.stderr)
         h = model.Document(header)  # the engine's header: its tool and environment
+        tool, env, extra = h.tool, h.environment.as_dict(), {self.kind: sec, **extra}
         try:
-            return model.document(h.tool, h.environment.as_dict(), results, extra={self.kind: sec, **extra})
+            return model.document(tool, env, results, extra=extra)
         except model.results.ValidationError as e:
-            writer.keep_unfit(self.out, model.results.plain({"schema": model.SCHEMA, "tool": h.tool,
-                                                            "environment": h.environment.as_dict(),
-                                                            "results": results, self.kind: sec, **extra}), e)
+            kept = {"schema": model.SCHEMA, "tool": tool, "environment": env, "results": results, **extra}
+            writer.keep_unfit(self.out, model.results.plain(kept), e)
             raise  # not reached: keep_unfit stops the command
 
     def write(self, doc) -> None:
