@@ -59,9 +59,22 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{self.prog.removeprefix('ctxbench').strip() or 'usage'}: {message}")
 
 
+class _Version(argparse.Action):
+    """--version: this front end's version and the engine it starts (its
+    version and build: compiler, architecture, static or not, libraries)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ctxbench.core import engine
+        print(f"ctxbench {__version__}\nengine: {engine.build()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ctxbench", description="What a context switch really costs.")
-    p.add_argument("--version", action="version", version=f"ctxbench {__version__}")
+    p.add_argument("--version", action=_Version, help="the version, and the engine's and how it was built")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _MODULES:
         module.add_parser(sub)

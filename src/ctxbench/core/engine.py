@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ctxbench.core import transports
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, escaped
 
 
 def engine_path() -> str:
@@ -231,6 +231,26 @@ def run_json(args: Iterable[str]) -> object:
         return json.loads(p.stdout)
     except json.JSONDecodeError:
         raise UserError(f"engine printed unreadable output for {' '.join(args)}", code=1)
+
+
+def build() -> str:
+    """The engine this front end starts and how it was built, in one line
+    (`ctxbench --version`); why not, where it cannot be asked."""
+    try:
+        where = "a recording" if os.environ.get("CTXBENCH_ENGINE_REPLAY") else escaped(engine_path())
+        tool = run_json(["--version"])
+    except UserError as e:
+        return f"not available: {escaped(e.why)}"
+    if not isinstance(tool, dict):
+        return f"{where} printed no version record"
+    b = tool.get("build") if isinstance(tool.get("build"), dict) else {}
+    libs = b.get("libraries") if isinstance(b.get("libraries"), dict) else {}
+    parts = [str(b.get("arch") or "unknown arch"), str(b.get("compiler") or "unknown compiler"),
+             "static" if b.get("static") else "dynamic"] + ([f"hwloc {b['hwloc']}"] if isinstance(b.get("hwloc"), str) else [])
+    parts += [f"{k} {v}" if k != "libcrypto" else str(v) for k, v in libs.items()
+              if isinstance(v, str) and k != "note"]
+    return escaped(f"{tool.get('name', 'ctxbench-engine')} {tool.get('version', '?')} ({', '.join(parts)})") + \
+        f" at {where}"
 
 
 def list_benchmarks(all_: bool = False) -> list[dict]:

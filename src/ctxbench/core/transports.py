@@ -122,7 +122,8 @@ def key(args: list[str]) -> list[str]:
 def recording_path(folder: Path, args: list[str]) -> Path:
     k = key(args)
     digest = hashlib.sha1(json.dumps(k).encode()).hexdigest()[:12]
-    return folder / f"{(k or ['none'])[0]}-{digest}.json.gz"
+    # named after the engine command, a leading option's dashes left out (`--version` is version-...)
+    return folder / f"{(k or ['none'])[0].lstrip('-') or 'none'}-{digest}.json.gz"
 
 
 def _read(path: Path) -> dict:
