@@ -93,17 +93,32 @@ def test_the_published_json_schema_is_the_models():
 
 
 def test_a_writer_cannot_add_an_undeclared_member(tmp_path, monkeypatch):
-    """The document a command built is validated before it is written: a
-    member the model does not declare is one line naming it, exit 1, and
+    """The document a command built is made a record before it is written:
+    a member the model does not declare is one line naming it, exit 1, and
     the results are kept in a fallback file, not lost."""
     import pytest
-    from ctxbench.core import writer
     from ctxbench.core.errors import UserError
+    from ctxbench.lifecycle import Lifecycle
     monkeypatch.chdir(tmp_path)
-    doc = {"schema": "ctxbench/2", "results": [{"id": "x", "samples": [1.0], "x_new": 1}]}
+    life = Lifecycle("noise", str(tmp_path / "r.json"), store="off")
+    res = [{"id": "x", "samples": [1.0], "x_new": 1}]
     with pytest.raises(UserError) as e:
-        writer.write_results(str(tmp_path / "r.json"), doc)
+        life.document({"tool": {}, "environment": {}}, res)
     assert e.value.code == 1 and "unknown field `x_new`" in str(e.value) and "$.results[0]" in str(e.value)
     assert not (tmp_path / "r.json").exists()
     kept = list(tmp_path.glob("ctxbench-unsaved-*.json"))
-    assert len(kept) == 1 and json.loads(kept[0].read_text()) == doc
+    assert len(kept) == 1 and json.loads(kept[0].read_text())["results"] == res
+
+
+def test_each_command_s_section_record_is_the_document_s():
+    """sections.BY_COMMAND (which schema.COMMANDS and Document.section read)
+    names the record the Document declares for each command's member."""
+    import msgspec
+    from ctxbench.core.results import Document
+    from ctxbench.core.results.sections import BY_COMMAND, Section
+    declared = {}
+    for f in msgspec.structs.fields(Document):
+        kinds = [t for t in getattr(f.type, "__args__", ()) if isinstance(t, type) and issubclass(t, Section)]
+        if kinds:
+            declared[f.name] = kinds[0]
+    assert declared == BY_COMMAND

@@ -246,9 +246,10 @@ def build() -> str:
     b = tool.get("build") if isinstance(tool.get("build"), dict) else {}
     libs = b.get("libraries") if isinstance(b.get("libraries"), dict) else {}
     parts = [str(b.get("arch") or "unknown arch"), str(b.get("compiler") or "unknown compiler"),
-             "static" if b.get("static") else "dynamic"] + ([f"hwloc {b['hwloc']}"] if isinstance(b.get("hwloc"), str) else [])
-    parts += [f"{k} {v}" if k != "libcrypto" else str(v) for k, v in libs.items()
-              if isinstance(v, str) and k != "note"]
+             "static" if b.get("static") else "dynamic"]
+    # hwloc's version is the build's; zlib's and libcrypto's are the libraries' (libcrypto's names itself)
+    named = {**{k: v for k, v in libs.items() if k != "note"}, "hwloc": b.get("hwloc")}
+    parts += [v if k == "libcrypto" else f"{k} {v}" for k, v in named.items() if isinstance(v, str)]
     return escaped(f"{tool.get('name', 'ctxbench-engine')} {tool.get('version', '?')} ({', '.join(parts)})") + \
         f" at {where}"
 

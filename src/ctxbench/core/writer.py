@@ -258,14 +258,10 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
 
 
 def results_text(doc) -> str:
-    """A results document as the file's text, written from its record (a
-    command's core/results.Document; builtins are validated into one
-    first), so a file holds only what ctxbench/2 declares.
-    results.ValidationError (with the JSON path) for builtins that do not
-    fit: a writer's bug."""
+    """A results document's record (core/results.Document: a command's,
+    lifecycle.document, or one read) as the file's text."""
     from ctxbench.core import results
-    rec = doc if isinstance(doc, results.Document) else results.read(jsonable(doc))
-    return results.encode(rec).decode("utf-8")
+    return results.encode(doc).decode("utf-8")
 
 
 def _fallback_path(path: str) -> str | None:
@@ -294,15 +290,11 @@ def _name(out: str | Output) -> str:
 
 
 def write_results(out: str | Output, doc) -> None:
-    """Write a results document (its record, or builtins to validate); if
-    that fails, keep it in a fallback file and stop with one line naming
-    both (exit 1). A document the results model refuses is kept as it is
-    (keep_unfit)."""
-    from ctxbench.core import results
-    try:
-        data = results_text(doc).encode("utf-8")
-    except results.ValidationError as e:
-        keep_unfit(out, doc, e)
+    """Write a results document's record; if that fails, keep it in a
+    fallback file and stop with one line naming both (exit 1). (A document
+    the model refuses never gets here: lifecycle.document keeps it,
+    keep_unfit.)"""
+    data = results_text(doc).encode("utf-8")
     _kept(out, data, _deliver(out, data))
 
 
