@@ -140,3 +140,9 @@ void json_kbool(json_t *j, const char *k, int v)
     json_key(j, k);
     json_bool(j, v);
 }
+
+void json_knull(json_t *j, const char *k)
+{
+    json_key(j, k);
+    json_null(j);
+}

@@ -29,4 +29,5 @@ void json_kstr(json_t *j, const char *k, const char *s);
 void json_knum(json_t *j, const char *k, double v);
 void json_kint(json_t *j, const char *k, int64_t v);
 void json_kbool(json_t *j, const char *k, int v);
+void json_knull(json_t *j, const char *k);
 #endif

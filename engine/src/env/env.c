@@ -7,6 +7,7 @@
 #include "core/util.h"
 #include "core/verify.h"
 #include <dirent.h>
+#include <inttypes.h>
 #include <math.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -420,6 +421,48 @@ static void perf_section(json_t *j)
     json_obj_end(j);
 }
 
+/* What memory a run may hold here, as the front end checks before measuring
+ * (src/ctxbench/core/memory.py reads the same three locally): it reads them
+ * from this record when the engine runs on another host (--host). */
+static void memory_facts(json_t *j)
+{
+    char buf[64];
+    uint64_t kb;
+    if (read_keyed("/proc/meminfo", "MemAvailable", buf, sizeof buf) == 0 &&
+        sscanf(buf, "%" SCNu64, &kb) == 1)
+        json_kint(j, "mem_available", (int64_t)(kb * 1024));
+    else
+        json_knull(j, "mem_available");
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        json_kint(j, "rlimit_as", (int64_t)as.rlim_cur);
+    else
+        json_knull(j, "rlimit_as");
+    /* cgroup v2: memory.max - memory.current of this process's cgroup; null when unlimited or unknown */
+    char line[4096], path[4300], max[64], cur[64];
+    int64_t room = -1;
+    int known = 0;
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "0::", 3) != 0) continue;
+        line[strcspn(line, "\n")] = 0;
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+        if (read_file_str(path, max, sizeof max) == 0 && strcmp(max, "max") != 0) {
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", line + 3);
+            if (read_file_str(path, cur, sizeof cur) == 0) {
+                room = strtoll(max, NULL, 10) - strtoll(cur, NULL, 10);
+                known = 1;
+            }
+        }
+        break;
+    }
+    if (f) fclose(f);
+    if (known)
+        json_kint(j, "cgroup_memory_room", room);
+    else
+        json_knull(j, "cgroup_memory_room");
+}
+
 static void process_section(json_t *j, const env_run_t *run)
 {
     json_key(j, "process");
@@ -444,6 +487,7 @@ static void process_section(json_t *j, const env_run_t *run)
     for (int c = 0; c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &s)) json_int(j, c);
     json_arr_end(j);
+    memory_facts(j);
     json_obj_end(j);
 }
 

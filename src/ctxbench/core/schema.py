@@ -38,6 +38,7 @@ LIST = (list,)
 DICT = (dict,)
 OPT_STR = (str, type(None))
 OPT_NUM = (int, float, type(None))
+OPT_INT = (int, type(None))
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,10 @@ ENVIRONMENT = {
 ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "cpu.microcode": OPT_STR, "idle.no_idle_error": OPT_STR,
                         "cpu.flags_of_interest": LIST,  # x86: the flags a reader uses (anatomy: pcid)
                         "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
-                        "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR}
+                        "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR,
+                        # for --host (core/memory.py): older files and recordings lack them
+                        "process.allowed_cpus": LIST, "process.mem_available": OPT_INT, "process.rlimit_as": OPT_INT,
+                        "process.cgroup_memory_room": OPT_INT}
 
 
 def kind_of(result: dict) -> Kind | None:

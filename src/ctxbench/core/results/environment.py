@@ -111,6 +111,10 @@ class Process(Open, frozen=True):
     mlockall: OptBool = UNSET
     mlockall_error: OptStr = UNSET
     allowed_cpus: Union[list[int], UnsetType] = UNSET
+    # what the front end checks a run's memory against (core/memory.py), for a host it cannot read
+    mem_available: Union[int, None, UnsetType] = UNSET
+    rlimit_as: Union[int, None, UnsetType] = UNSET
+    cgroup_memory_room: Union[int, None, UnsetType] = UNSET
 
 
 class Timers(Open, frozen=True):
