@@ -122,7 +122,7 @@ $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
 	ln -sf $(ENGINE) $@
 
 # ---- the two commands -------------------------------------------------------
-run: $(ENGINE) $(VENV)/bin/ctxbench-engine
+run: $(ENGINE) $(VENV)/bin/ctxbench-engine $(RUN_PREREQS)
 	@mkdir -p results
 	$(VENV)/bin/ctxbench run -o results/run-$$(date +%Y%m%d-%H%M%S).json
 

@@ -1,11 +1,15 @@
-# A static x86-64 engine for hosts that are not this one (`ctxbench fleet`
-# copies it over SSH): `make engine-x86_64` gives build/x86_64/ctxbench-engine,
+# A static x86-64 engine for hosts that are not this one (`--host` and
+# `ctxbench fleet` copy it over SSH): `make engine-x86_64` gives build/x86_64/ctxbench-engine,
 # which needs nothing on the target. zlib and libcrypto come from this
 # machine's static archives (zlib1g-dev, libssl-dev); hwloc is left out, as in
 # the ARM builds (its static archive drags in libudev and libxml2; the engine
 # reads the topology from sysfs without it).
 
 X64_DIR := $(BUILD)/x86_64
+# `make run` builds it on an x86-64 machine: `--host` and `fleet` to x86-64 hosts need it
+ifeq ($(ARCH_NATIVE),x86_64)
+RUN_PREREQS += engine-x86_64
+endif
 X64_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer -D_GNU_SOURCE
 X64_ARCHIVES := /usr/lib/x86_64-linux-gnu/libcrypto.a /usr/lib/x86_64-linux-gnu/libz.a
 X64_DEFS = -DCTXBENCH_VERSION='"$(VERSION)"' -DCTXBENCH_STATIC=1 -DCTXBENCH_CFLAGS='"$(X64_CFLAGS) -static"' \

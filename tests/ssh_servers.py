@@ -61,7 +61,7 @@ EMULATED = {"aarch64"}  # architectures whose binaries the namespace runs under 
 
 
 class Server:
-    def __init__(self, root: Path, name: str, authorised: str, arch: str | None = None):
+    def __init__(self, root: Path, name: str, authorised: str, arch: str | None = None, hostname: str | None = None):
         self.name, self.dir = name, root / name
         self.tmp = self.dir / "tmp"
         self.tmp.mkdir(parents=True)
@@ -78,6 +78,7 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.mounted = False
         self.arch = arch
+        self.hostname = hostname  # its sessions' hostname (a UTS namespace of its own): not this machine's
         if arch:
             # `uname -m` says `arch` in its sessions, and its user namespace runs
             # that architecture's binaries under qemu-user
@@ -90,6 +91,8 @@ class Server:
 
     def _argv(self) -> list[str]:
         sshd = [SSHD, "-D", "-e", "-f", str(self.config)]
+        if self.hostname:
+            sshd = ["unshare", "--uts", "sh", "-c", f"hostname {self.hostname} && exec \"$@\"", "sh", *sshd]
         if self.arch not in EMULATED:
             return sshd  # no host or an architecture only `uname -m` claims (no engine is built for it)
         qemu = shutil.which(f"qemu-{self.arch}")
@@ -149,7 +152,7 @@ class Fleet:
     """n servers, a client key they authorise, an ssh config naming each
     (Host <name>), and known_hosts holding their host keys."""
 
-    def __init__(self, n: int, arch: dict[int, str] | None = None):
+    def __init__(self, n: int, arch: dict[int, str] | None = None, hostnames: dict[int, str] | None = None):
         if os.geteuid() != 0:
             pytest.skip("sshd's privilege separation needs root")
         if not os.path.exists(SSHD):
@@ -160,7 +163,8 @@ class Fleet:
         self.other_key = self.root / "other_key"
         pub = keygen(self.key)
         keygen(self.other_key)
-        self.servers = [Server(self.root, f"h{i}", pub, (arch or {}).get(i)) for i in range(n)]
+        self.servers = [Server(self.root, f"h{i}", pub, (arch or {}).get(i), (hostnames or {}).get(i))
+                        for i in range(n)]
         try:  # first: a server may move to another port as it starts
             for s in self.servers:
                 s.start()

@@ -150,6 +150,18 @@ def _interruption(e: BaseException) -> bool:
     return False
 
 
+def _where_the_engine_runs(args) -> None:
+    """--host: the command's engine work runs on that host (one SSH
+    connection, closed at the end); then --cpu and --cross-cpu are checked
+    against the CPUs the engine may use there, or here."""
+    from ctxbench.core import engine
+    from ctxbench.core.ssh import hosts
+    from ctxbench.ui import options
+    if getattr(args, "engine_host", None) is not None:
+        engine.use_host(args.engine_host, hosts.config_files(args.ssh_config))
+    options.check_cpus(args)
+
+
 def _command(argv: list[str] | None) -> int:
     try:
         parser = build_parser()
@@ -164,6 +176,7 @@ def _command(argv: list[str] | None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        _where_the_engine_runs(args)
         return int(args.func(args) or 0)
     except UserError as e:
         # one line, and whatever a name or an argument carried (ESC, a newline) shown as \xNN

@@ -27,6 +27,8 @@ import bisect
 import math
 import re
 
+from ctxbench.core import engine
+
 KALLSYMS = "/proc/kallsyms"
 USER, OTHER = "user", "other kernel"
 
@@ -101,11 +103,9 @@ class Symbols:
 
     @classmethod
     def load(cls, path: str = KALLSYMS) -> "Symbols":
-        try:
-            with open(path) as f:
-                return cls(f.read())
-        except OSError:
-            return cls("")
+        """The symbols of the kernel the engine ran on: this one's, or with
+        --host, the host's (the addresses are that boot's)."""
+        return cls(engine.host_text(path))
 
     def name(self, ip: int) -> str:
         i = bisect.bisect_right(self.addrs, ip) - 1

@@ -45,6 +45,7 @@ def add_parser(sub):
     options.add_output(p)
     options.add_plot(p, "the waterfall figure (anatomy)")
     options.add_cpu(p, "CPU the parties run on")
+    options.add_host(p)
     presets.add_flags(p, "anatomy")
     options.add_samples(p, "anatomy")
     p.set_defaults(func=run)

@@ -6,15 +6,17 @@ Ctrl-C stop it (it reaps its own children), and the engine also dies with
 its parent (PR_SET_PDEATHSIG) if the front end is killed outright.
 
 Every engine command goes through transport() (core/transports.py): the
-engine here (Local), or what a real engine once said, replayed
-(CTXBENCH_ENGINE_REPLAY=<dir>; CTXBENCH_ENGINE_RECORD=<dir> records it).
-Nothing else in ctxbench starts an engine."""
+engine here (Local), on another host over SSH (--host: core/ssh/session.py,
+one connection for the whole command), or what a real engine once said,
+replayed (CTXBENCH_ENGINE_REPLAY=<dir>; CTXBENCH_ENGINE_RECORD=<dir>
+records it). Nothing else in ctxbench starts an engine."""
 from __future__ import annotations
 
 import json
 import os
 import shutil
 import signal
+import socket
 import threading
 import sys
 from pathlib import Path
@@ -41,10 +43,56 @@ def engine_path() -> str:
     raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
 
 
+# The host the engine runs on when the command was given --host (its SSH
+# session, opened on the first engine command, closed at the command's end).
+_remote = None
+
+
+def use_host(host, ssh_config: tuple[str, ...] = ()) -> None:
+    """Run this command's engine work on `host` (a core.ssh.hosts.Host)."""
+    global _remote
+    import atexit
+    from ctxbench.core.ssh import engines, session
+    close_host()
+    _remote = session.Session(host, engines.default_dir(), ssh_config)
+    atexit.register(close_host)
+
+
+def remote():
+    """The SSH session of --host, or None (the engine runs here)."""
+    return _remote
+
+
+def close_host() -> None:
+    """End the --host session: nothing of it is left on the host, or one
+    warning says what may be."""
+    global _remote, _host_env
+    s, _remote, _host_env = _remote, None, None
+    if s is not None:
+        left = s.close()
+        if left:
+            print(f"warning: on {escaped(s.host.name)}: {escaped(left)}", file=sys.stderr)
+
+
+def host_text(path: str) -> str:
+    """A text file of the machine the engine runs on (its /proc/kallsyms):
+    here, or on the --host; '' where it cannot be read."""
+    if _remote is not None:
+        return _remote.read(path)
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def transport() -> transports.Transport:
-    """Where engine commands go, as the environment says now: replayed
-    (no engine starts, whatever CTXBENCH_ENGINE names), recorded while the
-    real engine runs, or the engine here."""
+    """Where engine commands go, as the command and the environment say
+    now: the host of --host, replayed (no engine starts, whatever
+    CTXBENCH_ENGINE names), recorded while the real engine runs, or the
+    engine here."""
+    if _remote is not None:
+        return _remote
     replay = os.environ.get("CTXBENCH_ENGINE_REPLAY")
     if replay:
         return _kept(("replay", replay), lambda: transports.Recorded(Path(replay)))
@@ -71,6 +119,7 @@ def forget_transports() -> None:
     global _presets
     _transports.clear()
     _presets = None
+    close_host()
 
 
 # The CPUs this process may use, taken once, before it ever moves itself:
@@ -80,6 +129,30 @@ ALLOWED = frozenset(os.sched_getaffinity(0))
 _housekeeping: dict = {}
 
 
+_host_env: dict | None = None
+
+
+def host_environment() -> dict:
+    """The environment record of the host the engine runs on (asked once
+    per command there; this process's own facts are read directly)."""
+    global _host_env
+    if _host_env is None:
+        _host_env = environment()
+    return _host_env
+
+
+def allowed_cpus() -> frozenset[int]:
+    """The CPUs the engine may use: this process's, or on --host, the
+    host's (from its engine's environment record)."""
+    if _remote is None:
+        return ALLOWED
+    from ctxbench.core import model
+    cpus = model.Document(host_environment()).environment.allowed_cpus
+    if not isinstance(cpus, list) or not cpus or not all(isinstance(c, int) for c in cpus):
+        raise UserError(f"--host {escaped(_remote.host.name)}: its engine did not say which CPUs it may use", code=1)
+    return frozenset(cpus)
+
+
 def measured_cpu(args: list[str]) -> int:
     """The CPU the engine measures on: --cpu, or its default (the highest
     allowed CPU, engine/src/core/sched_ctl.c default_cpu)."""
@@ -87,7 +160,7 @@ def measured_cpu(args: list[str]) -> int:
         i = args.index("--cpu")
         if i + 1 < len(args) and args[i + 1].isdigit():
             return int(args[i + 1])
-    return max(ALLOWED)
+    return max(allowed_cpus())
 
 
 def _off_measured_cpu(cpu: int) -> None:
@@ -109,8 +182,9 @@ def housekeeping() -> dict:
     return dict(_housekeeping)
 
 
-class _Terminated(Exception):
-    pass
+class _Terminated(BaseException):
+    """SIGTERM while the engine runs: not an error of any step it passes
+    through (the --host session's calls pass errors on as one line)."""
 
 
 def _on_term(signum, frame):
@@ -142,14 +216,21 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     via = transport()
     old = signal.signal(signal.SIGTERM, _on_term)
     before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
+    if _remote is None:
+        os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
     try:
         proc = via.start(args)
     except BaseException:
         signal.signal(signal.SIGTERM, old)
         os.sched_setaffinity(0, before)
         raise
-    if args[0] == "run":
+    if args[0] == "run" and _remote is not None:
+        _housekeeping.update(measured_cpu=measured_cpu(args), front_end_cpus=[], shares_measured_cpu=False,
+                             engine_host=_remote.host.name, transport="ssh", front_end_host=socket.gethostname(),
+                             front_end="over SSH: none of its work runs in the engine's processes on the measured "
+                                       "host (the same machine only where front_end_host is the environment's "
+                                       "hostname)")
+    elif args[0] == "run":
         _off_measured_cpu(measured_cpu(args))
     errors: list[str] = []
     failed: list[dict] = []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ctxbench.core import model
 from ctxbench.core.errors import UserError, escaped
-from ctxbench.fleet import hosts as hostlist
+from ctxbench.core.ssh import hosts as hostlist
 from ctxbench.fleet import job as jobs
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
@@ -93,13 +93,10 @@ def _chosen_hosts(args) -> list:
 
 
 def _ssh_config(args) -> tuple[str, ...]:
-    if args.ssh_config:
-        for f in args.ssh_config:
-            if not os.path.isfile(f):
-                raise UserError(f"fleet: --ssh-config {escaped(f)}: no such file")
-        return tuple(args.ssh_config)
-    home = os.path.expanduser("~/.ssh/config")
-    return (home,) if os.path.isfile(home) else ()
+    for f in args.ssh_config or ():
+        if not os.path.isfile(f):
+            raise UserError(f"fleet: --ssh-config {escaped(f)}: no such file")
+    return hostlist.config_files(args.ssh_config)
 
 
 class _Lines:
@@ -129,7 +126,8 @@ class _Lines:
 
 def run(args) -> int:
     from ctxbench.core.store import choice
-    from ctxbench.fleet import engines, remote
+    from ctxbench.core.ssh import engines
+    from ctxbench.fleet import remote
     job = jobs.parse(args.remote or [])
     targets = _chosen_hosts(args)
     build = Path(args.engines) if args.engines else engines.default_dir()

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ctxbench.fleet import engines
-from ctxbench.fleet.hosts import Host
+from ctxbench.core.ssh import engines
+from ctxbench.core.ssh.hosts import Host
 
 CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
 PREFIX = "ctxbench-fleet."

@@ -56,6 +56,7 @@ def add_parser(sub):
     options.add_scale(p, "irq")
     presets.add_flags(p, "irq")
     options.add_cpu(p, "CPU to run on")
+    options.add_host(p)
     options.add_output(p)
     options.add_plot(p, "Figure 5 of David et al. 2007")
     p.set_defaults(func=run)

@@ -20,6 +20,7 @@ def add_parser(sub):
                                    "longest and a histogram of gap lengths, with the /proc/interrupts "
                                    "deltas of that CPU over the same windows.")
     options.add_cpu(p, "CPU to watch")
+    options.add_host(p)
     p.add_argument("--seconds", type=options.count(1, MAX_SECONDS), metavar="S",
                    help=presets.flag_help("noise", "seconds", "measured time in 1 s windows"))
     presets.add_flags(p, "noise")

@@ -50,6 +50,7 @@ def add_parser(sub):
     options.add_output(p)
     options.add_plot(p, "the figure (ring)")
     options.add_cpu(p, "CPU the ring runs on")
+    options.add_host(p)
     presets.add_flags(p, "ring")
     options.add_samples(p, "ring")
     p.set_defaults(func=run)

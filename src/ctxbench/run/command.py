@@ -2,7 +2,6 @@
 user-level switches, cross-CPU wake-ups), with a table and a results file."""
 from __future__ import annotations
 
-import os
 import sys
 import textwrap
 
@@ -21,6 +20,7 @@ def add_parser(sub):
     presets.add_flags(p, "run")
     options.add_output(p)
     options.add_cpu(p)
+    options.add_host(p)
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M", help="second CPU for cross-CPU wake-ups")
     p.add_argument("--ids", metavar="ID,...", type=options.nonempty_list, help="measure only these ids (see ctxbench-engine list)")
     options.add_samples(p, "run")
@@ -32,7 +32,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     # The engine measures on --cpu, else the highest allowed CPU (engine.measured_cpu).
-    measured = args.cpu if args.cpu is not None else max(engine.ALLOWED)
+    measured = args.cpu if args.cpu is not None else max(engine.allowed_cpus())
     if args.cross_cpu is not None and args.cross_cpu == measured:
         raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU"
                         + ("" if args.cpu is not None else " (the highest allowed, as no --cpu was given)")
@@ -52,7 +52,7 @@ def run(args) -> int:
     # Ids that need a second CPU cannot run with one allowed CPU: skip them
     # up front (with a note in the results) rather than fail after measuring.
     skipped = []
-    if len(os.sched_getaffinity(0)) < 2:
+    if len(engine.allowed_cpus()) < 2:
         skipped = [i for i in ids if "/cross-cpu" in i]
         ids = [i for i in ids if i not in skipped]
         if skipped:

@@ -39,6 +39,8 @@ def add_parser(sub):
                    help="pinned (one CPU, one worker), default (two CPUs), or both (default)")
     presets.add_flags(p, "runtimes")
     options.add_cpu(p, "the measured CPU (pinned rows run there)")
+    p.add_argument("--host", type=_no_host, metavar="[USER@]HOST[:PORT]",
+                   help="not taken: the harnesses are built and run with this machine's toolchains")
     p.add_argument("--cross-cpu", type=options.cpu, metavar="M",
                    help="the second CPU of the default placement (default: another allowed CPU)")
     p.add_argument("--quiet-wait", type=options.real(0, 600), metavar="S", default=contention.SETTLE_MOST_S,
@@ -95,6 +97,11 @@ def _launch(found: harness.Found, cmd: harness.Command, deadline_s: float, cpu: 
         os.sched_setaffinity(0, home)
     after = _probe(cpu, notes) if before else None
     return head, got, skip, before, after, window_rec
+
+
+def _no_host(text: str):
+    raise options.Bad("the runtimes' harnesses are built and run with this machine's toolchains (Go, Rust, Java, "
+                      "Python, Node, C++), so they cannot run on another host: run ctxbench on that host")
 
 
 def run(args) -> int:

@@ -110,6 +110,7 @@ def add_parser(sub):
                    help=presets.flag_help("sweep", "min_sample_us", "shortest sample, µs"))
     presets.add_flags(p, "sweep")
     options.add_cpu(p)
+    options.add_host(p)
     p.add_argument("--no-counters", action="store_true", help="do not ask for hardware counters")
     p.set_defaults(func=run)
 

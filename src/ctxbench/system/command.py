@@ -6,12 +6,14 @@ import json
 from ctxbench.core import checks
 from ctxbench.core import engine
 from ctxbench.core.model import Document
+from ctxbench.ui import options
 
 
 def add_parser(sub):
     p = sub.add_parser("system", help="environment checks with advice",
                        description="Check the machine for what disturbs measurements, and say how to fix it.")
     p.add_argument("--json", action="store_true", help="print the environment record and findings as JSON")
+    options.add_host(p)
     p.set_defaults(func=run)
 
 

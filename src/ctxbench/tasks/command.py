@@ -59,6 +59,7 @@ def add_parser(sub):
     options.add_scale(p, "tasks")
     presets.add_flags(p, "tasks")
     options.add_cpu(p, "CPU for the pair")
+    options.add_host(p)
     options.add_output(p)
     options.add_plot(p, "Figures 2 and 3 of David et al. 2007")
     p.set_defaults(func=run)

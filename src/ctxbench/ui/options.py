@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 
+from ctxbench.core.errors import UserError
 from ctxbench.ui import presets
 
 Bad = argparse.ArgumentTypeError
@@ -37,20 +38,60 @@ def size(text: str) -> int:
     return v
 
 
-def allowed_cpus() -> list[int]:
-    return sorted(os.sched_getaffinity(0))
-
-
 def cpu(text: str) -> int:
-    """A CPU this process may run on."""
-    allowed = allowed_cpus()
+    """A CPU number; whether the engine may use it is checked once the
+    command knows where the engine runs (check_cpus)."""
     try:
         c = int(text)
     except ValueError:
         raise Bad(f"'{text}' is not a CPU number")
-    if c not in allowed:
-        raise Bad(f"{c}: no such CPU, or not allowed for this process (allowed: {','.join(map(str, allowed))})")
+    if c < 0:
+        raise Bad(f"'{text}' is not a CPU number")
     return c
+
+
+CPU_FLAGS = {"cpu": "--cpu", "cross_cpu": "--cross-cpu"}
+
+
+def check_cpus(args) -> None:
+    """--cpu and --cross-cpu name CPUs the engine may use: this process's,
+    or with --host, the host's (its engine's environment record), asked
+    before anything is measured. One line, exit 2, as a bad option."""
+    given = {flag: getattr(args, name) for name, flag in CPU_FLAGS.items() if getattr(args, name, None) is not None}
+    if not given:
+        return
+    from ctxbench.core import engine
+    allowed = sorted(engine.allowed_cpus())
+    host = engine.remote()
+    for flag, c in given.items():
+        if c not in allowed:
+            who = f"for the engine on {host.host.name}" if host else "for this process"
+            raise UserError(f"{args.command}: argument {flag}: {c}: no such CPU, or not allowed {who} "
+                            f"(allowed: {','.join(map(str, allowed))})")
+
+
+def add_host(p) -> None:
+    """--host and --ssh-config, for every measuring command: its engine
+    work runs on that host over SSH (core/ssh/session.py)."""
+    p.add_argument("--host", dest="engine_host", type=host_spec, metavar="[USER@]HOST[:PORT]",
+                   help="measure on this host over SSH (its static engine is copied there for the command and "
+                        "removed after; analysis, figures and store stay here). Default: this machine")
+    p.add_argument("--ssh-config", action="append", metavar="FILE", type=existing_file,
+                   help="an ssh config file for --host (default: ~/.ssh/config when there is one)")
+
+
+def host_spec(text: str):
+    from ctxbench.core.ssh import hosts
+    try:
+        return hosts.from_spec(text)
+    except UserError as e:
+        raise Bad(e.why.removeprefix("fleet: "))
+
+
+def existing_file(text: str) -> str:
+    if not os.path.isfile(text):
+        raise Bad(f"{text}: no such file")
+    return text
 
 
 def _bounded(conv, kind: str, lo, hi):

@@ -31,13 +31,17 @@ def add_parser(sub):
                        description="Measure every user-level switch in one run and compare them.")
     presets.add_flags(p, "userbench")
     options.add_cpu(p)
+    options.add_host(p)
     options.add_samples(p, "userbench")
     options.add_output(p)
     p.set_defaults(func=run)
 
 
 def boost_helper() -> str | None:
-    """ctxbench-boost-fiber next to the engine (make builds it when Boost.Context is there)."""
+    """ctxbench-boost-fiber next to the engine (make builds it when Boost.Context is there);
+    none on another host (--host: only the engine is copied there)."""
+    if engine.remote() is not None:
+        return None
     cand = Path(engine.engine_path()).resolve().parent / "ctxbench-boost-fiber"
     return str(cand) if cand.is_file() and os.access(cand, os.X_OK) else None
 

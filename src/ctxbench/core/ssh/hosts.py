@@ -39,6 +39,15 @@ def from_spec(spec: str) -> Host:
     return Host(spec, m["host"].strip("[]"), port, m["user"])
 
 
+def config_files(given: list[str] | None) -> tuple[str, ...]:
+    """The ssh config files asyncssh reads: those given, else
+    ~/.ssh/config when there is one."""
+    if given:
+        return tuple(given)
+    home = os.path.expanduser("~/.ssh/config")
+    return (home,) if os.path.isfile(home) else ()
+
+
 def _int(value, what: str, host: str) -> int | None:
     if value is None:
         return None
