@@ -11,7 +11,7 @@ run measured through --host reads as the same run measured here.
 2. The same `run` here and through --host on a loopback server (the same
    machine), alternated: here, there, here, there. Same-CPU ids should
    agree within the run-to-run spread of this guest (its core clock moves
-   10-15% between runs: METHOD.md), read here as the larger of 15% and the
+   10-15% between runs: docs/method.md), read here as the larger of 15% and the
    difference between the two runs measured here.
 
 A benchmark, not a test: the numbers are this machine's."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ctxbench.core.ssh import engines
+from ctxbench.core.ssh import engines, failures
 from ctxbench.core.ssh.hosts import Host
 
 CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
@@ -57,24 +57,7 @@ class HostFailed(Exception):
 
 
 def _why(e: BaseException) -> str:
-    import asyncssh
-    if isinstance(e, HostFailed):
-        return str(e)
-    if isinstance(e, asyncssh.PermissionDenied):
-        return "the server refused the key (permission denied)"
-    if isinstance(e, asyncssh.HostKeyNotVerifiable):
-        return f"host key not verified ({e.reason}): add it to known_hosts"
-    if isinstance(e, ConnectionRefusedError):
-        return "connection refused (no SSH server listening)"
-    if isinstance(e, asyncssh.ConnectionLost):
-        return f"connection lost ({e.reason})"
-    if isinstance(e, asyncssh.DisconnectError):
-        return f"disconnected ({e.reason})"
-    if isinstance(e, OSError):
-        return f"unreachable ({e.strerror or e})"
-    if isinstance(e, asyncio.TimeoutError):
-        return "timed out"
-    return f"{type(e).__name__}: {e}"
+    return str(e) if isinstance(e, HostFailed) else failures.why(e)
 
 
 # One shell on the host does it all (each SSH command starts the user's login
@@ -89,13 +72,7 @@ def _why(e: BaseException) -> str:
 # the second line of the pid file, and both groups are killed.
 SCRIPT = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
-if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
-echo "ctxbench-fleet $(uname -m) $d $z"
-read n || {{ rm -rf "$d"; exit 98; }}
-if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
-  || {{ rm -rf "$d"; exit 98; }}
-chmod 700 "$d/ctxbench-engine" || {{ rm -rf "$d"; exit 98; }}
-exec 3<&0
+""" + engines.take_engine("ctxbench-fleet") + r"""exec 3<&0
 ( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
   kill -KILL -- -$$ ) > /dev/null 2>&1 &
 echo "ctxbench-fleet copied"
@@ -151,9 +128,7 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
             raise HostFailed(str(e))
         lap("prepare")
         report(host, f"copying the {out.arch} engine")
-        # gzip: a third of the bytes, and the copy is most of a fleet run's overhead
-        data = engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes()
-        proc.stdin.write(f"{len(data)}\n".encode() + data)
+        proc.stdin.write(engines.payload(engine, unpack))  # the copy is most of a fleet run's overhead
         if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
             why = (await ended())[1]
             raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")

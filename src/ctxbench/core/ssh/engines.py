@@ -43,3 +43,31 @@ def for_arch(machine: str, build: Path) -> Path:
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise NoEngine(f"no {sub} engine here ({path}): make {MAKE_TARGET[sub]}")
     return path
+
+
+# The shell lines that take the engine on a host, shared by --host's watcher
+# (core/ssh/session.py) and the fleet's script (fleet/remote.py), after each
+# has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the
+# engine's size on a line and then its bytes (gzipped where the host has
+# gzip: a third of the bytes), make it executable; on any failure remove $d
+# and exit 98.
+_TAKE_ENGINE = r"""if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
+echo "TAG $(uname -m) $d $z"
+read n || { rm -rf "$d"; exit 98; }
+if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
+  || { rm -rf "$d"; exit 98; }
+chmod 700 "$d/ctxbench-engine" || { rm -rf "$d"; exit 98; }
+"""
+
+
+def take_engine(tag: str) -> str:
+    """Those lines, saying `tag`, as a piece of a str.format template (its
+    braces doubled: the scripts are formatted with their own fields)."""
+    return _TAKE_ENGINE.replace("TAG", tag).replace("{", "{{").replace("}", "}}")
+
+
+def payload(engine: Path, unpack: str) -> bytes:
+    """What TAKE_ENGINE reads: the size on a line, then the bytes."""
+    data = gzipped(engine) if unpack == "gzip" else engine.read_bytes()
+    return f"{len(data)}\n".encode() + data
+

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ctxbench.core.errors import UserError, escaped
-from ctxbench.core.ssh import engines
+from ctxbench.core.ssh import engines, failures
 from ctxbench.core.ssh.hosts import Host
 from ctxbench.core.transports import Finished
 
@@ -44,13 +44,7 @@ STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any bud
 # it stays for every engine command of this front end's command.
 WATCHER = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 : > "$d/pids" || {{ rm -rf "$d"; exit 98; }}
-if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
-echo "ctxbench-host $(uname -m) $d $z"
-read n || {{ rm -rf "$d"; exit 98; }}
-if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
-  || {{ rm -rf "$d"; exit 98; }}
-chmod 700 "$d/ctxbench-engine" || {{ rm -rf "$d"; exit 98; }}
-echo "ctxbench-host copied"
+""" + engines.take_engine("ctxbench-host") + r"""echo "ctxbench-host copied"
 cat > /dev/null
 for p in $(cat "$d/pids"); do kill -KILL -- -"$p"; done 2>/dev/null
 cd / && rm -rf "$d"
@@ -61,22 +55,6 @@ cd / && rm -rf "$d"
 ENGINE = "cd {d} || exit 97; echo $$ >> pids; echo \"ctxbench-host pid $$\"; " \
          "exec timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null"
 
-
-def _why(e: BaseException) -> str:
-    import asyncssh
-    if isinstance(e, asyncssh.PermissionDenied):
-        return "the server refused the key (permission denied)"
-    if isinstance(e, asyncssh.HostKeyNotVerifiable):
-        return f"host key not verified ({e.reason}): add it to known_hosts"
-    if isinstance(e, ConnectionRefusedError):
-        return "connection refused (no SSH server listening)"
-    if isinstance(e, (asyncssh.ConnectionLost, asyncssh.DisconnectError)):
-        return f"connection lost ({e.reason})"
-    if isinstance(e, OSError):
-        return f"unreachable ({e.strerror or e})"
-    if isinstance(e, asyncio.TimeoutError):
-        return "no answer in time"
-    return f"{type(e).__name__}: {e}"
 
 
 class Session:
@@ -114,7 +92,7 @@ class Session:
         """One line: `doing` ("measuring") failed, and why."""
         if self.lost:  # the host's watcher stops what ran there and removes its directory
             return UserError(f"--host {escaped(self.host.name)}: {escaped(self.lost)} while {doing}", code=1)
-        return UserError(f"--host {escaped(self.host.name)}: {doing} failed: {escaped(_why(e))}", code=1)
+        return UserError(f"--host {escaped(self.host.name)}: {doing} failed: {escaped(failures.why(e))}", code=1)
 
     def open(self) -> "Session":
         if self.conn is not None:
@@ -167,9 +145,7 @@ class Session:
             engine = engines.for_arch(self.arch, self.build)
         except engines.NoEngine as e:
             raise UserError(f"--host {escaped(h.name)}: {e}", code=1)
-        # gzip: a third of the bytes, and the copy is most of what a command pays once
-        data = engines.gzipped(engine) if unpack == "gzip" else engine.read_bytes()
-        self.watcher.stdin.write(f"{len(data)}\n".encode() + data)
+        self.watcher.stdin.write(engines.payload(engine, unpack))
         if (await self.watcher.stdout.readline()).strip() != b"ctxbench-host copied":
             self.watcher.stdin.write_eof()
             raise UserError(f"--host {escaped(h.name)}: could not copy the engine there: "
@@ -242,7 +218,7 @@ class Session:
             try:
                 left = self._call(self._close(), CLEAN_S + 5)
             except BaseException as e:  # noqa: BLE001 (Ctrl-C again: the watcher still cleans up on the dropped connection)
-                left = f"{self.workdir or 'a temporary directory'} may be left ({_why(e) if isinstance(e, Exception) else 'interrupted'})"
+                left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e) if isinstance(e, Exception) else 'interrupted'})"
         self.loop.call_soon_threadsafe(self.loop.stop)
         return left
 
@@ -257,7 +233,7 @@ class Session:
                         self.conn.run(f"test ! -e {shlex.quote(self.workdir)}", check=False), CLEAN_S)
                     left = "" if r.exit_status == 0 else f"{self.workdir} could not be removed"
             except Exception as e:  # noqa: BLE001
-                left = f"{self.workdir} may be left ({_why(e)})"
+                left = f"{self.workdir} may be left ({failures.why(e)})"
         self.conn.close()
         try:
             await asyncio.wait_for(self.conn.wait_closed(), CLEAN_S)
