@@ -74,8 +74,8 @@ def add_host(p) -> None:
     """--host and --ssh-config, for every measuring command: its engine
     work runs on that host over SSH (core/ssh/session.py)."""
     p.add_argument("--host", dest="engine_host", type=host_spec, metavar="[USER@]HOST[:PORT]",
-                   help="measure on this host over SSH (its static engine is copied there for the command and "
-                        "removed after; analysis, figures and store stay here). Default: this machine")
+                   help="measure on this host over SSH: its static engine is copied there for the command and "
+                        "removed after; analysis, figures and store stay here (docs/host.md). Default: this machine")
     p.add_argument("--ssh-config", action="append", metavar="FILE", type=existing_file,
                    help="an ssh config file for --host (default: ~/.ssh/config when there is one)")
 
