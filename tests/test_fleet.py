@@ -241,7 +241,8 @@ def test_an_unknown_host_key_is_refused(fleet_of, tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["--", "env"], "name the hosts"),
     (["h0"], "give the command to run after --"),
-    (["h0", "--", "sweep"], "cannot run on a fleet yet"),
+    (["h0", "--", "runtimes"], "runtimes cannot run on a fleet"),
+    (["h0", "--", "history"], "is not a measuring command"),
     (["h0", "--", "run", "--bogus"], "unrecognized arguments: --bogus"),
     (["bad host!", "--", "env"], "is not a host"),
     (["--inventory", "/nonexistent.ini", "--", "env"], "no such file"),

@@ -173,6 +173,7 @@ def _command(argv: list[str] | None) -> int:
         args = parser.parse_args(argv)
         if remote is not None:
             args.remote = remote
+            args.parse_command = parser.parse_args  # the fleet checks the command's options as they are given
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

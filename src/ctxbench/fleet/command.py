@@ -12,8 +12,10 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,7 +47,8 @@ def add_parser(sub):
                    help="an ssh config file to read (default: ~/.ssh/config when there is one)")
     p.add_argument("--engines", metavar="DIR", help="where the static engines are (default: this checkout's "
                    "build/; make engine-x86_64, engine-aarch64, engine-armv7)")
-    p.add_argument("--show", default=SHOWN, metavar="ID,...", help=f"ids in the final table (default {SHOWN})")
+    p.add_argument("--show", metavar="ID,...", help=f"ids or points in the final table (default: for run {SHOWN}; "
+                   "for another command, the first 4 points its first host measured)")
     p.add_argument("-o", "--output", metavar="DIR", help="write each host's results to DIR/<host>.json "
                    "(default: none here; each run is kept in the data directory)")
     g = p.add_mutually_exclusive_group()
@@ -128,12 +131,12 @@ def run(args) -> int:
     from ctxbench.core.store import choice
     from ctxbench.core.ssh import engines
     from ctxbench.fleet import remote
-    job = jobs.parse(args.remote or [])
+    job = jobs.parse(args.remote or [], check=_checker(args))
     targets = _chosen_hosts(args)
     build = Path(args.engines) if args.engines else engines.default_dir()
     if args.engines and not build.is_dir():
         raise UserError(f"fleet: --engines {escaped(args.engines)}: no such directory")
-    shown_ids = [i.strip() for i in args.show.split(",") if i.strip()]
+    shown_ids = [i.strip() for i in (args.show if args.show is not None else SHOWN).split(",") if i.strip()]
     if not shown_ids:
         raise UserError("fleet: --show: empty list (leave the option out for the default)")
     if args.plot:  # the figure is no more written over the store than a host's file is
@@ -187,16 +190,22 @@ def run(args) -> int:
         return o, doc
 
     started = time.monotonic()
+    folder = Path(tempfile.mkdtemp(prefix="ctxbench-fleet-"))  # the children's files here, removed at the end
     try:
-        rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished))
+        rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished, folder, names))
     except KeyboardInterrupt:
         for stream, line in kept:  # what ended before Ctrl-C is kept, and said where
             print(line, file=stream)
         raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     wall = time.monotonic() - started
     for stream, line in kept:
         print(line, file=stream)
-    print(_table(rows, shown_ids if job.command == "run" else [], args.store))
+    if job.child and args.show is None:  # the points the command produces, as its first host measured them
+        first = next((d for _, d in rows if d is not None), None)
+        shown_ids = list(jobs.summary(first))[:4] if first is not None else []
+    print(_table(rows, shown_ids if job.command != "env" else [], args.store))
     print(_overhead(rows, wall, args.parallel))
     if args.plot and job.command == "run":
         from ctxbench.fleet import figures
@@ -213,18 +222,39 @@ def run(args) -> int:
     return 0
 
 
-async def _all(targets, job, settings, parallel: int, report, finished) -> list:
+def _checker(args):
+    """The command after -- parsed as the command line would (cli gives
+    its parser): its own bad option is one line, before any host."""
+    parse = getattr(args, "parse_command", None)
+    if parse is None:
+        return None
+
+    def check(argv: list[str]):
+        try:
+            return parse(argv)
+        except UserError as e:
+            raise UserError(f"fleet: the command after --: {e.why}")
+        except SystemExit:  # --help
+            raise UserError("fleet: the command after --: give its options, not --help "
+                            f"(ctxbench {escaped(argv[0])} --help)")
+    return check
+
+
+async def _all(targets, job, settings, parallel: int, report, finished, folder: Path, names: dict) -> list:
     """Every host, at most `parallel` at once, each one `finished` (its
     results written and recorded) as soon as it ends. Ctrl-C or SIGTERM
     here: each host still measuring is cancelled and cleans its host up
     before this returns the interruption; the hosts that had ended are
     kept."""
-    from ctxbench.fleet import remote
+    from ctxbench.fleet import child, remote
     gate = asyncio.Semaphore(parallel)
 
     async def one(h):
         async with gate:
-            o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
+            if job.child:
+                o = await child.on_host(h, job, settings, report, folder, names[h.name])
+            else:
+                o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
         o, doc = finished(o)  # no await from here on: a cancellation cannot cut it short
         report(h, "done" if o.ok else f"FAILED: {o.reason}")
         return o, doc
@@ -289,7 +319,7 @@ def _overhead(rows: list, wall: float, parallel: int) -> str:
     """What the orchestration cost per host: connect, prepare, copy, run,
     clean, analyse (medians over the hosts that got that far)."""
     import statistics
-    parts = ("connect", "prepare", "copy", "run", "clean", "analyse")
+    parts = ("connect", "prepare", "copy", "run", "clean", "command", "analyse")
     med = {p: statistics.median(v) for p in parts if (v := [o.timings[p] for o, _ in rows if p in o.timings])}
     return (f"\n{len(rows)} host(s) in {wall:.2f} s, {parallel} at once; "
             + ("per host (median): " + ", ".join(f"{p} {med[p]:.2f} s" for p in parts if p in med) if med

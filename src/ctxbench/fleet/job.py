@@ -1,9 +1,16 @@
 """What a fleet runs on each host, and how its output becomes a results
-document here. The command after `--` is a ctxbench command; its engine
-part runs there (the engine's `run-suite` for `run`, its environment
-record for `env`), and the raw samples come back to be analysed exactly as
-a local run's are (core/reader re-analyses a document's samples), so the
-judgement of numbers stays on this side."""
+document here. The command after `--` is a ctxbench command.
+
+- `run` with only a preset's options (--quick/--full/--groups/--iterations/
+  --cpu) and `env` take the fast way: the engine's `run-suite` (or its
+  environment record) in one SSH command per host (fleet/remote.py), the
+  raw samples brought back and analysed here exactly as a local run's are
+  (core/reader re-analyses a document's samples).
+- Any other measuring command, with its own options, runs as that command
+  with --host, one process here per host (fleet/child.py): its engine work
+  on the host through the --host session, its document analysed here.
+
+Either way the judgement of numbers stays on this side."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +20,11 @@ from ctxbench.core import model, reader
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.ui import presets
 
-COMMANDS = ("run", "env")
+COMMANDS = ("run", "env")  # the fast way
+# every measuring command that takes --host (ui.options.add_host): the way of a process per host
+MEASURING = ("run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy")
+# options the fleet decides for every host itself
+FLEET_OWNS = ("-o", "--output", "--store", "--no-store", "--plot", "--host", "--ssh-config", "--json")
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,8 @@ class Job:
     iterations: int | None = None
     cpu: int | None = None
     argv: tuple[str, ...] = field(default_factory=tuple)   # as given, for the record
+    child: bool = False          # runs as `ctxbench <argv> --host HOST`, a process per host (fleet/child.py)
+    takes_cpu: bool = False      # the command has --cpu (a host's ctxbench_cpu is passed as it)
 
     def engine_args(self, cpu: int | None) -> list[str]:
         """The engine's arguments on a host (`cpu`: the host's own, which
@@ -43,11 +56,35 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"fleet: the command after --: {message}")
 
 
-def parse(argv: list[str]) -> Job:
+def parse(argv: list[str], check=None) -> Job:
+    """The job of the command after --. `check(argv)` parses it as the
+    command line would (cli's parser: a bad option is the command's own
+    one line), for the commands that run as a process per host."""
     if not argv:
-        raise UserError(f"fleet: give the command to run after -- ({', '.join(COMMANDS)})")
-    if argv[0] not in COMMANDS:
-        raise UserError(f"fleet: '{escaped(argv[0])}' cannot run on a fleet yet (commands: {', '.join(COMMANDS)})")
+        raise UserError(f"fleet: give the command to run after -- ({', '.join(MEASURING)})")
+    if argv[0] == "runtimes":
+        raise UserError("fleet: runtimes cannot run on a fleet: its harnesses are built and run with this "
+                        "machine's toolchains (run ctxbench on each host instead)")
+    if argv[0] not in MEASURING and argv[0] != "env":
+        raise UserError(f"fleet: '{escaped(argv[0])}' is not a measuring command (commands: env, "
+                        f"{', '.join(MEASURING)})")
+    if argv[0] in COMMANDS:
+        try:
+            return _fast(argv)
+        except UserError as e:
+            # run with options beyond a preset's (--ids, ...) runs as the command itself; any other fault is said
+            if argv[0] != "run" or "unrecognized arguments" not in e.why:
+                raise
+    owned = [a.split("=", 1)[0] for a in argv[1:] if a.split("=", 1)[0] in FLEET_OWNS]
+    if owned:
+        raise UserError(f"fleet: the command after --: {owned[0]} is the fleet's to decide (its own -o, --store, "
+                        "--plot and the hosts)")
+    args = check(list(argv)) if check else None
+    return Job(argv[0], argv=tuple(argv), child=True, takes_cpu=args is not None and hasattr(args, "cpu"))
+
+
+def _fast(argv: list[str]) -> Job:
+    """`run` with a preset's options, or `env`: the engine's one command."""
     p = _Parser(prog=f"ctxbench fleet ... -- {argv[0]}", add_help=False)
     if argv[0] == "run":
         presets.add_flags(p, "run")  # the engine's run-suite runs the same preset there
@@ -70,7 +107,9 @@ def document(job: Job, raw: bytes, fleet: dict) -> dict:
     doc = reader.decode(raw, f"{fleet.get('host')}'s engine output")
     if not isinstance(doc, dict):
         raise UserError(f"{fleet.get('host')}'s engine output is not a results document")
-    if job.command == "env":
+    if job.child:
+        pass  # the command's own document, made through its lifecycle by the process that ran it
+    elif job.command == "env":
         # the engine's header alone, checked below as any document is
         doc = {**{k: doc[k] for k in ("schema", "tool", "environment") if k in doc}, "results": []}
     else:

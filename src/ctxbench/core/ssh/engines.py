@@ -20,7 +20,10 @@ class NoEngine(Exception):
 
 
 def default_dir() -> Path:
-    """build/ of the checkout this package runs from."""
+    """$CTXBENCH_ENGINES (a fleet passes its --engines on), else build/ of
+    the checkout this package runs from."""
+    if os.environ.get("CTXBENCH_ENGINES"):
+        return Path(os.environ["CTXBENCH_ENGINES"])
     for parent in Path(__file__).resolve().parents:
         if (parent / "engine" / "src").is_dir():
             return parent / "build"

@@ -1,0 +1,115 @@
+"""One host of a fleet running any measuring command: `ctxbench <command>
+<its options> --host HOST -o FILE --no-store`, a process here per host.
+
+Its engine work goes to the host through the --host session (core/ssh/
+session.py: one connection, the engine copied into a private directory and
+removed after, a watcher there for a dropped connection); it analyses and
+writes its document here, and the fleet then records that document with
+the fleet's record of the host, as it does for the fast way
+(fleet/remote.py). A process per host, because a command's engine seam is
+the process's own (one transport for the whole command).
+
+Ctrl-C reaches the children with the fleet (one process group): each
+stops its engine there and ends. SIGTERM to the fleet, or a host past
+--timeout, sends SIGTERM to the child, which does the same; one that has
+not ended in CLEAN_S is killed, and its host's watcher still cleans up."""
+from __future__ import annotations
+
+import asyncio
+import datetime
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from ctxbench.core.errors import escaped
+from ctxbench.core.ssh.hosts import Host
+from ctxbench.fleet.remote import Outcome, Settings
+
+CLEAN_S = 20  # a child told to stop removes what it made on its host within this
+
+
+def host_spec(h: Host) -> str:
+    """The host as --host takes it: [user@]address[:port]."""
+    address = f"[{h.address}]" if ":" in h.address else h.address
+    return (f"{h.user}@" if h.user else "") + address + (f":{h.port}" if h.port else "")
+
+
+def key_config(h: Host, folder: Path, stem: str) -> str | None:
+    """An ssh config that gives the host its inventory key (read before the
+    user's own, so the key given for this host wins), or None."""
+    if not h.key:
+        return None
+    path = folder / f"{stem}.ssh_config"
+    # ssh config words are split at spaces and # starts a comment: quoted, as OpenSSH reads quotes
+    path.write_text(f'Host "{h.address}"\n  IdentityFile "{h.key}"\n  IdentitiesOnly yes\n')
+    return str(path)
+
+
+def argv(job, h: Host, out: Path, configs: tuple[str, ...], folder: Path, stem: str) -> list[str]:
+    a = [sys.executable, "-m", "ctxbench", *job.argv, "--host", host_spec(h), "-o", str(out), "--no-store"]
+    if h.cpu is not None and job.takes_cpu and not any(x.split("=")[0] == "--cpu" for x in job.argv):
+        a += ["--cpu", str(h.cpu)]
+    for c in ([key_config(h, folder, stem)] if h.key else []) + list(configs):
+        a += ["--ssh-config", c]
+    return a
+
+
+async def on_host(h: Host, job, s: Settings, report: Callable[[Host, str], None], folder: Path,
+                  stem: str) -> Outcome:
+    """Run the command for one host (`folder`: the fleet's private
+    directory here, `stem`: the host's name there); never raises (but for
+    cancellation, after stopping the child): its outcome says what
+    happened."""
+    out = Outcome(h)
+    if h.key and not os.path.isfile(h.key):
+        out.reason = f"its key file {h.key} does not exist (ansible_ssh_private_key_file)"
+        return out
+    path = folder / f"{stem}.json"
+    cmd = argv(job, h, path, s.ssh_config, folder, stem)
+    env = dict(os.environ, CTXBENCH_ENGINES=str(s.build))
+    report(h, f"running ctxbench {escaped(' '.join(job.argv))[:60]}")
+    t0 = time.monotonic()
+    out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a run
+    proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.DEVNULL,
+                                                stderr=asyncio.subprocess.PIPE, env=env)
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), s.timeout_s)
+    except asyncio.TimeoutError:
+        await _stop(proc)
+        out.reason = f"timed out after {s.timeout_s:g} s"
+        return out
+    except asyncio.CancelledError:
+        await _stop(proc)
+        raise
+    finally:
+        out.timings["command"] = time.monotonic() - t0
+    lines = [x for x in err.decode("utf-8", "replace").splitlines() if x.strip()]
+    last = lines[-1].removeprefix("ctxbench: ") if lines else f"exit status {proc.returncode}"
+    written = path.is_file() and path.stat().st_size > 0
+    # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
+    if proc.returncode == 0 or (proc.returncode == 1 and written and "--host" not in last):
+        if not written:
+            out.reason = "the command wrote no results"
+            return out
+        out.output, out.ok = path.read_bytes(), True
+        path.unlink()
+        return out
+    out.reason = last.removeprefix(f"--host {host_spec(h)}: ")
+    return out
+
+
+async def _stop(proc) -> None:
+    """SIGTERM (the child stops its engine on the host and removes what it
+    made), then SIGKILL past CLEAN_S (the host's watcher still cleans up)."""
+    if proc.returncode is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), CLEAN_S)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()

@@ -1,0 +1,66 @@
+"""`ctxbench fleet -- COMMAND` for any measuring command with its own
+options (issue 35), over 4 real OpenSSH servers on loopback
+(tests/ssh_servers.py), one of them stopped: each command's three
+results are kept in the store and in -o's directory, the stopped host's
+row says why, the exit status is 1, the table shows the points the
+command produced, and nothing is left on any host. Flow, not numbers."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import ctxbench_cmd
+from ssh_servers import Fleet
+from test_fleet import engines_running, rows, stored_runs
+
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
+pytest.importorskip("asyncssh")
+
+COMMANDS = [
+    ("sweep", ["--quick", "--budget", "12"]),
+    ("tasks", ["--quick", "--rounds", "2"]),
+    ("run", ["--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu", "--groups", "2"]),
+]
+
+
+def test_any_command_on_a_fleet_with_a_host_down(tmp_path):
+    f = Fleet(4)
+    try:
+        f.servers[3].stop()
+        names = [s.name for s in f.servers]
+        store = tmp_path / "store.sqlite"
+        for k, (command, options) in enumerate(COMMANDS):
+            out = tmp_path / command
+            p = subprocess.run([*ctxbench_cmd(), "fleet", *names, "--ssh-config", str(f.ssh_config), "--parallel",
+                                "4", "--store", str(store), "-o", str(out), "--", command, *options],
+                               capture_output=True, text=True, timeout=600)
+            assert p.returncode == 1, p.stdout + p.stderr
+            got = rows(p.stdout, f)
+            assert all(got[n].endswith("ok") for n in names[:3]), p.stdout
+            assert "connection refused" in got["h3"], got["h3"]
+            assert stored_runs(store) == 3 * (k + 1)
+            docs = [json.loads((out / f"{n}.json").read_text()) for n in names[:3]]
+            for n, d in zip(names[:3], docs):
+                assert d["fleet"]["host"] == n and d["fleet"]["command"] == [command, *options]
+                assert d[command]["housekeeping"]["transport"] == "ssh" and d["results"]
+            assert sorted(x.name for x in out.iterdir()) == [f"{n}.json" for n in names[:3]]
+            head = next(line for line in p.stdout.splitlines() if line.startswith("host "))
+            if command == "run":
+                assert "kernel/thread/pipe/same-cpu" in head, head
+            assert len(head.split()) > 5, head  # the command's points, beside host, CPU, kernel, clock, status
+            assert all(s.left() == [] for s in f.servers) and not engines_running(f.root)
+    finally:
+        f.stop()
+
+
+def test_a_fleet_refuses_what_it_decides_and_a_bad_option_in_one_line(tmp_path):
+    for after, says in ((["tasks", "-o", "x.json"], "-o is the fleet's to decide"),
+                        (["ring", "--parties", "1"], "ring: argument --parties"),
+                        (["runtimes"], "runtimes cannot run on a fleet"),
+                        (["report", "x.json"], "'report' is not a measuring command")):
+        p = subprocess.run([*ctxbench_cmd(), "fleet", "h0", "--no-store", "--", *after], capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1 and says in p.stderr, p.stderr
