@@ -33,6 +33,11 @@ def test_bad_and_unreachable_hosts_are_one_line(host, tmp_path):
                          text=True, timeout=60)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert "argument --host" in bad.stderr
+    for args, says in ((["--host", "a", "--host", "b"], "given twice"),
+                       (["--ssh-config", str(host.ssh_config)], "--ssh-config is for --host")):
+        p = subprocess.run([*ctxbench_cmd(), "ring", "--quick", *args], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and p.stderr.strip().splitlines() == [p.stderr.strip()] and says in p.stderr, \
+            p.stderr
     config = tmp_path / "config"
     config.write_text(f"Host gone\n  HostName 127.0.0.1\n  Port {_closed_port()}\n")
     gone = subprocess.run([*ctxbench_cmd(), "ring", "--quick", "--host", "gone", "--ssh-config", str(config),
@@ -116,6 +121,22 @@ def test_a_host_with_no_engine_built_for_it_is_one_line():
         assert p.stderr.strip().splitlines() == ["ctxbench: --host h0: no engine for architecture 'riscv64' "
                                                  "(ctxbench builds x86_64, aarch64, armv7)"], p.stderr
         time.sleep(0.2)
+        assert left(f) == []
+    finally:
+        f.stop()
+
+
+def test_a_noexec_tmpdir_on_the_host_is_one_line_and_leaves_nothing():
+    f = Fleet(1)
+    try:
+        s = f.servers[0]
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "noexec,size=64m", "tmpfs", str(s.tmp)], check=True)
+        s.mounted = True  # unmounted by stop()
+        p = subprocess.run(on_host(f, "ring", "--quick"), capture_output=True, text=True, timeout=120)
+        assert p.returncode == 1, p.stderr
+        last = p.stderr.strip().splitlines()[-1]
+        assert last.startswith("ctxbench: --host h0: could not copy the engine there: the engine cannot run in ") \
+            and "noexec" in last, p.stderr
         assert left(f) == []
     finally:
         f.stop()

@@ -159,6 +159,8 @@ def _where_the_engine_runs(args) -> None:
     from ctxbench.ui import options
     if getattr(args, "engine_host", None) is not None:
         engine.use_host(args.engine_host, hosts.config_files(args.ssh_config))
+    elif getattr(args, "ssh_config", None) and hasattr(args, "engine_host"):
+        raise UserError(f"{args.command}: --ssh-config is for --host: give the host too")
     options.check_cpus(args)
 
 

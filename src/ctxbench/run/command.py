@@ -31,13 +31,13 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    life = Lifecycle("run", args.output, store=args.store)  # -o and the store first: refused before any host
     # The engine measures on --cpu, else the highest allowed CPU (engine.measured_cpu).
-    measured = args.cpu if args.cpu is not None else max(engine.allowed_cpus())
-    if args.cross_cpu is not None and args.cross_cpu == measured:
+    if args.cross_cpu is not None and args.cross_cpu == (args.cpu if args.cpu is not None
+                                                         else max(engine.allowed_cpus())):
         raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU"
                         + ("" if args.cpu is not None else " (the highest allowed, as no --cpu was given)")
                         + ": a cross-CPU wake-up needs another CPU")
-    life = Lifecycle("run", args.output, store=args.store)
 
     knobs = presets.apply(args, "run")
     known = engine.list_benchmarks(all_=True)

@@ -5,6 +5,7 @@ import json
 
 from ctxbench.core import checks
 from ctxbench.core import engine
+from ctxbench.core.errors import escaped
 from ctxbench.core.model import Document
 from ctxbench.ui import options
 
@@ -27,6 +28,9 @@ def run(args) -> int:
         print(json.dumps({"environment": header.environment.as_dict(), "tool": header.tool,
                           "checks": [f.as_dict() for f in findings]}, indent=1))
         return 0
+    host = engine.remote()
+    if host is not None:  # the findings are that host's, not this machine's
+        print(f"host: {escaped(host.host.name)} ({escaped(str(header.environment.hostname))}, over SSH)")
     for f in findings:
         print(f"{MARK.get(f.level, f.level)}  {f.topic:<13} {f.what}")
         if f.hint and f.level != "ok":

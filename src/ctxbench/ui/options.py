@@ -73,11 +73,20 @@ def check_cpus(args) -> None:
 def add_host(p) -> None:
     """--host and --ssh-config, for every measuring command: its engine
     work runs on that host over SSH (core/ssh/session.py)."""
-    p.add_argument("--host", dest="engine_host", type=host_spec, metavar="[USER@]HOST[:PORT]",
+    p.add_argument("--host", dest="engine_host", type=host_spec, action=_Once, metavar="[USER@]HOST[:PORT]",
                    help="measure on this host over SSH: its static engine is copied there for the command and "
                         "removed after; analysis, figures and store stay here (docs/host.md). Default: this machine")
     p.add_argument("--ssh-config", action="append", metavar="FILE", type=existing_file,
                    help="an ssh config file for --host (default: ~/.ssh/config when there is one)")
+
+
+class _Once(argparse.Action):
+    """An option given at most once (a second --host would silently win)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            raise argparse.ArgumentError(self, "given twice: one host per command (ctxbench fleet: many)")
+        setattr(namespace, self.dest, values)
 
 
 def host_spec(text: str):
@@ -89,7 +98,10 @@ def host_spec(text: str):
 
 
 def existing_file(text: str) -> str:
-    if not os.path.isfile(text):
+    """A file to read (/dev/null too, as ssh -F takes it)."""
+    if os.path.isdir(text):
+        raise Bad(f"{text}: a directory, not a file")
+    if not os.path.exists(text):
         raise Bad(f"{text}: no such file")
     return text
 

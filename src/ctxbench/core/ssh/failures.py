@@ -17,8 +17,10 @@ def why(e: BaseException) -> str:
         return f"connection lost ({e.reason})"
     if isinstance(e, asyncssh.DisconnectError):
         return f"disconnected ({e.reason})"
+    if isinstance(e, (asyncio.TimeoutError, TimeoutError)):  # before OSError: TimeoutError is one
+        return "timed out"
+    if isinstance(e, FileNotFoundError) and e.filename:  # a key file the ssh config names
+        return f"{e.filename}: no such file"
     if isinstance(e, OSError):
         return f"unreachable ({e.strerror or e})"
-    if isinstance(e, asyncio.TimeoutError):
-        return "timed out"
     return f"{type(e).__name__}: {e}"

@@ -36,6 +36,7 @@ from ctxbench.core.transports import Finished
 
 PREFIX = "ctxbench-host."
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
+KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
 OPEN_S = 300         # connecting and copying the engine, on the slowest link we expect
 STOP_S = 5            # an engine told to stop has this long to reap its parties before they are killed
 STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any budget (tasks: 24 h); the watcher is the real bound
@@ -50,10 +51,13 @@ for p in $(cat "$d/pids"); do kill -KILL -- -"$p"; done 2>/dev/null
 cd / && rm -rf "$d"
 """
 
-# One engine command: its shell's pid (the group `timeout` makes, once it
-# is exec'd) on the list and on the first line, then the engine's output.
-ENGINE = "cd {d} || exit 97; echo $$ >> pids; echo \"ctxbench-host pid $$\"; " \
-         "exec timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null"
+# One engine command: `timeout`'s pid (the group it makes for itself and
+# the engine) on the list while it runs and on the first line, then the
+# engine's output; taken off the list when it ends, so that the watcher
+# never kills a group whose number another process has since taken.
+ENGINE = ("cd {d} || exit 97; timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null & p=$!; "
+          "echo $p >> pids; echo \"ctxbench-host pid $p\"; wait $p; s=$?; "
+          "grep -vx \"$p\" pids > pids.new; mv pids.new pids; exit $s")
 
 
 
@@ -69,6 +73,8 @@ class Session:
         self.arch = ""
         self.workdir = ""
         self.lost: str | None = None   # why the connection dropped, once it did
+        self.opened = False            # the engine is there (a drop before that is the connect's failure)
+        self.abandoned = False         # a second Ctrl-C: no more waiting on the host (its watcher cleans up)
         self.timings: dict[str, float] = {}  # connect, copy (s): the command's one-off cost
         self._closed = False
 
@@ -121,21 +127,28 @@ class Session:
 
         class _Client(asyncssh.SSHClient):
             def connection_lost(self, exc):
-                session.lost = session.lost or ("the connection was lost" + (f" ({exc})" if exc else ""))
+                if session.opened:  # while connecting, the exception itself says why
+                    session.lost = session.lost or ("the connection was lost" + (f" ({exc})" if exc else ""))
 
         h = self.host
         if h.key and not Path(h.key).is_file():
             raise UserError(f"--host {escaped(h.name)}: its key file {escaped(h.key)} does not exist")
         t0 = time.monotonic()
+        # keepalives: a host or network that freezes mid-run is a lost connection within about
+        # KEEPALIVE_S * 3, not a command that waits for ever (asyncssh sends none by default)
         opts = dict(port=h.port or (), username=h.user or (), config=list(self.ssh_config),
-                    connect_timeout=self.connect_s, client_factory=_Client)
+                    connect_timeout=self.connect_s, client_factory=_Client,
+                    keepalive_interval=KEEPALIVE_S, keepalive_count_max=3)
         if h.key:
             opts["client_keys"] = [h.key]
         self.conn = await asyncssh.connect(h.address, **opts)
         self.timings["connect"] = time.monotonic() - t0
         t0 = time.monotonic()
         self.watcher = await self.conn.create_process(WATCHER.format(prefix=PREFIX), encoding=None)
-        head = (await self.watcher.stdout.readline()).decode("utf-8", "replace").split()
+        for _ in range(50):  # what the account's shell start-up files print comes first
+            head = (await self.watcher.stdout.readline()).decode("utf-8", "replace").split()
+            if not head or head[0] == "ctxbench-host":
+                break
         if len(head) != 4 or head[0] != "ctxbench-host":
             self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
             raise UserError(f"--host {escaped(h.name)}: could not make a temporary directory there: "
@@ -151,6 +164,7 @@ class Session:
             raise UserError(f"--host {escaped(h.name)}: could not copy the engine there: "
                             f"{await self._said(self.watcher)}", code=1)
         self.timings["copy"] = time.monotonic() - t0
+        self.opened = True
 
     @staticmethod
     async def _said(proc) -> str:
@@ -214,11 +228,15 @@ class Session:
             return ""
         self._closed = True
         left = ""
-        if self.conn is not None:
+        if self.conn is not None and self.abandoned:
+            self.loop.call_soon_threadsafe(self.conn.abort)  # its watcher sees the connection drop
+        elif self.conn is not None:
             try:
                 left = self._call(self._close(), CLEAN_S + 5)
-            except BaseException as e:  # noqa: BLE001 (Ctrl-C again: the watcher still cleans up on the dropped connection)
-                left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e) if isinstance(e, Exception) else 'interrupted'})"
+            except KeyboardInterrupt:  # Ctrl-C again: drop the connection; the watcher still cleans up
+                self.loop.call_soon_threadsafe(self.conn.abort)
+            except Exception as e:  # noqa: BLE001
+                left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e)})"
         self.loop.call_soon_threadsafe(self.loop.stop)
         return left
 
@@ -291,12 +309,14 @@ class _Started:
         """TERM to `timeout` (it passes it to the engine, which reaps its
         parties), then the whole group killed if it has not ended."""
         s = self.session
-        if s.lost or not self.running():
+        if s.lost or s.abandoned or not self.running():
             return
         try:
-            s._call(self._stop(), STOP_S + CLEAN_S)
-        except BaseException:  # noqa: BLE001 (a second Ctrl-C: the watcher kills the group at close)
-            pass
+            s._call(self._stop(), 2 * STOP_S)
+        except KeyboardInterrupt:  # a second Ctrl-C: wait no more; the watcher kills the group at close
+            s.abandoned = True
+        except Exception:  # noqa: BLE001 (no answer: the same)
+            s.abandoned = True
 
     async def _stop(self) -> None:
         conn = self.session.conn
