@@ -5,8 +5,14 @@
 # fetched (mk/arm-sysroot.sh), else they are left out and the binary's
 # tool/build/libraries record says so. hwloc is left out (sysfs fallback).
 
-TEST_PKGS += gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user
+TEST_PKGS += qemu-user
 TEST_PREREQS += engine-aarch64 engine-armv7 arm-unit-tests
+# the cross compilers alone (`make wheel` carries the ARM engines and needs no test package)
+ARM_PKGS := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+ARM_DEPS_STAMP := $(BUILD)/.arm-deps
+TEST_PKG_STAMPS += $(ARM_DEPS_STAMP)
+$(ARM_DEPS_STAMP):
+	$(call APT_INSTALL,$(ARM_PKGS))
 
 ARM_ARCHES := aarch64 armv7
 ARM_CROSS_aarch64 := aarch64-linux-gnu-
@@ -37,13 +43,13 @@ ARM_DEFS_$(1) = $$(ARM_MFLAGS_$(1)) -DCTXBENCH_VERSION='"$$(VERSION)"' -DCTXBENC
     -DCTXBENCH_LIBS_NOTE="\"$$$$(cat $$(ARM_SYS_$(1))/note)\"" $$$$(cat $$(ARM_SYS_$(1))/cflags)
 ARM_LIBS_$(1) = $$$$(cat $$(ARM_SYS_$(1))/libs) -lpthread -lm
 
-$$(ARM_SYS_$(1))/note: mk/arm-sysroot.sh | $$(TEST_DEPS_STAMP)
+$$(ARM_SYS_$(1))/note: mk/arm-sysroot.sh | $$(ARM_DEPS_STAMP)
 	@sh mk/arm-sysroot.sh $$(ARM_DEB_$(1)) $$(ARM_TRIPLET_$(1)) $$(ARM_SYS_$(1))
 
 $$(ARM_DIR_$(1))/obj/%.o: engine/src/%.c mk/arm.mk $$(ARM_SYS_$(1))/note
 	@mkdir -p $$(dir $$@)
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(DEPFLAGS) $$(ARM_DEFS_$(1)) -Iengine/src -c -o $$@ $$<
-$$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(TEST_DEPS_STAMP)
+$$(ARM_DIR_$(1))/obj/arch_%.o: engine/arch/$(1)/%.S mk/arm.mk | $$(ARM_DEPS_STAMP)
 	@mkdir -p $$(dir $$@)
 	$$(ARM_CC_$(1)) $$(ARM_CFLAGS) $$(ARM_MFLAGS_$(1)) -Wa,--noexecstack -Iengine/src -c -o $$@ $$<
 ARM_CLI_OBJS_$(1) = $$(patsubst engine/src/%.c,$$(ARM_DIR_$(1))/obj/%.o,$$(ENGINE_CLI_SRC))

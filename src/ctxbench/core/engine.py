@@ -37,6 +37,11 @@ def engine_path() -> str:
         cand = parent / "build" / "native" / "ctxbench-engine"
         if cand.is_file() and os.access(cand, os.X_OK):
             return str(cand)
+    from ctxbench.core.ssh import engines
+    arch = engines.here()  # an installed wheel: the static engine it carries for this machine
+    cand = engines.packaged() / arch / "ctxbench-engine" if arch else None
+    if cand is not None and cand.is_file() and os.access(cand, os.X_OK):
+        return str(cand)
     found = shutil.which("ctxbench-engine")
     if found:
         return found

@@ -54,8 +54,9 @@ def find(medians: list[float], pvalue: float = PVALUE) -> list[Change]:
         from signal_processing_algorithms.determinism import deterministic_numpy_random, deterministic_random
         from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
     except ImportError as e:
-        raise UserError(f"history: the change-point detector is not installed ({e.name or e}); `make run` "
-                        "installs signal-processing-algorithms")
+        raise UserError(f"history: the change-point detector is not installed ({e.name or e}); in a checkout "
+                        "`make run` installs it, else pip install --no-deps signal-processing-algorithms==2.1.6 "
+                        "(it builds a C extension: a compiler is needed)")
     series = np.asarray(medians, dtype=float)
     with deterministic_random(SEED), deterministic_numpy_random(SEED):
         cps = sorted(int(i) for i in e_divisive(series, pvalue=pvalue, permutations=PERMUTATIONS))

@@ -20,14 +20,27 @@ class NoEngine(Exception):
 
 
 def default_dir() -> Path:
-    """$CTXBENCH_ENGINES (a fleet passes its --engines on), else build/ of
-    the checkout this package runs from."""
+    """Where the static engines are: $CTXBENCH_ENGINES (a fleet passes its
+    --engines on), else the build/ of the checkout this package runs from,
+    else the engines the installed package carries (the wheel: `make
+    wheel`)."""
     if os.environ.get("CTXBENCH_ENGINES"):
         return Path(os.environ["CTXBENCH_ENGINES"])
-    for parent in Path(__file__).resolve().parents:
+    here = Path(__file__).resolve()
+    for parent in here.parents:
         if (parent / "engine" / "src").is_dir():
             return parent / "build"
-    return Path.cwd() / "build"
+    return packaged()
+
+
+def packaged() -> Path:
+    """The engines inside the installed package: ctxbench/engines/<arch>/."""
+    return Path(__file__).resolve().parents[2] / "engines"
+
+
+def here() -> str | None:
+    """This machine's architecture as the engines' folders name it."""
+    return ARCH_DIRS.get(os.uname().machine)
 
 
 @functools.lru_cache(maxsize=None)
@@ -52,14 +65,16 @@ def for_arch(machine: str, build: Path) -> Path:
 # (core/ssh/session.py) and the fleet's script (fleet/remote.py), after each
 # has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the
 # engine's size on a line and then its bytes (gzipped where the host has
-# gzip: a third of the bytes), make it executable; on any failure remove $d
-# and exit 98.
+# gzip: a third of the bytes), make it executable and see that it runs
+# there; on any failure remove $d and exit 98 (99: it cannot run there).
 _TAKE_ENGINE = r"""if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
 echo "TAG $(uname -m) $d $z"
 read n || { rm -rf "$d"; exit 98; }
 if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
   || { rm -rf "$d"; exit 98; }
 chmod 700 "$d/ctxbench-engine" || { rm -rf "$d"; exit 98; }
+"$d/ctxbench-engine" --version > /dev/null 2>&1 \
+  || { echo "the engine cannot run in $d (a noexec file system? set TMPDIR there)" >&2; rm -rf "$d"; exit 99; }
 """
 
 
