@@ -61,7 +61,8 @@ EMULATED = {"aarch64"}  # architectures whose binaries the namespace runs under 
 
 
 class Server:
-    def __init__(self, root: Path, name: str, authorised: str, arch: str | None = None, hostname: str | None = None):
+    def __init__(self, root: Path, name: str, authorised: str, arch: str | None = None, hostname: str | None = None,
+                 chatter: bool = False):
         self.name, self.dir = name, root / name
         self.tmp = self.dir / "tmp"
         self.tmp.mkdir(parents=True)
@@ -79,6 +80,10 @@ class Server:
         self.mounted = False
         self.arch = arch
         self.hostname = hostname  # its sessions' hostname (a UTS namespace of its own): not this machine's
+        if chatter:  # the account's shell prints before every command (bash reads $BASH_ENV when it runs one)
+            rc = self.dir / "rc"
+            rc.write_text("echo 'Welcome to the lab.'\necho 'ctxbench is a fine tool'\n")
+            self.config.write_text(self.config.read_text().replace("SetEnv TMPDIR=", f"SetEnv BASH_ENV={rc} TMPDIR="))
         if arch:
             # `uname -m` says `arch` in its sessions, and its user namespace runs
             # that architecture's binaries under qemu-user
@@ -152,7 +157,8 @@ class Fleet:
     """n servers, a client key they authorise, an ssh config naming each
     (Host <name>), and known_hosts holding their host keys."""
 
-    def __init__(self, n: int, arch: dict[int, str] | None = None, hostnames: dict[int, str] | None = None):
+    def __init__(self, n: int, arch: dict[int, str] | None = None, hostnames: dict[int, str] | None = None,
+                 chatter: bool = False):
         if os.geteuid() != 0:
             pytest.skip("sshd's privilege separation needs root")
         if not os.path.exists(SSHD):
@@ -163,7 +169,7 @@ class Fleet:
         self.other_key = self.root / "other_key"
         pub = keygen(self.key)
         keygen(self.other_key)
-        self.servers = [Server(self.root, f"h{i}", pub, (arch or {}).get(i), (hostnames or {}).get(i))
+        self.servers = [Server(self.root, f"h{i}", pub, (arch or {}).get(i), (hostnames or {}).get(i), chatter)
                         for i in range(n)]
         try:  # first: a server may move to another port as it starts
             for s in self.servers:

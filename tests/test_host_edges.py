@@ -54,6 +54,12 @@ def _closed_port() -> int:
         return s.getsockname()[1]  # closed again when the block ends: nothing listens there
 
 
+def _ctrl_c_default() -> None:
+    """SIGINT as a terminal's command has it (an xdist worker ignores it,
+    and a child inherits that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _until_measuring(f: Fleet, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while not engines_running(f.root) and proc.poll() is None and time.monotonic() < deadline:
@@ -63,7 +69,8 @@ def _until_measuring(f: Fleet, proc: subprocess.Popen) -> None:
 
 def test_ctrl_c_here_leaves_nothing_there(host, tmp_path):
     proc = subprocess.Popen(on_host(host, "tasks", "--quick", "-o", str(tmp_path / "t.json")),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ctrl_c_default)
     _until_measuring(host, proc)
     status, _, err = ctrl_c(proc)
     assert status == 130 and err.strip().splitlines()[-1] == "ctxbench: interrupted", err
@@ -138,5 +145,20 @@ def test_a_noexec_tmpdir_on_the_host_is_one_line_and_leaves_nothing():
         assert last.startswith("ctxbench: --host h0: could not copy the engine there: the engine cannot run in ") \
             and "noexec" in last, p.stderr
         assert left(f) == []
+    finally:
+        f.stop()
+
+
+def test_a_shell_that_speaks_before_each_command_is_no_trouble(tmp_path):
+    """The account's shell start-up files print lines before every SSH
+    command (a banner, a greeting): they are skipped, not read as the
+    engine's."""
+    f = Fleet(1, chatter=True)
+    try:
+        out = tmp_path / "ring.json"
+        p = subprocess.run(on_host(f, "ring", "--quick", "--groups", "2", "-o", str(out)), capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert json.loads(out.read_text())["results"] and left(f) == []
     finally:
         f.stop()

@@ -189,7 +189,10 @@ class Session:
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
         proc = await self.conn.create_process(self._command(args, limit), encoding=None)
-        first = (await proc.stdout.readline()).decode("utf-8", "replace").split()
+        for _ in range(50):  # the account's shell start-up files speak first, as for the watcher
+            first = (await proc.stdout.readline()).decode("utf-8", "replace").split()
+            if not first or first[0] == "ctxbench-host":
+                break
         if first[:2] != ["ctxbench-host", "pid"] or len(first) != 3 or not first[2].isdigit():
             raise UserError(f"--host {escaped(self.host.name)}: the engine could not be started there: "
                             f"{await self._said(proc)}", code=1)
