@@ -81,7 +81,11 @@ SPECS = {
     "cpp": Spec(("coroutine", "boost-fiber"), ("thread-condvar",), ("coroutine", "boost-fiber", "thread"), _cpp),
 }
 NAMES = sorted(SPECS)
-PLACES = [(n, p) for n in NAMES for p in ("pinned", "default")]
+# the default placement's runs serve only the protocol's checks (records, versions, skips: no
+# number judged), so they run beside other tests (flow); the pinned runs' switch counts and known
+# answers are judged, so those run alone
+PLACES = [pytest.param(n, p, marks=[pytest.mark.flow] if p == "default" else []) for n in NAMES
+          for p in ("pinned", "default")]
 BAD_ARGS = [("--placement", "nowhere"), ("--placement", "pinned", "--groups", "0"),
             ("--placement", "pinned", "--mechanisms", "fork"), ("--placement", "pinned", "--delay-ns", "1,x"),
             ("--bogus",)]

@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import ENGINE, ctxbench_cmd, run_cli
 
-pytestmark = pytest.mark.machine
+pytestmark = [pytest.mark.machine, pytest.mark.flow]  # rounds kept and resumed: no measured number is judged
 
 ARGS = ["sweep", "--mechanism", "kernel/thread/futex", "--sizes", "1K..64K", "--strides", "0,8",
         "--groups", "3", "--iterations", "5", "--min-sample-us", "3000", "--no-counters",
