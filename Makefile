@@ -117,11 +117,6 @@ $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 test-venv: $(VENV)/.test-ok
 $(VENV)/.test-ok: $(VENV)/.ok pyproject.toml
 	$(PIP_INSTALL) -e '.[test]'
-	@# the tests start ctxbench hundreds of times: where PYTHONDONTWRITEBYTECODE is set (this image
-	@# sets it) Python keeps no bytecode, and each process compiled numpy and the rest again (a
-	@# fresh clone's first test step took 280-320 s against 240 s). Compiled once here, in parallel;
-	@# a file a package ships that is not Python 3 fails to compile and is left as it is.
-	@$(VENV)/bin/python -m compileall -q -j 0 $(VENV)/lib src > /dev/null 2>&1 || true
 	@touch $@
 $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
 	ln -sf $(ENGINE) $@

@@ -3,7 +3,10 @@ options (issue 35), over 4 real OpenSSH servers on loopback
 (tests/ssh_servers.py), one of them stopped: each command's three
 results are kept in the store and in -o's directory, the stopped host's
 row says why, the exit status is 1, the table shows the points the
-command produced, and nothing is left on any host. Flow, not numbers."""
+command produced, each document's environment is its host's (a hostname of
+its own), and nothing is left on any host. These are also `sweep`, `tasks`
+and `run` through --host (tests/test_host.py has the other commands).
+Flow, not numbers."""
 from __future__ import annotations
 
 import json
@@ -26,7 +29,7 @@ COMMANDS = [
 
 
 def test_any_command_on_a_fleet_with_a_host_down(tmp_path):
-    f = Fleet(4)
+    f = Fleet(4, hostnames={i: f"remote-{i}" for i in range(4)})  # each host's sessions have a name of their own
     try:
         f.servers[3].stop()
         names = [s.name for s in f.servers]
@@ -42,8 +45,9 @@ def test_any_command_on_a_fleet_with_a_host_down(tmp_path):
             assert "connection refused" in got["h3"], got["h3"]
             assert stored_runs(store) == 3 * (k + 1)
             docs = [json.loads((out / f"{n}.json").read_text()) for n in names[:3]]
-            for n, d in zip(names[:3], docs):
+            for i, (n, d) in enumerate(zip(names[:3], docs)):
                 assert d["fleet"]["host"] == n and d["fleet"]["command"] == [command, *options]
+                assert d["environment"]["hostname"] == f"remote-{i}"  # measured there: the host's record
                 assert d[command]["housekeeping"]["transport"] == "ssh" and d["results"]
             assert sorted(x.name for x in out.iterdir()) == [f"{n}.json" for n in names[:3]]
             head = next(line for line in p.stdout.splitlines() if line.startswith("host "))

@@ -37,14 +37,13 @@ def left(f: Fleet) -> list[str]:
     return [x for s in f.servers for x in s.left()] + engines_running(f.root)
 
 
+# sweep, tasks and run through --host, each on three hosts with names of their own: the fleet's
+# test (tests/test_fleet_commands.py), which runs them as `ctxbench COMMAND --host HOST`
 COMMANDS = {
-    "sweep": ["--quick", "--budget", "12"],
-    "tasks": ["--quick", "--rounds", "2"],
     "irq": ["--quick", "--rounds", "2"],
     "ring": ["--quick", "--groups", "2"],
     "noise": ["--quick"],
     "anatomy": ["--quick", "--groups", "2"],
-    "run": ["--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu", "--groups", "2"],
 }
 
 
