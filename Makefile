@@ -117,6 +117,8 @@ $(VENV)/.ok: pyproject.toml | $(DEPS_STAMP)
 test-venv: $(VENV)/.test-ok
 $(VENV)/.test-ok: $(VENV)/.ok pyproject.toml
 	$(PIP_INSTALL) -e '.[test]'
+	@# the bytecode of what a ctxbench process imports, once (tools/compile_imports.py says why)
+	@$(VENV)/bin/python tools/compile_imports.py
 	@touch $@
 $(VENV)/bin/ctxbench-engine: $(ENGINE) $(VENV)/.ok
 	ln -sf $(ENGINE) $@

@@ -52,8 +52,10 @@ def test_a_command_measures_on_the_host(host, command, tmp_path):
     out = tmp_path / f"{command}.json"
     p = subprocess.run(on_host(host, command, *COMMANDS[command], "-o", str(out)), capture_output=True,
                        text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    doc = json.loads(out.read_text())
+    doc = json.loads(out.read_text()) if out.is_file() else {}
+    # irq's status is its self-check's verdict (exit 1: it failed, which a loaded host can make it do)
+    assert p.returncode == 0 or (command == "irq" and p.returncode == 1 and doc["irq"]["self_check_failed"]), \
+        p.stderr
     assert doc["environment"]["hostname"] == NAME  # the host's record, not this machine's
     hk = doc[command]["housekeeping"]
     assert hk["engine_host"] == "h0" and hk["transport"] == "ssh" and not hk["shares_measured_cpu"]

@@ -66,8 +66,9 @@ def test_the_wheel_installs_and_runs_without_a_compiler_or_the_checkout(tmp_path
 
     f = Fleet(1)
     try:
-        p = run("fleet", "h0", "--ssh-config", str(f.ssh_config), "--no-store", "--", "run", "--quick", "--groups",
-                "2", "--iterations", "2")
+        # run --ids: the way of a process per host (fleet/child.py), ctxbench started from the installed package
+        p = run("fleet", "h0", "--ssh-config", str(f.ssh_config), "--no-store", "--", "run", "--quick", "--ids",
+                "baseline/nop", "--groups", "2", "--iterations", "2")
         assert p.returncode == 0, p.stdout + p.stderr
         assert f.servers[0].left() == []
     finally:

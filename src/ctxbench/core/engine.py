@@ -219,24 +219,29 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     `on_failed_job` hears of each failed job as its line arrives."""
     args = [*args, "--jsonl"]
     via = transport()
+    # the measured CPU before the engine starts: on a --host, asking it later ran the engine's
+    # environment probe there beside the first measurement
+    cpu = measured_cpu(args) if args[0] == "run" else None
     old = signal.signal(signal.SIGTERM, _on_term)
     before = os.sched_getaffinity(0)
     if _remote is None:
         os.sched_setaffinity(0, ALLOWED)  # the engine sees every allowed CPU
     try:
         proc = via.start(args)
-    except BaseException:
+    except BaseException as e:
         signal.signal(signal.SIGTERM, old)
         os.sched_setaffinity(0, before)
+        if isinstance(e, _Terminated):  # SIGTERM while it started (over SSH: a round trip, or the copy)
+            raise KeyboardInterrupt from None
         raise
     if args[0] == "run" and _remote is not None:
-        _housekeeping.update(measured_cpu=measured_cpu(args), front_end_cpus=[], shares_measured_cpu=False,
+        _housekeeping.update(measured_cpu=cpu, front_end_cpus=[], shares_measured_cpu=False,
                              engine_host=_remote.host.name, transport="ssh", front_end_host=socket.gethostname(),
                              front_end="over SSH: none of its work runs in the engine's processes on the measured "
                                        "host (the same machine only where front_end_host is the environment's "
                                        "hostname)")
     elif args[0] == "run":
-        _off_measured_cpu(measured_cpu(args))
+        _off_measured_cpu(cpu)
     errors: list[str] = []
     failed: list[dict] = []
     got_header = False

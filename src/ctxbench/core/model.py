@@ -693,6 +693,7 @@ class Environment:
     preempt = property(lambda s: s.get("kernel.preempt"))
     preempt_banner = property(lambda s: s.get("kernel.preempt_banner"))
     isolated = property(lambda s: s.get("kernel.isolated"))
+    machine = property(lambda s: s.get("kernel.machine"))  # uname -m
     # what the front end checks before measuring on a host it cannot read (--host)
     allowed_cpus = property(lambda s: s.get("process.allowed_cpus"))
     mem_available = property(lambda s: s.get("process.mem_available"))

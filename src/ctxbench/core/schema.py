@@ -152,6 +152,7 @@ ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "cpu.microcode": OPT_
                         "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
                         "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR,
                         # for --host (core/memory.py): older files and recordings lack them
+                        "kernel.machine": STR,  # uname -m: a fleet host's architecture
                         "process.allowed_cpus": LIST, "process.mem_available": OPT_INT, "process.rlimit_as": OPT_INT,
                         "process.cgroup_memory_room": OPT_INT}
 

@@ -12,7 +12,8 @@ the process's own (one transport for the whole command).
 Ctrl-C reaches the children with the fleet (one process group): each
 stops its engine there and ends. SIGTERM to the fleet, or a host past
 --timeout, sends SIGTERM to the child, which does the same; one that has
-not ended in CLEAN_S is killed, and its host's watcher still cleans up."""
+not ended in CLEAN_S is killed (its connection drops with it, and its
+host's watcher cleans up)."""
 from __future__ import annotations
 
 import asyncio
@@ -28,7 +29,7 @@ from ctxbench.core.errors import escaped
 from ctxbench.core.ssh.hosts import Host
 from ctxbench.fleet.remote import Outcome, Settings
 
-CLEAN_S = 20  # a child told to stop removes what it made on its host within this
+CLEAN_S = 35  # a child told to stop: its engine's stop (10 s) and its session's close (20 s), bounded
 
 
 def host_spec(h: Host) -> str:

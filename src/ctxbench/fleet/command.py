@@ -160,6 +160,12 @@ def run(args) -> int:
         recorded now, not at the end of the command, so that Ctrl-C or a
         later host's failure loses nothing it brought back."""
         doc = None
+        if o.ok and not o.arch:  # a command's own process (fleet/child.py): its document says where it ran
+            from ctxbench.core import reader
+            try:
+                o.arch = str(model.Document(reader.decode(o.output, o.host.name)).environment.machine or "")
+            except (UserError, AttributeError, TypeError):
+                pass  # said below, when the document is read
         if o.ok:
             fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
                      "cpu": o.host.cpu, "command": list(job.argv), "timings_s": o.timings,
@@ -168,6 +174,7 @@ def run(args) -> int:
                 t = time.monotonic()
                 doc = jobs.document(job, o.output, fleet)
                 o.timings["analyse"] = time.monotonic() - t
+
             except UserError as e:
                 o.ok, o.reason = False, str(e)
         if doc is not None:
@@ -268,7 +275,7 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
     except asyncio.CancelledError:
         for t in tasks:
             t.cancel()
-        await asyncio.wait(tasks)  # each removes what it made on its host (bounded by remote.CLEAN_S)
+        await asyncio.wait(tasks)  # each removes what it made on its host (remote.CLEAN_S, child.CLEAN_S)
         raise KeyboardInterrupt from None
     finally:
         loop.remove_signal_handler(signal.SIGTERM)

@@ -21,10 +21,12 @@ from ctxbench.core.errors import UserError, escaped
 from ctxbench.ui import presets
 
 COMMANDS = ("run", "env")  # the fast way
-# every measuring command that takes --host (ui.options.add_host): the way of a process per host
-MEASURING = ("run", "system", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy")
-# options the fleet decides for every host itself
-FLEET_OWNS = ("-o", "--output", "--store", "--no-store", "--plot", "--host", "--ssh-config", "--json")
+# the commands that measure and write a results document (ui.options.add_host and add_output): the
+# way of a process per host (`system` writes none: the fleet's `env` is its record of every host)
+MEASURING = ("run", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy")
+# what the fleet decides for every host itself: the parsed options' names, and their flags
+FLEET_OWNS = {"output": "-o", "store": "--store/--no-store", "plot": "--plot", "engine_host": "--host",
+              "ssh_config": "--ssh-config", "json": "--json"}
 
 
 @dataclass(frozen=True)
@@ -75,11 +77,12 @@ def parse(argv: list[str], check=None) -> Job:
             # run with options beyond a preset's (--ids, ...) runs as the command itself; any other fault is said
             if argv[0] != "run" or "unrecognized arguments" not in e.why:
                 raise
-    owned = [a.split("=", 1)[0] for a in argv[1:] if a.split("=", 1)[0] in FLEET_OWNS]
-    if owned:
-        raise UserError(f"fleet: the command after --: {owned[0]} is the fleet's to decide (its own -o, --store, "
-                        "--plot and the hosts)")
     args = check(list(argv)) if check else None
+    # read from the parsed options, so that an abbreviation (--out, --sto) is caught as the option it is
+    owned = [flag for name, flag in FLEET_OWNS.items() if getattr(args, name, None) not in (None, False)]
+    if owned:
+        raise UserError(f"fleet: the command after --: {owned[0]} is the fleet's to decide (each host's results "
+                        "file, the store, the figures and the hosts)")
     return Job(argv[0], argv=tuple(argv), child=True, takes_cpu=args is not None and hasattr(args, "cpu"))
 
 

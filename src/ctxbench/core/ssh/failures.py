@@ -3,6 +3,7 @@ gives (asyncssh's exceptions, said as what the user can act on)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 
 def why(e: BaseException) -> str:
@@ -17,7 +18,7 @@ def why(e: BaseException) -> str:
         return f"connection lost ({e.reason})"
     if isinstance(e, asyncssh.DisconnectError):
         return f"disconnected ({e.reason})"
-    if isinstance(e, (asyncio.TimeoutError, TimeoutError)):  # before OSError: TimeoutError is one
+    if isinstance(e, (asyncio.TimeoutError, TimeoutError, concurrent.futures.TimeoutError)):  # before OSError
         return "timed out"
     if isinstance(e, FileNotFoundError) and e.filename:  # a key file the ssh config names
         return f"{e.filename}: no such file"

@@ -37,6 +37,7 @@ from ctxbench.core.transports import Finished
 PREFIX = "ctxbench-host."
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
+START_S = 60          # an engine command's start there (the user's shell, then the pid line)
 OPEN_S = 300         # connecting and copying the engine, on the slowest link we expect
 STOP_S = 5            # an engine told to stop has this long to reap its parties before they are killed
 STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any budget (tasks: 24 h); the watcher is the real bound
@@ -145,10 +146,7 @@ class Session:
         self.timings["connect"] = time.monotonic() - t0
         t0 = time.monotonic()
         self.watcher = await self.conn.create_process(WATCHER.format(prefix=PREFIX), encoding=None)
-        for _ in range(50):  # what the account's shell start-up files print comes first
-            head = (await self.watcher.stdout.readline()).decode("utf-8", "replace").split()
-            if not head or head[0] == "ctxbench-host":
-                break
+        head = await _first_line(self.watcher, "ctxbench-host")
         if len(head) != 4 or head[0] != "ctxbench-host":
             self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
             raise UserError(f"--host {escaped(h.name)}: could not make a temporary directory there: "
@@ -180,8 +178,8 @@ class Session:
 
     def start(self, args: list[str], limit_s: float = STREAM_LIMIT_S) -> "_Started":
         self.open()
-        try:
-            return self._call(self._start(args, limit_s))
+        try:  # bounded: a shell that never says the pid (the engine it started is on the watcher's list)
+            return self._call(asyncio.wait_for(self._start(args, limit_s), START_S))
         except UserError:
             raise
         except Exception as e:  # noqa: BLE001
@@ -189,10 +187,7 @@ class Session:
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
         proc = await self.conn.create_process(self._command(args, limit), encoding=None)
-        for _ in range(50):  # the account's shell start-up files speak first, as for the watcher
-            first = (await proc.stdout.readline()).decode("utf-8", "replace").split()
-            if not first or first[0] == "ctxbench-host":
-                break
+        first = await _first_line(proc, "ctxbench-host")
         if first[:2] != ["ctxbench-host", "pid"] or len(first) != 3 or not first[2].isdigit():
             raise UserError(f"--host {escaped(self.host.name)}: the engine could not be started there: "
                             f"{await self._said(proc)}", code=1)
@@ -200,12 +195,17 @@ class Session:
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
         started = self.start(args, timeout_s)
-        try:
-            out = self._call(started.proc.stdout.read(), timeout_s + STOP_S + 5)
+        try:  # past the host's own `timeout` and the keepalives' verdict on a frozen connection
+            out = self._call(started.proc.stdout.read(), timeout_s + STOP_S + 4 * KEEPALIVE_S)
             status, err = started.end()
-        except (KeyboardInterrupt, TimeoutError, asyncio.TimeoutError):
+        except KeyboardInterrupt:
             started.stop()
             raise
+        except UserError:
+            raise
+        except Exception as e:  # noqa: BLE001 (a lost connection, no answer: one line)
+            started.stop()
+            raise self._failed(f"running 'ctxbench-engine {args[0] if args else ''}'", e)
         if status == 124:
             raise TimeoutError(f"'ctxbench-engine {' '.join(args)}' on {self.host.name} did not finish in "
                                f"{timeout_s:.0f} s")
@@ -231,17 +231,24 @@ class Session:
             return ""
         self._closed = True
         left = ""
-        if self.conn is not None and self.abandoned:
-            self.loop.call_soon_threadsafe(self.conn.abort)  # its watcher sees the connection drop
-        elif self.conn is not None:
+        if self.conn is not None and not self.abandoned:
             try:
                 left = self._call(self._close(), CLEAN_S + 5)
             except KeyboardInterrupt:  # Ctrl-C again: drop the connection; the watcher still cleans up
-                self.loop.call_soon_threadsafe(self.conn.abort)
+                self.abandoned = True
             except Exception as e:  # noqa: BLE001
                 left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e)})"
+        if self.conn is not None and self.abandoned:  # its watcher sees the connection drop
+            try:
+                self._call(self._abort(), 2)
+            except BaseException:  # noqa: BLE001 (the process's exit closes the socket anyway)
+                pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         return left
+
+    async def _abort(self) -> None:
+        self.conn.abort()
+        await asyncio.sleep(0.05)  # the transport closes its socket on the loop's next turns
 
     async def _close(self) -> str:
         left = ""
@@ -261,6 +268,20 @@ class Session:
         except Exception:  # noqa: BLE001
             pass
         return left
+
+
+async def _first_line(proc, tag: str) -> list[str]:
+    """The words of the first line that starts with `tag`; what the
+    account's shell start-up files print comes first (blank lines too), at
+    most 50 lines of it. [] at the end of the output."""
+    for _ in range(50):
+        raw = await proc.stdout.readline()
+        if not raw:
+            return []
+        words = raw.decode("utf-8", "replace").split()
+        if words[:1] == [tag]:
+            return words
+    return []
 
 
 class _Started:
@@ -316,10 +337,8 @@ class _Started:
             return
         try:
             s._call(self._stop(), 2 * STOP_S)
-        except KeyboardInterrupt:  # a second Ctrl-C: wait no more; the watcher kills the group at close
-            s.abandoned = True
-        except Exception:  # noqa: BLE001 (no answer: the same)
-            s.abandoned = True
+        except BaseException:  # noqa: BLE001 (a second Ctrl-C, SIGTERM, no answer: wait no more; the
+            s.abandoned = True  # watcher kills the group when the connection is dropped at close)
 
     async def _stop(self) -> None:
         conn = self.session.conn
