@@ -140,6 +140,9 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
         lap("run")
         if r.exit_signal:
             raise HostFailed(f"the engine was killed (SIG{r.exit_signal[0]}) after {out.timings['run']:.1f} s")
+        if r.exit_status is None:  # the channel closed with no status: the server or the connection went away
+            raise HostFailed(f"connection lost (the host's command ended with no exit status after "
+                             f"{out.timings['run']:.1f} s)")
         ran = out.timings["run"]
         if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
             raise HostFailed(f"the engine ran past the {limit} s limit")
