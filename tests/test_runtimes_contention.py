@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from ctxbench.core import cpu_busy
 from ctxbench.runtimes import analysis, contention, rounds, table
 from ctxbench.core.results import plain
 
@@ -28,14 +29,14 @@ def _stat(tmp_path, cpu1_ticks: dict[str, int]):
 
 
 def test_busy_time_counts_what_runs_and_not_idle(tmp_path, monkeypatch):
-    monkeypatch.setattr(contention, "STAT", str(_stat(tmp_path, {"user": 100, "system": 20, "idle": 900,
+    monkeypatch.setattr(cpu_busy, "STAT", str(_stat(tmp_path, {"user": 100, "system": 20, "idle": 900,
                                                                     "iowait": 50, "irq": 3, "softirq": 2,
                                                                     "steal": 5})))
-    assert contention.busy_s([1]) == pytest.approx(130 / HZ)
-    assert contention.busy_s([0, 1]) == pytest.approx((130 + 6 * 7) / HZ)  # cpu0: all but idle and iowait
-    assert contention.busy_s([2]) is None  # a CPU it does not list: cannot say
-    monkeypatch.setattr(contention, "STAT", str(tmp_path / "absent"))
-    assert contention.busy_s([1]) is None
+    assert cpu_busy.busy_s([1]) == pytest.approx(130 / HZ)
+    assert cpu_busy.busy_s([0, 1]) == pytest.approx((130 + 6 * 7) / HZ)  # cpu0: all but idle and iowait
+    assert cpu_busy.busy_s([2]) is None  # a CPU it does not list: cannot say
+    monkeypatch.setattr(cpu_busy, "STAT", str(tmp_path / "absent"))
+    assert cpu_busy.busy_s([1]) is None
 
 
 def test_others_share_is_busy_time_less_the_harness_and_the_front_end(monkeypatch):

@@ -16,6 +16,7 @@ from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.runtimes import rounds
 from ctxbench.stats import power
+from ctxbench.stats.launches import interval as launch_interval
 from ctxbench.ui.format import fmt_value
 
 # At most one kernel switch per this many hand-offs and a row is user-level:
@@ -73,22 +74,6 @@ def resolution(r: dict) -> dict:
 
 def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def launch_interval(medians: list[float]) -> dict | None:
-    """Kalibera and Jones (2013): a benchmark's launches are the top level
-    of its random effects, so an interval that is to cover what a launch
-    decides is over the launches' own results. Student's t over the
-    launches' medians with launches - 1 degrees of freedom: their mean,
-    sd, standard error and 95% interval; None below two launches."""
-    x = np.array([m for m in medians if _finite(m)], dtype=float)
-    if x.size < 2:
-        return None
-    mean, sd = float(x.mean()), float(x.std(ddof=1))
-    se = sd / math.sqrt(x.size)
-    t = power.family_t(1, x.size - 1)
-    return {"launches": int(x.size), "df": int(x.size - 1), "mean": mean, "sd": sd, "se": se, "t": t,
-            "ci95": [mean - t * se, mean + t * se], "medians": [float(m) for m in x]}
 
 
 LAUNCH_INTERVAL = ("Student's t over the launches' medians (launches - 1 degrees of freedom, Kalibera and Jones "

@@ -34,11 +34,12 @@ over a launch of a second or more: well under the limits. A quiet launch
 can read a little below zero, and is kept as read."""
 from __future__ import annotations
 
-import os
 import resource
 import time
 from dataclasses import dataclass
 from typing import Sequence
+
+from ctxbench.core.cpu_busy import busy_s
 
 # others' share of the launch's CPUs above which a launch is disturbed. Not lower: the share also holds the
 # kernel's work for the harness in other contexts (freeing the stacks and memory of the threads a launch that
@@ -49,26 +50,6 @@ MACHINE_QUIET = 0.20    # others' share of the machine's other CPUs above which 
 RELAUNCHES = 2          # further launches tried for a disturbed one
 SETTLE_WINDOW_S = 0.2   # the window settle() judges quiet over
 SETTLE_MOST_S = 10.0    # and gives up after (the launch then runs, and is judged after)
-_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal (idle and iowait are not busy)
-STAT = "/proc/stat"
-
-
-def busy_s(cpus: Sequence[int]) -> float | None:
-    """The CPUs' busy time so far (s), from /proc/stat; None where it
-    cannot be read (not Linux, a CPU it does not list)."""
-    want, got, total = set(cpus), set(), 0
-    try:
-        with open(STAT) as f:
-            for line in f:
-                name, *vals = line.split()
-                if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in want:
-                    total += sum(int(vals[i]) for i in _FIELDS if i < len(vals))
-                    got.add(int(name[3:]))
-    except (OSError, ValueError):
-        return None
-    return total / os.sysconf("SC_CLK_TCK") if got == want else None
-
-
 def _self_s() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime

@@ -16,14 +16,12 @@ before it is returned; a malformed one is one line,
 `ctxbench: runtimes: <runtime>: ...`."""
 from __future__ import annotations
 
-import ctypes
 import importlib
 import json
 import math
 import os
 import pkgutil
 import shutil
-import signal
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ctxbench import __version__
+from ctxbench.core.children import child_setup, kill_group
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.model import Result
 
@@ -227,32 +226,6 @@ def command(found: Found, placement: str, cpus: Sequence[int], mechanisms: Seque
 
 # ---- running a harness ---------------------------------------------------------
 
-_PR_SET_PDEATHSIG = 1
-try:  # loaded before any fork: the child must not dlopen between fork and exec
-    _prctl = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux: no parent-death signal, the watchdog still bounds it
-    _prctl = None
-
-
-def _child_setup(cpus: tuple[int, ...], parent: int):
-    """Runs in the child between fork and exec: its CPUs, and death with
-    the front end (SIGKILL when the parent goes; if it already went, exit)."""
-    def setup():
-        os.sched_setaffinity(0, cpus)
-        if _prctl is not None:
-            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != parent:
-                os._exit(1)
-    return setup
-
-
-def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 class HarnessError(UserError):
     """A harness that failed, hung or wrote a malformed record (exit 1)."""
 
@@ -269,7 +242,7 @@ def run(found: Found, cmd: Command, timeout_s: float) -> tuple[dict, list[dict],
     try:
         proc = subprocess.Popen(cmd.argv, env=dict(cmd.env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=_child_setup(cmd.cpus, os.getpid()))
+                                preexec_fn=child_setup(cmd.cpus, os.getpid()))
     except OSError as e:
         raise HarnessError(name, f"cannot start {escaped(cmd.argv[0])}: {e.strerror or e}")
     except subprocess.SubprocessError:  # the child's set-up failed: a CPU it may not use
@@ -279,7 +252,7 @@ def run(found: Found, cmd: Command, timeout_s: float) -> tuple[dict, list[dict],
 
     def watchdog():
         timed_out.set()
-        _kill_group(pgid)
+        kill_group(pgid)
 
     timer = threading.Timer(timeout_s, watchdog)
     timer.daemon = True
@@ -300,11 +273,11 @@ def run(found: Found, cmd: Command, timeout_s: float) -> tuple[dict, list[dict],
         # its own while what it left behind is killed
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
     except BaseException:
-        _kill_group(pgid)
+        kill_group(pgid)
         raise
     finally:
         timer.cancel()
-        _kill_group(pgid)
+        kill_group(pgid)
         proc.wait()
         reader.join(timeout=5)
     if timed_out.is_set():
@@ -453,7 +426,7 @@ def list_mechanisms(found: Found, timeout_s: float = 60) -> list[dict]:
     name = found.runtime.name
     try:
         p = subprocess.run([*found.argv, "--list"], capture_output=True, text=True, timeout=timeout_s,
-                           start_new_session=True, preexec_fn=_child_setup(tuple(os.sched_getaffinity(0)),
+                           start_new_session=True, preexec_fn=child_setup(tuple(os.sched_getaffinity(0)),
                                                                           os.getpid()))
     except subprocess.TimeoutExpired:
         raise HarnessError(name, f"--list gave no answer within {timeout_s:.0f} s")
