@@ -139,12 +139,12 @@ class _DocRun:
 
 _RUNS: dict[Path, _DocRun] = {}
 # Docs whose lines need the real engine or harnesses: the engine's own
-# command line, the runtimes' toolchains, the engines a fleet copies. The
+# command line, the runtimes' toolchains, the peers' programs, the engines a fleet copies. The
 # other docs' lines replay what the real engine answered them, with the
 # clock of the commands that plan by elapsed time (tests/conftest.py;
 # recorded by `make record-engine`): what they check is the front end's
 # (the line runs, its files, its exit status), as the flow tests'.
-ON_ENGINE = {x.doc.name for x in LINES if x.argv[0] == "ctxbench-engine"} | {"fleet.md", "runtimes.md"}
+ON_ENGINE = {x.doc.name for x in LINES if x.argv[0] == "ctxbench-engine"} | {"fleet.md", "runtimes.md", "peers.md"}
 # runtimes waits for quiet CPUs and launches again beside other load: its
 # lines run alone, with the measuring tests (the others beside other tests)
 ALONE = ("runtimes.md",)

@@ -30,6 +30,8 @@ SMALL = {
     "noise": ["--seconds", "1"],
     "anatomy": ["--quick", "--rungs", "fifo"],
     "runtimes": ["--quick", "--runtime", "python", "--placement", "pinned", "--quiet-wait", "0"],
+    # ctxbench's own peer, measured by the engine (the others are programs: tests/test_peers_command.py)
+    "peers": ["--quick", "--peer", "ctx-clock"],
 }
 # runtimes launches its harness again, up to twice, when the other test worker's load disturbed it:
 # seconds, which make test pays and make check does not
@@ -181,7 +183,8 @@ def test_each_measuring_command_builds_on_the_lifecycle(cmd):
 # fresh-clone CI once ran six harnesses for 60 s without the poll below
 # seeing the engine; harnesses are interrupted in test_runtimes_protocol.py)
 LONG = {"run": [], "userbench": [], "sweep": [], "tasks": [], "irq": [], "ring": [], "noise": ["--seconds", "60"],
-        "anatomy": [], "runtimes": ["--runtime", "go", "--placement", "pinned"]}
+        "anatomy": [], "runtimes": ["--runtime", "go", "--placement", "pinned"],
+        "peers": ["--peer", "ctx-clock", "--rounds", "100"]}
 
 
 @pytest.mark.machine  # Ctrl-C while the real engine measures

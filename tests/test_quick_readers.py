@@ -24,7 +24,9 @@ from ctxbench.ui import presets
 
 # runtimes waits up to 10 s for its CPUs to be quiet before each launch (runtimes/contention.py), and the
 # other xdist worker keeps them busy: the fake harness's launches need no quiet, so it does not wait
-OWN = {"runtimes": ["--quiet-wait", "0"]}
+OWN = {"runtimes": ["--quiet-wait", "0"],
+       # ctxbench's own peer (the engine, recorded); the peers that are programs: tests/test_peers_command.py
+       "peers": ["--peer", "ctx-clock"]}
 
 
 def _commands():

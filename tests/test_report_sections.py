@@ -45,7 +45,8 @@ def _fake_section() -> types.ModuleType:
 
 
 def test_the_commands_sections_are_found_in_the_report_s_order():
-    assert [k.name for k in kinds.kinds()] == ["run", "runtimes", "ring", "anatomy", "sweep", "tasks", "irq", "noise"]
+    assert [k.name for k in kinds.kinds()] == ["run", "runtimes", "peers", "ring", "anatomy", "sweep", "tasks", "irq",
+                                                "noise"]
     run = next(k for k in kinds.kinds() if k.name == "run")
     assert run.commands == ("run", "userbench")
     assert kinds.classify({"id": "x"}, "userbench") is run

@@ -34,6 +34,7 @@ from ctxbench.fleet import command as fleet  # noqa: E402
 from ctxbench.history import command as history  # noqa: E402
 from ctxbench.irq import command as irq  # noqa: E402
 from ctxbench.noise import command as noise  # noqa: E402
+from ctxbench.peers import command as peers  # noqa: E402
 from ctxbench.report import command as report  # noqa: E402
 from ctxbench.ring import command as ring  # noqa: E402
 from ctxbench.run import command as run  # noqa: E402
@@ -46,7 +47,7 @@ from ctxbench.userbench import command as userbench  # noqa: E402
 
 # Subcommands, in the order `--help` lists them (imported above, not by
 # name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history,
+_MODULES = [run, system, userbench, runtimes, peers, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history,
             fleet]
 COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 

@@ -74,7 +74,8 @@ SWITCH_PARAMS = {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": ST
 KINDS: tuple[Kind, ...] = (
     Kind("timer", ("timer/",), "overhead of reading a timer",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "source": STR, "resolution_ns": NUM}, ("min_ns",)),
-    Kind("baseline", ("baseline/", "reference/"), "fixed work: nop, call, syscall, the speed reference",
+    Kind("baseline", ("baseline/", "reference/", "peer/"), "fixed work: nop, call, syscall, the speed reference, "
+         "a peer's method (peer/ctx-clock)",
          ENGINE_MEMBERS, ENGINE_PARAMS),
     Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
          ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
@@ -114,6 +115,13 @@ KINDS: tuple[Kind, ...] = (
          {"runtime": STR, "mechanism": STR, "placement": STR},
          optional={"group": LIST, "raw": DICT, "verify": DICT, "warmup": DICT, "jfr": DICT, "kernel": DICT,
                    "resolution": DICT}),
+    Kind("peer", ("peers/",), "another tool's number (perf bench, stress-ng, ...) in ctxbench's unit, beside "
+         "ctxbench's matching part (ctxbench peers; peers/catalogue.py)",
+         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "group": LIST, "raw": DICT,
+          "warnings": LIST},
+         {"peer": STR, "placement": STR},
+         ("per_op_ns", "ops", "wall_s", "voluntary", "involuntary", "match_ns", "predicted_ns"),
+         optional={"comparison": DICT}, derived=True),
     Kind("boost", ("boost/",), "Boost.Context's fiber switch, same method (ctxbench userbench)",
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
          {"kind": STR, "placement": STR, "mechanism": STR}, ("t_single_ns", "t_switch_ns")),

@@ -67,6 +67,10 @@ def parse(argv: list[str], check=None) -> Job:
     if argv[0] == "runtimes":
         raise UserError("fleet: runtimes cannot run on a fleet: its harnesses are built and run with this "
                         "machine's toolchains (run ctxbench on each host instead)")
+    if argv[0] == "peers":
+        raise UserError("fleet: peers cannot run on a fleet: the peers (perf, stress-ng, ...) are programs "
+                        "installed on each host, which the fleet does not copy (run ctxbench peers on each host, "
+                        "and add the files to one store: ctxbench store add)")
     if argv[0] not in MEASURING and argv[0] != "env":
         raise UserError(f"fleet: '{escaped(argv[0])}' is not a measuring command (commands: env, "
                         f"{', '.join(MEASURING)})")

@@ -38,7 +38,7 @@ class Document(Closed, frozen=True, kw_only=True):
     environment: Union[Environment, UnsetType] = UNSET
     results: list[Result]
     checks: Union[list[Check], UnsetType] = UNSET          # run, ring, anatomy
-    failures: Union[list[Failure], UnsetType] = UNSET      # run, ring, runtimes
+    failures: Union[list[Failure], UnsetType] = UNSET      # run, ring, runtimes, peers
     # the command's own section
     run: Union[s.Run, UnsetType] = UNSET
     ring: Union[s.Ring, UnsetType] = UNSET
@@ -49,6 +49,7 @@ class Document(Closed, frozen=True, kw_only=True):
     anatomy: Union[s.Anatomy, UnsetType] = UNSET
     runtimes: Union[s.Runtimes, UnsetType] = UNSET
     userbench: Union[s.Userbench, UnsetType] = UNSET
+    peers: Union[s.Peers, UnsetType] = UNSET
     fleet: Union[s.Fleet, UnsetType] = UNSET
     # runtimes: how a launch was judged disturbed, and probes that failed
     contention: Union[dict[str, Json], UnsetType] = UNSET

@@ -134,6 +134,8 @@ class Result(Closed, frozen=True):
     contention: Union[dict[str, Json], UnsetType] = UNSET
     launches: Union[dict[str, Json], UnsetType] = UNSET
     jfr: Union[dict[str, Json], UnsetType] = UNSET
+    # a peer's row: its ratio to ctxbench's matching part, round by round (peers/analysis.py)
+    comparison: Union[dict[str, Json], UnsetType] = UNSET
 
     def __post_init__(self):
         for name, v in (self.params or {}).items():

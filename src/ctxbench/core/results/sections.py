@@ -135,6 +135,17 @@ class Runtimes(Section, frozen=True):
     user_level_below: Union[Num, UnsetType] = UNSET
 
 
+class Peers(Section, frozen=True):
+    cpu: OptInt = UNSET
+    cross_cpu: OptInt = UNSET
+    rounds: OptInt = UNSET
+    launch_s: Union[Num, UnsetType] = UNSET
+    peers: Obj = UNSET
+    absent: Objs = UNSET
+    pilots: Objs = UNSET
+    tolerance: Union[Num, UnsetType] = UNSET
+
+
 class Userbench(Section, frozen=True):
     pass
 
@@ -154,4 +165,4 @@ class Fleet(Open, frozen=True):
 # the section each command writes (core/schema.COMMANDS), by the command's name
 BY_COMMAND: dict[str, type[Section]] = {"run": Run, "sweep": Sweep, "tasks": Tasks, "irq": Irq, "noise": Noise,
                                         "ring": Ring, "anatomy": Anatomy, "userbench": Userbench,
-                                        "runtimes": Runtimes}
+                                        "runtimes": Runtimes, "peers": Peers}

@@ -30,6 +30,10 @@ CODES = {
                    "of core cycles (the add chain is not one cycle per add on this core)",
     "launch_spread": "the launches of one row (a runtime's processes, the engine's runs) differ beyond their "
                      "groups' spread: the interval does not cover another run",
+    "peer_switches": "a peer's processes made other switches per operation than its contents imply (ctxbench "
+                     "peers): it did not do what its docs say here",
+    "peer_one_cpu": "an unpinned peer's tasks ran on one CPU in some rounds (ctxbench peers): those rounds are a "
+                    "same-CPU switch, not the cross-CPU wake-up the row is labelled",
 }
 # How much each code matters to a reader: "warning" when the number it is
 # attached to is not what it claims (not verified, negative, biased, not a
@@ -42,6 +46,7 @@ SEVERITY = {
     "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
     "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
     "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning", "clock_probe": "warning",
+    "peer_switches": "warning", "peer_one_cpu": "warning",
 }
 
 

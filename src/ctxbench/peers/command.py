@@ -1,0 +1,246 @@
+"""ctxbench peers: the numbers other tools print for a context switch
+(perf bench sched pipe, stress-ng --switch and --context, hackbench,
+sysbench threads, ctx-clock's method, lmbench's lat_ctx), measured on this
+machine in the same run as ctxbench's own ids, each turned into ctxbench's
+unit and set beside the part of ctxbench that measures the same thing
+(peers/catalogue.py says what each peer's operation contains).
+
+Rounds: every round is one engine run of ctxbench's ids (a few groups)
+and one launch of every peer, in an order rotated from round to round, so
+that each ratio is taken within a round and the host's drift between
+rounds cancels in it. Before the rounds, one pilot launch of each peer
+sizes its count so that a launch lasts about --launch-ms. A peer that is
+not installed costs one line; one that fails or prints what its parser
+does not know costs its row (one line at the end, exit 1), never the
+others'."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ctxbench.core import engine, model
+from ctxbench.core.cpu_busy import busy_s
+from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.measure import EngineOptions, run_ids
+from ctxbench.lifecycle import Lifecycle
+from ctxbench.peers import analysis, catalogue, launch, parsers, parts, table
+from ctxbench.ui import options, presets
+from ctxbench.ui.progress import Progress
+
+MOST_COUNT_FACTOR = 1000  # a sized count is at most this many pilots (a pilot that took no time)
+
+
+def add_parser(sub):
+    p = sub.add_parser("peers", help="other tools' switch numbers (perf, stress-ng, ...) beside ctxbench's, explained",
+                       description="Run the context-switch benchmarks people quote (perf bench sched pipe, "
+                                   "stress-ng --switch and --context, hackbench, sysbench threads, ctx-clock's "
+                                   "method, lat_ctx where lmbench is on PATH) in rounds with ctxbench's own ids, "
+                                   "each pinned to one CPU and as its docs run it, and say what each one's number "
+                                   "is in ctxbench's terms: the ratio to ctxbench's figure for the same quantity, "
+                                   "and the parts that account for a difference.")
+    keys = tuple(p_.key for p_ in catalogue.PEERS)
+    p.add_argument("--peer", type=options.choice_list(keys), metavar="P,...",
+                   help=f"peers to run (default: every one installed; known: {', '.join(keys)})")
+    p.add_argument("--placement", type=options.choice_list(catalogue.PLACEMENTS), metavar="P,...",
+                   help="pinned (one CPU), unpinned (every allowed CPU, as the peers' docs run them), or both "
+                        "(default)")
+    presets.add_flags(p, "peers")
+    p.add_argument("--rounds", type=options.count(1, 1000), metavar="R",
+                   help=presets.flag_help("peers", "rounds", "rounds: one launch of each peer and one engine run each"))
+    p.add_argument("--launch-ms", type=options.count(10, 60_000), metavar="MS",
+                   help=presets.flag_help("peers", "launch_ms", "how long each launch of a peer should last"))
+    options.add_cpu(p, "the CPU pinned peers and ctxbench's same-CPU ids run on")
+    p.add_argument("--host", type=_no_host, metavar="[USER@]HOST[:PORT]",
+                   help="not taken: the peers are this machine's programs")
+    options.add_output(p)
+    options.add_plot(p, "the figure (peers)")
+    p.set_defaults(func=run)
+
+
+def _no_host(text: str):
+    raise options.Bad("the peers are programs installed on this machine (perf, stress-ng, ...): run ctxbench "
+                      "peers on that host")
+
+
+def _cpus(args) -> tuple[int, int | None]:
+    allowed = engine.allowed_cpus()
+    measured = args.cpu if args.cpu is not None else max(allowed)
+    others = sorted(allowed - {measured})
+    return measured, (others[-1] if others else None)
+
+
+def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
+    """{key: (program, version)} of the peers present, and the absent ones
+    with the one line that says why."""
+    present, absent = {}, []
+    for peer in wanted:
+        if not peer.tool:  # ctxbench's own equivalent: the engine, started through its seam
+            present[peer.key] = ("ctxbench-engine", f"ctxbench's engine: {engine.build()}")
+            continue
+        prog = launch.find(peer.tool)
+        if prog is None:
+            how = f"Debian package {peer.package}: make peers" if peer.package else "an lmbench build on PATH"
+            absent.append({"peer": peer.key, "why": f"{peer.tool} is not on PATH ({how})"})
+            continue
+        present[peer.key] = (prog, launch.version([prog, *peer.version_argv]) if peer.version_argv else "unknown")
+    return present, absent
+
+
+def _in_engine(peer: catalogue.Peer, count: int, cpu: int) -> dict:
+    """ctxbench's own equivalent of a peer (ctx-clock's method), measured by
+    the engine through core/engine.py like any id: it pins itself, and it
+    has no process tree of its own to count switches in (None)."""
+    opts = EngineOptions(cpu=cpu, groups=1, iterations=5, n=count, warmup_ms=20)
+    t0 = time.monotonic()
+    try:
+        _, got = run_ids([peer.engine_id], opts)
+    except UserError as e:
+        raise launch.PeerFailed(e.why)
+    p = peer.parse(json.dumps({"results": [model.results.plain(r) for r in got]}))
+    return {"argv": ["ctxbench-engine", "run", peer.engine_id, *opts.args()], "cpus": [cpu], "count": count,
+            "per_op_ns": p.per_op_ns, "ops": p.ops, "wall_s": time.monotonic() - t0, "voluntary": None,
+            "involuntary": None, "said": p.said, "extra": p.extra, "cpu_busy_s": [None]}
+
+
+def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, timeout_s: float) -> dict:
+    """One launch, parsed: the round's record of it (PeerFailed or
+    PeerOutput when it went wrong). The front end leaves the measured CPU
+    while a pinned peer runs there."""
+    if peer.engine_id:
+        return _in_engine(peer, count, cpu)
+    argv = peer.argv(prog, count, cpu)
+    home = os.sched_getaffinity(0)
+    cpus = tuple(sorted(engine.allowed_cpus())) if placement == catalogue.UNPINNED else (cpu,)
+    rest = tuple(c for c in home if c != cpu)
+    if placement == catalogue.PINNED and rest:
+        os.sched_setaffinity(0, rest)
+    before = [busy_s([c]) for c in cpus]
+    try:
+        got = launch.run(argv, cpus, timeout_s)
+    finally:
+        os.sched_setaffinity(0, home)
+    after = [busy_s([c]) for c in cpus]
+    p = peer.parse(got.output)
+    # where an unpinned peer's tasks ran: each CPU's busy time over the launch (/proc/stat; analysis.py
+    # judges a launch that kept one CPU busy and left the others idle a same-CPU one)
+    busy = [b - a if a is not None and b is not None else None for a, b in zip(before, after)]
+    return {"argv": got.argv, "cpus": list(cpus), "count": count, "per_op_ns": p.per_op_ns, "ops": p.ops,
+            "wall_s": got.wall_s, "voluntary": got.voluntary, "involuntary": got.involuntary, "said": p.said,
+            "extra": p.extra, "cpu_busy_s": busy}
+
+
+def _sized(pilot: dict, count: int, launch_s: float) -> int:
+    """The count that makes a launch last about `launch_s`, from the pilot's
+    own timed part (its number x its ops; its wall time where it says no ops)."""
+    timed = pilot["per_op_ns"] * pilot["ops"] / 1e9 if pilot["ops"] else pilot["wall_s"]
+    if timed <= 0:
+        return count * MOST_COUNT_FACTOR
+    return int(min(max(1, round(count * launch_s / timed)), count * MOST_COUNT_FACTOR))
+
+
+def _merged(rounds: list[list[dict]], width: int) -> list[dict]:
+    """One record per id from the rounds' engine results: samples appended
+    in round order, round r's groups numbered after the rounds before."""
+    merged: dict[str, dict] = {}
+    for r, records in enumerate(rounds):
+        for x in records:
+            x = model.relabel_groups(x, lambda g, off=r * width: g + off)
+            rid = model.Result(x).id
+            merged[rid] = model.append_samples(merged[rid], x) if rid in merged else x
+    return list(merged.values())
+
+
+def run(args) -> int:
+    life = Lifecycle("peers", args.output, store=args.store)
+    knobs = presets.apply(args, "peers")
+    cpu, cross = _cpus(args)
+    asked = list(args.placement or catalogue.PLACEMENTS)
+    if catalogue.UNPINNED in asked and cross is None:
+        asked.remove(catalogue.UNPINNED)
+        print("note: only one CPU is allowed: the unpinned placement is left out", file=sys.stderr)
+    if not asked:
+        raise UserError("nothing to run: the unpinned placement needs two CPUs, and only one is allowed")
+    wanted = [p for p in catalogue.PEERS if not args.peer or p.key in args.peer]
+    present, absent = _programs(wanted)
+    for a in absent:
+        print(f"note: {a['peer']}: {a['why']}", file=sys.stderr)
+    rows = [(p, place) for p in wanted if p.key in present for place in asked if place in p.views]
+    if not rows:
+        raise UserError("peers: none of the peers asked for is here (see the notes above): nothing to run")
+
+    listed = {b["id"] for b in engine.list_benchmarks(all_=True)}
+    ids = [i for i in parts.IDS if i in listed and (cross is not None or i not in parts.CROSS_IDS)]
+    opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, warmup_ms=knobs.warmup_ms)
+    launch_s = args.launch_ms / 1000
+    prog = Progress(len(rows) + args.rounds * (1 + len(rows)), label="peers ")
+    failures: list[dict] = []
+    failed: set[str] = set()
+
+    def failure(peer, place, e: Exception) -> None:
+        rid = f"peers/{peer.key}/{place}"
+        failures.append({"id": rid, "error": escaped(str(e.why if isinstance(e, UserError) else e))})
+        failed.add(rid)
+
+    counts, pilots = {}, []
+    for peer, place in rows:  # the pilots: each peer once, to size its launches
+        prog.update(f"pilot: {peer.key} {place}")
+        try:
+            got = _one(peer, present[peer.key][0], peer.pilot, place, cpu, timeout_s=120)
+            counts[(peer.key, place)] = _sized(got, peer.pilot, launch_s)
+            pilots.append({"peer": peer.key, "placement": place, "count": peer.pilot, "wall_s": got["wall_s"],
+                           "per_op_ns": got["per_op_ns"], "sized_count": counts[(peer.key, place)]})
+        except (launch.PeerFailed, parsers.PeerOutput) as e:
+            failure(peer, place, e)
+        prog.step()
+
+    header: dict = {}
+    engine_rounds: list[list[dict]] = []
+    engine_failures: list[dict] = []
+    by_row: dict[tuple[str, str], list[dict]] = {}
+    for r in range(args.rounds):
+        prog.update(f"round {r + 1}/{args.rounds}: ctxbench's ids")
+        lost: list[dict] = []
+        header, refs = run_ids(ids, opts, interleave=True, failures=lost)
+        engine_failures += [f for f in lost if f["id"] not in {x["id"] for x in engine_failures}]
+        engine_rounds.append(refs)
+        round_parts = parts.of_round(refs)
+        prog.step()
+        order = rows[r % len(rows):] + rows[:r % len(rows)]  # rotated: no peer always runs first
+        for peer, place in order:
+            prog.update(f"round {r + 1}/{args.rounds}: {peer.key} {place}")
+            rid = f"peers/{peer.key}/{place}"
+            if rid not in failed:
+                count = counts[(peer.key, place)]
+                try:
+                    got = _one(peer, present[peer.key][0], count, place, cpu, timeout_s=max(60, 20 * launch_s))
+                    by_row.setdefault((peer.key, place), []).append(dict(got, round=r, parts=round_parts))
+                except (launch.PeerFailed, parsers.PeerOutput) as e:
+                    failure(peer, place, e)
+                    by_row.pop((peer.key, place), None)
+            prog.step()
+    prog.close()
+
+    results = [analysis.row(peer, place, by_row[(peer.key, place)], present[peer.key][1])
+               for peer, place in rows if (peer.key, place) in by_row]
+    results += [model.analyse(x) for x in _merged(engine_rounds, knobs.groups)]
+    failures += [dict(f, id=f["id"]) for f in engine_failures]
+    env = model.Document(header).environment
+    doc = life.document(header, results, {
+        "preset": knobs.preset, "cpu": cpu, "cross_cpu": cross, "rounds": args.rounds, "launch_s": launch_s,
+        "peers": {k: {"program": v[0], "version": v[1]} for k, v in present.items()},
+        "absent": absent, "pilots": pilots, "tolerance": analysis.AGREE, "engine_args": opts.args()},
+        **({"failures": failures} if failures else {}))
+    life.write(doc)
+    print(f"\nPeers beside ctxbench on {env.cpu_model or 'an unknown CPU'} (pinned: CPU {cpu}"
+          + (f"; unpinned: CPUs {','.join(map(str, sorted(engine.allowed_cpus())))}" if cross is not None else "")
+          + f"; {args.rounds} rounds)")
+    print(table.render(results))
+    if args.plot:
+        from ctxbench.peers import figures
+        life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])
+    life.finish()
+    life.failed(failures, len(rows) + len(ids))
+    return 0

@@ -1,0 +1,95 @@
+"""The peers' table: one section per kind of quantity (a same-CPU switch,
+one thread, a cross-CPU wake-up, throughput), so that an unpinned peer is
+never printed beside a same-CPU switch cost; under each section, what
+each peer's operation holds and where its number and ctxbench's part."""
+from __future__ import annotations
+
+import math
+import textwrap
+
+from ctxbench.core.model import Result
+from ctxbench.peers import analysis, catalogue
+from ctxbench.ui.format import fmt_time
+
+SECTIONS = (catalogue.SAME_CPU, catalogue.ONE_THREAD, catalogue.CROSS_CPU, catalogue.THROUGHPUT)
+HEADER = ["peer", "placement", "peer says", "converted (± 95% CI)", "ctxbench", "ratio [95% CI]",
+          "from parts", "switches/op", "verdict"]
+
+
+def is_peer(r) -> bool:
+    return Result(r).id.startswith("peers/")
+
+
+def _iv(iv: dict | None, fmt) -> str:
+    if not iv:
+        return "-"
+    ci = iv.get("ci95")
+    if not ci or not all(map(math.isfinite, ci)):
+        return fmt(iv["mean"])
+    return f"{fmt(iv['mean'])} [{fmt(ci[0])}, {fmt(ci[1])}]"
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def _own(r: Result) -> str:
+    """The peer's own number as it prints it, over the rounds (median)."""
+    per_op = sorted(r.raw("per_op_ns"))
+    if not per_op:
+        return "-"
+    return f"{fmt_time(per_op[len(per_op) // 2])}/op"
+
+
+def _pm(iv: dict | None, unit: str = "") -> str:
+    """'2.74 µs/hand-off ±4.9%': the mean over the rounds and its interval's half-width."""
+    if not iv:
+        return "-"
+    ci = iv.get("ci95")
+    half = f" ±{(ci[1] - ci[0]) / 2 / abs(iv['mean']):.1%}" if ci and iv["mean"] and all(map(math.isfinite, ci)) else ""
+    return f"{fmt_time(iv['mean'])}{unit}{half}"
+
+
+def cells(r: dict) -> list[str]:
+    v = Result(r)
+    c = analysis.comparison(r)
+    p = v.params
+    sw = c.get("switches_per_op")
+    exp = c.get("switches_per_op_expected")
+    switches = "-" if sw is None else f"{sw:.2f}" + (f" ({exp:g})" if isinstance(exp, (int, float)) else "")
+    if c.get("switches_ok") is False:
+        switches += " !"
+    verdict = c["verdict"]
+    if c.get("one_cpu_rounds"):
+        verdict += f"; {c['one_cpu_rounds']}/{c['rounds_judged']} rounds on one CPU"
+    return [str(p.get("title")), str(p.get("placement")), _own(v), _pm(c["converted"], f"/{p.get('per')}"),
+            _pm(c["match"]), _iv(c["ratio"], _ratio), _iv(c["explained"], _ratio), switches, verdict]
+
+
+def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    return ["  " + "  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in [head, *rows]]
+
+
+def render(results: list[dict]) -> str:
+    peers = [r for r in results if is_peer(r)]
+    out: list[str] = []
+    for section in SECTIONS:
+        rs = [r for r in peers if Result(r).params.get("label") == section]
+        if not rs:
+            continue
+        out += ["", section[0].upper() + section[1:]]
+        out += _grid(HEADER, [cells(r) for r in rs])
+        for r in rs:
+            p = Result(r).params
+            what = (f"{p.get('title')}, {p.get('placement')}: one op is {p.get('op')}. "
+                    f"Beside {p.get('match_name') or 'no ctxbench part'}: {p.get('why')}.")
+            out += textwrap.wrap(what, 110, initial_indent="  - ", subsequent_indent="    ")
+            for w in Result(r).warnings:
+                out += textwrap.wrap(f"warning: {w.text}", 110, initial_indent="    ! ", subsequent_indent="      ")
+    out += ["", "  ratio: the peer's converted number over ctxbench's (the rounds' sums; 95% bootstrap of whole "
+                "rounds); from parts:", "  over the sum of ctxbench's parts that one op holds; verdict: a ratio within "
+                f"{analysis.AGREE:.0%} of 1 (\"not resolved\": its interval is wider than that).",
+            "  switches/op: counted in the peer's processes (getrusage), and what its contents imply; ! where they "
+            "differ."]
+    return "\n".join(out)

@@ -1,0 +1,150 @@
+"""ctxbench peers end to end, with the real engine (flow: no number is
+judged against another measured one).
+
+- Fake peers on PATH: one that answers in a known number (its converted
+  row is that number over its op's hand-offs, through every layer), one
+  that fails, one that prints what no parser knows, one missing: each
+  costs one line, and every other row is kept.
+- The real peers, as `make test` installs them: every row of a quick run.
+- Ctrl-C in a peer's launch: exit 130, and no peer process is left."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ctrl_c, ctxbench_cmd, run_cli
+
+pytestmark = [pytest.mark.machine, pytest.mark.flow]
+
+FAKE_PERF = """#!/bin/sh
+# perf bench sched pipe -l COUNT: a known 6.000000 usecs/op
+echo "# Running 'sched/pipe' benchmark:"
+echo "# Executed $5 pipe operations between two processes"
+echo
+echo "     Total time: 0.100 [sec]"
+echo
+echo "       6.000000 usecs/op"
+echo "         166666 ops/sec"
+"""
+FAKE_FAILING = "#!/bin/sh\necho 'stress-ng: error: [1] no such stressor' >&2\nexit 3\n"
+FAKE_GARBAGE = "#!/bin/sh\nprintf 'sysbench 9.9 \\033[31mall new output\\033[0m\\n'\n"
+
+
+def fake_path(tmp_path: Path) -> str:
+    d = tmp_path / "bin"
+    d.mkdir()
+    for name, body in (("perf", FAKE_PERF), ("stress-ng", FAKE_FAILING), ("sysbench", FAKE_GARBAGE)):
+        (d / name).write_text(body)
+        (d / name).chmod(0o755)
+    return str(d)  # nothing else: hackbench and lat_ctx are missing
+
+
+def test_known_answer_failures_and_a_missing_peer_cost_their_rows_only(tmp_path):
+    out = tmp_path / "peers.json"
+    env = dict(os.environ, PATH=fake_path(tmp_path))
+    p = run_cli("peers", "--quick", "--placement", "pinned", "--peer",
+                "perf-sched-pipe/process,stress-ng-switch,sysbench-threads,hackbench", "-o", out, "--no-store",
+                env=env, in_process=False, timeout=300)
+    assert p.returncode == 1, p.stderr
+    assert "Traceback" not in p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith(("note:", "ctxbench:"))]
+    assert [ln for ln in lines if "hackbench" in ln] == [
+        "note: hackbench: hackbench is not on PATH (Debian package rt-tests: make peers)"]
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("ctxbench: 2 of ") and "'peers/stress-ng-switch/pinned': exit status 3: stress-ng: error" \
+        in last and "'peers/sysbench-threads/pinned': no 'total time' line in its output" in last
+    assert "\x1b" not in p.stderr  # the garbage's escape is not printed raw
+    doc = json.loads(out.read_text())
+    rows = {r["id"]: r for r in doc["results"] if r["id"].startswith("peers/")}
+    assert list(rows) == ["peers/perf-sched-pipe/process/pinned"]
+    perf = rows["peers/perf-sched-pipe/process/pinned"]
+    assert perf["samples"] == [3000.0] * len(perf["samples"])   # 6 µs per round trip: 3 µs per hand-off
+    assert perf["params"]["version"] == "unknown" or perf["params"]["version"]
+    assert perf["params"]["argv"][:5] == [str(Path(env["PATH"]) / "perf"), "bench", "sched", "pipe", "-l"]
+    # the fake switches nothing: the row says so, and keeps its number
+    assert [w["code"] for w in perf["warnings"]] == ["peer_switches"]
+    assert {f["id"] for f in doc["failures"]} == {"peers/stress-ng-switch/pinned", "peers/sysbench-threads/pinned"}
+    assert [a["peer"] for a in doc["peers"]["absent"]] == ["hackbench"]
+    ids = {r["id"] for r in doc["results"]}
+    assert {"kernel/process/pipe/same-cpu", "baseline/syscall-enosys"} <= ids  # ctxbench's side was measured
+    r = run_cli("report", out, "-o", tmp_path / "r.html", in_process=False)
+    assert r.returncode == 0, r.stderr
+
+
+def test_no_peer_here_is_one_line(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    p = run_cli("peers", "--quick", "--peer", "hackbench,lat_ctx", "-o", tmp_path / "x.json", "--no-store",
+                env=dict(os.environ, PATH=str(empty)), in_process=False)
+    assert p.returncode == 2 and p.stderr.strip().splitlines()[-1].startswith("ctxbench: peers: none of the peers")
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_host_is_refused(tmp_path):
+    p = run_cli("peers", "--host", "h", "-o", tmp_path / "x.json", in_process=False)
+    assert p.returncode == 2 and "programs installed on this machine" in p.stderr
+
+
+@pytest.mark.skipif(not all(shutil.which(t) for t in ("perf", "stress-ng", "hackbench", "sysbench")),
+                    reason="make peers installs them (make test does)")
+def test_the_real_peers_give_every_row(tmp_path):
+    out = tmp_path / "peers.json"
+    p = run_cli("peers", "--quick", "-o", out, "--no-store", in_process=False, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    rows = {r["id"] for r in doc["results"] if r["id"].startswith("peers/")}
+    expected = {f"peers/{peer}/{place}" for peer in ("perf-sched-pipe/process", "perf-sched-pipe/thread",
+                                                     "stress-ng-switch", "stress-ng-context", "sysbench-threads",
+                                                     "hackbench") for place in ("pinned", "unpinned")}
+    expected.add("peers/ctx-clock/pinned")
+    assert expected <= rows
+    for r in doc["results"]:
+        if r["id"].startswith("peers/"):
+            assert r["params"]["version"] and r["params"]["argv"] and len(r["samples"]) == doc["peers"]["rounds"]
+            assert all(x > 0 for x in r["samples"])
+    assert "Same-CPU switch" in p.stdout and "Cross-CPU wake-up (not a switch cost)" in p.stdout
+
+
+def _peer_processes() -> list[str]:
+    names = {"perf", "stress-ng", "hackbench", "sysbench", "ctxbench-engine"}
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                comm = (d / "comm").read_text().strip()
+                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state == "Z":  # dead, waiting for its parent (or init) to reap it: not a peer left running
+                continue
+            if comm in names or comm.startswith("stress-ng"):
+                out.append(f"{d.name} {comm}")
+    return out
+
+
+@pytest.mark.skipif(not shutil.which("stress-ng"), reason="make peers installs stress-ng")
+def test_ctrl_c_in_a_launch_leaves_no_peer(tmp_path):
+    before = set(_peer_processes())
+    proc = subprocess.Popen(ctxbench_cmd() + ["peers", "--peer", "stress-ng-switch", "--placement", "unpinned",
+                                              "--rounds", "3", "--launch-ms", "3000", "-o", str(tmp_path / "x.json"),
+                                              "--no-store"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any("stress-ng" in x for x in set(_peer_processes()) - before):
+        time.sleep(0.05)
+    time.sleep(0.3)
+    rc, _, err = ctrl_c(proc)
+    assert rc == 130 and "Traceback" not in err, err
+    time.sleep(0.5)
+    left = set(_peer_processes()) - before
+    assert not left, left
+    assert sys.executable  # (the test's own interpreter is not a peer)
