@@ -25,7 +25,9 @@ from conftest import ctrl_c, ctxbench_cmd, run_cli
 pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
 FAKE_PERF = """#!/bin/sh
-# perf bench sched pipe -l COUNT: a known 6.000000 usecs/op
+# perf bench sched pipe -l COUNT: a known 6.000000 usecs/op, taking the time it claims (a peer whose number
+# times its operations is longer than it ran is refused)
+/usr/bin/sleep "$(/usr/bin/awk "BEGIN { print $5 * 6e-6 }")"
 echo "# Running 'sched/pipe' benchmark:"
 echo "# Executed $5 pipe operations between two processes"
 echo
@@ -77,6 +79,41 @@ def test_known_answer_failures_and_a_missing_peer_cost_their_rows_only(tmp_path)
     assert {"kernel/process/pipe/same-cpu", "baseline/syscall-enosys"} <= ids  # ctxbench's side was measured
     r = run_cli("report", out, "-o", tmp_path / "r.html", in_process=False)
     assert r.returncode == 0, r.stderr
+
+
+FAKE_PERF_LEAVING = FAKE_PERF.replace("#!/bin/sh\n", """#!/bin/sh
+# a descendant that leaves the peer's process group and keeps its output open
+setsid -f sh -c 'echo "$$" > "$MARK_DIR/pid.$$"; exec sleep 300'
+""")
+
+
+def test_a_descendant_that_keeps_the_output_open_does_not_hold_the_launch(tmp_path):
+    """It kept each launch waiting for its output until the timeout: the
+    output is read until the peer exits and a moment more. (It left the
+    group for a session of its own, which the group kill cannot reach: the
+    test kills it; docs/peers.md says so.)"""
+    d = tmp_path / "bin"
+    d.mkdir()
+    (d / "perf").write_text(FAKE_PERF_LEAVING)
+    (d / "perf").chmod(0o755)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = dict(os.environ, PATH=f"{d}:/usr/bin:/bin", MARK_DIR=str(marks))
+    t0 = time.monotonic()
+    try:
+        p = run_cli("peers", "--peer", "perf-sched-pipe/process", "--placement", "pinned", "--rounds", "2",
+                    "--launch-ms", "50", "--no-store", "-o", tmp_path / "x.json", env=env, in_process=False,
+                    timeout=120)
+        took = time.monotonic() - t0
+        assert p.returncode == 0, p.stderr
+        assert took < 25, f"{took:.0f} s: the launches waited for the escaped descendant's output"
+        assert len(list(marks.iterdir())) == 4  # its --version, the pilot and two rounds
+    finally:
+        for f in marks.iterdir():
+            try:
+                os.kill(int(f.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
 
 
 def test_no_peer_here_is_one_line(tmp_path):
@@ -148,3 +185,10 @@ def test_ctrl_c_in_a_launch_leaves_no_peer(tmp_path):
     left = set(_peer_processes()) - before
     assert not left, left
     assert sys.executable  # (the test's own interpreter is not a peer)
+
+
+def test_o_dash_keeps_standard_output_to_the_document(tmp_path):
+    p = run_cli("peers", "--quick", "--peer", "ctx-clock", "-o", "-", "--no-store", in_process=False)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)  # the document alone: the table went to standard error
+    assert doc["peers"]["rounds"] == 2 and "ctx-clock" in p.stderr

@@ -28,8 +28,8 @@ def launches(per_op, ops=1000, switches=None, parts_=PARTS):
 
 def test_perf_pinned_is_two_hand_offs():
     peer = catalogue.BY_KEY["perf-sched-pipe/process"]
-    r = analysis.row(peer, catalogue.PINNED, launches([6000.0] * 4, switches=2), "perf 6.1")
-    assert r["samples"] == [3000.0] * 4           # ns per hand-off: the round trip over 2
+    r = analysis.row(peer, catalogue.PINNED, launches([6000.0] * 6, switches=2), "perf 6.1")
+    assert r["samples"] == [3000.0] * 6           # ns per hand-off: the round trip over 2
     c = r["comparison"]
     assert c["ratio"]["mean"] == pytest.approx(1.0) and c["explained"]["mean"] == pytest.approx(1.0)
     assert c["verdict"] == "agrees" and c["switches_ok"] is True
@@ -40,7 +40,7 @@ def test_stress_ng_switch_is_accounted_for_by_half_a_pipe():
     """Its op holds two switches, one write and one read: per switch, the
     direct switch plus half of a write and a read."""
     peer = catalogue.BY_KEY["stress-ng-switch"]
-    r = analysis.row(peer, catalogue.PINNED, launches([5200.0] * 4, switches=2), "0.15.06")
+    r = analysis.row(peer, catalogue.PINNED, launches([5200.0] * 6, switches=2), "0.15.06")
     c = r["comparison"]
     assert r["samples"][0] == 2600.0
     assert c["ratio"]["mean"] == pytest.approx(2600 / 2200)            # 18% above the direct switch ...
@@ -50,7 +50,7 @@ def test_stress_ng_switch_is_accounted_for_by_half_a_pipe():
 
 def test_ctx_clock_rebuilt_from_the_syscalls_parts():
     peer = catalogue.BY_KEY["ctx-clock"]
-    r = analysis.row(peer, catalogue.PINNED, launches([90.0] * 3), "engine")
+    r = analysis.row(peer, catalogue.PINNED, launches([90.0] * 6), "engine")
     c = r["comparison"]
     assert c["predicted"]["mean"] == pytest.approx(140 - 15 - 35)
     assert c["explained"]["mean"] == pytest.approx(1.0) and c["verdict"] == "accounted for"
@@ -64,7 +64,7 @@ def test_stress_ng_context_adds_a_clock_read():
 
 def test_hackbench_adds_its_measured_switches_at_the_direct_cost():
     peer = catalogue.BY_KEY["hackbench"]
-    r = analysis.row(peer, catalogue.PINNED, launches([900.0] * 3, switches=0.05), "2.4")
+    r = analysis.row(peer, catalogue.PINNED, launches([900.0] * 6, switches=0.05), "2.4")
     assert r["comparison"]["predicted"]["mean"] == pytest.approx(800 + 0.05 * 2200)
     assert r["comparison"]["switches_per_op"] == pytest.approx(0.05)
 
@@ -73,16 +73,43 @@ def test_the_ratio_is_taken_round_by_round():
     """A host twice as fast in round 2 moves the peer and ctxbench alike:
     the ratio stays 1 and its interval is zero wide."""
     peer = catalogue.BY_KEY["perf-sched-pipe/process"]
-    ls = launches([6000.0, 3000.0], switches=2)
-    ls[1]["parts"] = {k: v / 2 for k, v in PARTS.items()}
+    ls = launches([6000.0, 3000.0] * 3, switches=2)
+    for x in ls[1::2]:
+        x["parts"] = {k: v / 2 for k, v in PARTS.items()}
     c = analysis.row(peer, catalogue.PINNED, ls, "perf")["comparison"]
     assert c["ratio"]["ci95"] == pytest.approx([1.0, 1.0]) and c["verdict"] == "agrees"
 
 
 def test_a_wide_interval_is_not_resolved():
     peer = catalogue.BY_KEY["perf-sched-pipe/process"]
-    c = analysis.row(peer, catalogue.PINNED, launches([4000.0, 8000.0, 5000.0], switches=2), "perf")["comparison"]
+    c = analysis.row(peer, catalogue.PINNED, launches([4000.0, 8000.0, 5000.0, 7000.0, 6000.0], switches=2),
+                     "perf")["comparison"]
     assert c["verdict"] == "not resolved" and "more rounds" in c["resolution"]
+
+
+def test_too_few_rounds_are_not_resolved():
+    """Two rounds' bootstrap is the range of two ratios: no interval."""
+    peer = catalogue.BY_KEY["perf-sched-pipe/process"]
+    c = analysis.row(peer, catalogue.PINNED, launches([6000.0, 6010.0], switches=2), "perf")["comparison"]
+    assert c["verdict"] == "not resolved" and "5 at least" in c["resolution"]
+
+
+@pytest.mark.parametrize("ci, verdict", [
+    ([0.95, 1.05], "agrees"), ([0.91, 1.09], "agrees"), ([0.85, 0.95], "not resolved"),
+    ([0.80, 0.88], "differs (no part accounts for it)"), ([1.12, 1.3], "differs (no part accounts for it)")])
+def test_the_verdict_is_an_equivalence_test_on_the_interval(ci, verdict):
+    ratio = {"mean": sum(ci) / 2, "ci95": ci, "rounds": 20}
+    assert analysis.verdict(ratio, ratio, False, True, False)[0] == verdict
+
+
+def test_parts_account_only_when_their_interval_is_inside():
+    far = {"mean": 0.8, "ci95": [0.75, 0.85], "rounds": 20}
+    near = {"mean": 1.0, "ci95": [0.95, 1.05], "rounds": 20}
+    edge = {"mean": 0.9, "ci95": [0.85, 0.95], "rounds": 20}
+    assert analysis.verdict(far, near, True, True, False)[0] == "accounted for"
+    assert analysis.verdict(far, far, True, True, False)[0] == "not accounted for"
+    assert analysis.verdict(far, edge, True, True, False)[0] == "not resolved"
+    assert analysis.verdict(far, near, True, True, True)[0] == "no ctxbench equivalent (shown for scale)"
 
 
 def test_a_peer_that_does_not_switch_as_its_docs_say_is_warned():

@@ -94,3 +94,30 @@ def test_a_cut_output_is_refused(name, parse):
 def test_zero_is_not_a_number_of_a_peer():
     with pytest.raises(parsers.PeerOutput):
         parsers.perf_sched_pipe("# Executed 10 pipe operations between two processes\n   0.000000 usecs/op\n")
+
+
+@pytest.mark.parametrize("output", [
+    "# Executed 9" + "0" * 400 + " pipe operations between two processes\n  5.0 usecs/op\n",   # no float has it
+    "# Executed 10 pipe operations between two processes\n  1e308 usecs/op\n",               # infinite in ns
+    "# Executed 10 pipe operations between two processes\n  1" + "0" * 5000 + " usecs/op\n"])
+def test_numbers_no_peer_could_print_are_refused(output):
+    with pytest.raises(parsers.PeerOutput):
+        parsers.perf_sched_pipe(output)
+
+
+def test_context_rate_too_small_is_refused():
+    with pytest.raises(parsers.PeerOutput):
+        parsers.stress_context("stress-ng: metrc: [1] context 1 0.1 0.1 0.1 1 1 1 1\n"
+                               "stress-ng: metrc: [1] context 1e-300 swapcontext calls per sec\n")
+
+
+def test_a_flood_of_blank_lines_is_read_in_linear_time():
+    """A pattern whose blanks spanned lines took 28 s on 60,000 newlines."""
+    import time
+    text = "# Executed 10 pipe operations between two processes\n" + "\n" * 200_000
+    t0 = time.monotonic()
+    for parse in (parsers.perf_sched_pipe, parsers.stress_switch, parsers.stress_context, parsers.hackbench,
+                  lambda t: parsers.sysbench_threads(t, 1000), lambda t: parsers.lat_ctx(t, 2)):
+        with pytest.raises(parsers.PeerOutput):
+            parse(text)
+    assert time.monotonic() - t0 < 5  # linear: tens of ms; quadratic: hours

@@ -31,6 +31,7 @@ from ctxbench.stats import resample
 from ctxbench.stats.launches import interval as launch_interval
 
 AGREE = 0.10            # the issue's tolerance: within 10% of ctxbench's figure, or of its parts' sum
+MIN_ROUNDS = 5          # fewer rounds' bootstrap is the range of a few ratios, not an interval
 SWITCH_TOLERANCE = 0.10  # the peer's switches per op against its contents (setup switches are a few per launch)
 # An unpinned launch ran on one CPU when one CPU did this share of the busy time of all and was busy for at
 # least ONE_CPU_BUSY of the launch: a cross-CPU ping-pong leaves both CPUs mostly idle and alike, two tasks
@@ -84,7 +85,7 @@ def record(peer: catalogue.Peer, placement: str, launches: list[dict], version: 
                    "match_name": parts.NAMES.get(view.match or "", None),
                    "predict": [[c, n] for c, n in view.predict], "switch_parts": [[c, n] for c, n in view.switch_parts],
                    "switches_per_op_expected": view.switches_per_op, "why": view.why,
-                   "placement_seen": view.placement_seen,
+                   "placement_seen": view.placement_seen, "scale_only": view.scale_only,
                    "said": [x["said"] for x in launches]},
         "samples": conv, "group": rounds,
         "raw": {"per_op_ns": [float(x["per_op_ns"]) for x in launches], "ops": [float(x["ops"]) for x in launches],
@@ -129,16 +130,37 @@ def _interval(xs: list[float]) -> dict | None:
     return {"mean": iv["mean"], "ci95": [float(v) for v in iv["ci95"]], "rounds": iv["launches"], "sd": iv["sd"]}
 
 
-def _within(iv: dict | None) -> bool | None:
-    """True: the ratio is within AGREE of 1; False: it is outside; None: no ratio."""
-    if iv is None:
-        return None
-    return abs(iv["mean"] - 1) <= AGREE
+def _inside(iv: dict) -> bool:
+    lo, hi = iv["ci95"]
+    return 1 - AGREE <= lo and hi <= 1 + AGREE
 
 
-def _resolved(iv: dict | None) -> bool:
-    """Whether the run can tell a ratio from 1 +- AGREE: its interval is narrower than the tolerance."""
-    return bool(iv and iv["ci95"] and (iv["ci95"][1] - iv["ci95"][0]) / 2 <= AGREE * iv["mean"])
+def _outside(iv: dict) -> bool:
+    lo, hi = iv["ci95"]
+    return hi < 1 - AGREE or lo > 1 + AGREE
+
+
+def verdict(ratio: dict | None, explained: dict | None, adds: bool, has_match: bool,
+            scale_only: bool) -> tuple[str, str | None]:
+    """(verdict, why it is not resolved): an equivalence judgement on the
+    intervals, not on the point estimates. A ratio "agrees" when its whole
+    95% interval lies within 1 +- AGREE; a difference is claimed when the
+    interval lies wholly outside; an interval across the band's edge, or
+    from fewer than MIN_ROUNDS rounds, cannot tell (know your power)."""
+    if ratio is None:
+        return ("no ctxbench equivalent" if not has_match else "no ctxbench figure this run"), None
+    if scale_only:
+        return "no ctxbench equivalent (shown for scale)", None
+    if not ratio.get("ci95") or ratio["rounds"] < MIN_ROUNDS:
+        return "not resolved", (f"{ratio['rounds']} round(s): an interval needs {MIN_ROUNDS} at least (--rounds)")
+    if _inside(ratio):
+        return "agrees", None
+    if adds and explained and explained.get("ci95") and _inside(explained):
+        return "accounted for", None
+    if _outside(ratio) and (not adds or (explained and explained.get("ci95") and _outside(explained))):
+        return ("not accounted for" if adds else "differs (no part accounts for it)"), None
+    return "not resolved", (f"an interval crosses the edge of ±{AGREE:.0%}: more rounds (--rounds) are needed "
+                            "to tell agreement from a difference of that size")
 
 
 def comparison(r: dict) -> dict:
@@ -151,7 +173,8 @@ def comparison(r: dict) -> dict:
     ratio = _ratio(conv, match)
     explained = _ratio(conv, pred)
     # whether the prediction adds a part to the match (else it is the match, and cannot account for a difference)
-    adds = [n for _, n in v.params.get("predict") or []] not in ([], [v.params.get("match")])
+    adds = bool(v.params.get("switch_parts")) or \
+        [n for _, n in v.params.get("predict") or []] not in ([], [v.params.get("match")])
     sw = [(a + b) / n for a, b, n in zip(v.raw("voluntary"), v.raw("involuntary"), v.raw("ops"))
           if n and math.isfinite(a + b)]
     expected = v.params.get("switches_per_op_expected")
@@ -172,19 +195,10 @@ def comparison(r: dict) -> dict:
     if sw and isinstance(expected, (int, float)):
         got = out["switches_per_op"]
         out["switches_ok"] = abs(got - expected) <= max(SWITCH_TOLERANCE * expected, 0.05)
-    if ratio is None:
-        out["verdict"] = "no ctxbench equivalent" if not v.params.get("match") else "no ctxbench figure this run"
-    elif not _resolved(ratio):
-        # know your power: an interval wider than the tolerance cannot tell agreement from a difference of that size
-        out["verdict"] = "not resolved"
-        out["resolution"] = (f"the ratio's interval is wider than ±{AGREE:.0%}: more rounds (--rounds) are needed "
-                             "to tell agreement from a difference of that size")
-    elif _within(ratio):
-        out["verdict"] = "agrees"
-    elif adds and _within(explained) and _resolved(explained):
-        out["verdict"] = "accounted for"
-    else:
-        out["verdict"] = "not accounted for" if adds else "differs (no part accounts for it)"
+    out["verdict"], why = verdict(ratio, explained, adds, bool(v.params.get("match")),
+                                  bool(v.params.get("scale_only")))
+    if why:
+        out["resolution"] = why
     return out
 
 
@@ -196,9 +210,9 @@ def row(peer: catalogue.Peer, placement: str, launches: list[dict], version: str
     r = model.with_members(r, comparison=c)
     if c.get("switches_ok") is False:
         r = model.with_members(r, warnings=Result(r).warnings_stored() + [model.warning(
-            "peer_switches", f"{c['switches_per_op']:.2f} switches per {peer.unit} counted in the peer's processes, "
-                        f"where its contents imply {c['switches_per_op_expected']:g}: it did not do what its "
-                        "docs say here", got=c["switches_per_op"], expected=c["switches_per_op_expected"])])
+            "peer_switches", f"{c['switches_per_op']:.2f} switches per op counted in the peer's processes, where "
+                             f"one op ({peer.op}) holds {c['switches_per_op_expected']:g}: it did not do what its "
+                             "docs say here", got=c["switches_per_op"], expected=c["switches_per_op_expected"])])
     if c.get("one_cpu_rounds"):
         r = model.with_members(r, warnings=Result(r).warnings_stored() + [model.warning(
             "peer_one_cpu", f"in {c['one_cpu_rounds']} of {c['rounds_judged']} rounds the peer's tasks ran on one "

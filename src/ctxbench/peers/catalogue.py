@@ -49,6 +49,7 @@ class View:
     switches_per_op: float | None = None         # what the contents imply (checked against rusage)
     why: str = ""                                # where converted and match differ, by which part
     switch_parts: tuple[tuple[float, str], ...] = ()  # per measured switch per op (hackbench): x switches
+    scale_only: bool = False                     # no ctxbench equivalent: the match is shown for scale, not judged
     placement_seen: bool = True                  # the launch is its ping-pong alone, so where it ran shows in
                                                  # each CPU's busy time (not lat_ctx: it also times a pipe alone)
 
@@ -69,6 +70,11 @@ class Peer:
     pilot: int                                   # the first count tried (sized from it after)
     views: dict = field(default_factory=dict)    # placement -> View
     engine_id: str = ""                          # ctxbench's own equivalent: this engine id, through the seam
+    ops_of_count: Callable[[int], int] | None = None  # the operations a count asks for (its output must say so)
+    says: dict = field(default_factory=dict)     # what its output must say it ran (parsers' extra)
+
+    def ops(self, count: int) -> int | None:
+        return self.ops_of_count(count) if self.ops_of_count else None
 
 
 def _perf(tasks: str) -> Callable[[str, int, int], list[str]]:
@@ -115,7 +121,8 @@ def _perf_peer(tasks: str) -> Peer:
                       f"write and read (t_switch/2n): its direct switch plus those calls"),
          UNPINNED: View(CROSS_CPU, f"{part}.x.handoff", ((1, f"{part}.x.handoff"),), None,
                         f"where the scheduler put the two tasks on two CPUs, a hand-off is a cross-CPU wake-up "
-                        f"(kernel/{part}/pipe/cross-cpu, t_switch/2n)")})
+                        f"(kernel/{part}/pipe/cross-cpu, t_switch/2n)")},
+        ops_of_count=lambda count: count, says={"tasks": "processes" if tasks == "process" else "threads"})
 
 
 PEERS: tuple[Peer, ...] = (
@@ -131,7 +138,8 @@ PEERS: tuple[Peer, ...] = (
                        "direct switch; from parts, two direct switches and one pipe write and read make one op"),
           UNPINNED: View(CROSS_CPU, "process.x.handoff", ((1, "process.x.handoff"), (-0.5, "process.single")), None,
                          "on two CPUs each op is two cross-CPU wake-ups with one write and one read: per wake-up, "
-                         "ctxbench's cross-CPU hand-off less half a pipe's write and read")}),
+                         "ctxbench's cross-CPU hand-off less half a pipe's write and read")},
+         ops_of_count=lambda count: count, says={"method": "pipe"}),
     Peer("stress-ng-context", "stress-ng --context (swapcontext)", "stress-ng", "stress-ng", ("--version",),
          _stress_context, parsers.stress_context,
          "one swapcontext between three contexts of one thread, timed with a clock read around it",
@@ -142,7 +150,8 @@ PEERS: tuple[Peer, ...] = (
                        "one clock read (timer/clock_monotonic)"),
           UNPINNED: View(ONE_THREAD, "ucontext.direct", ((1, "ucontext.direct"), (1, "clock.read")), 0,
                          "one thread: placement changes nothing a switch does (ctxbench's swapcontext switch "
-                         "plus one clock read)")}),
+                         "plus one clock read)")},
+         ops_of_count=lambda count: count * 1000),
     Peer("ctx-clock", "ctx-clock's method (ctxbench's equivalent)", "", "", (), _in_engine,
          parsers.ctx_clock, "one rejected system call, syscall(-1), between two rdtscp reads; the minimum of many",
          {"switches": 0, "system calls": "1 (rejected: ENOSYS)", "timer reads": 1}, 1, "system call", 20000,
@@ -161,11 +170,14 @@ PEERS: tuple[Peer, ...] = (
          100,
          {PINNED: View(SAME_CPU, "futex.direct", (), 1,
                        "no ctxbench equivalent: a yield switches without a sleep or a wake-up, so it is cheaper "
-                       "than ctxbench's blocking switch (kernel/thread/futex/same-cpu), shown for scale"),
+                       "than ctxbench's blocking switch (kernel/thread/futex/same-cpu), shown for scale",
+                       scale_only=True),
           UNPINNED: View(ONE_THREAD, "syscall.value", (), 0,
                          "on two CPUs each thread has its own CPU: a yield finds nothing else to run, so it is a "
                          "system call and a pass through the scheduler with no switch (the switches per yield "
-                         "say how often); ctxbench measures no yield, so the system call is shown for scale")}),
+                         "say how often); ctxbench measures no yield, so the system call is shown for scale",
+                         scale_only=True)},
+         ops_of_count=lambda count: count * SYSBENCH_YIELDS, says={"threads": 2}),
     Peer("hackbench", "hackbench (rt-tests; pipes, processes)", "hackbench", "rt-tests", ("--help",), _hackbench,
          parsers.hackbench, "one message of 100 bytes through a pipe, among 2 groups of 20 senders and 20 receivers",
          {"system calls": "1 write + 1 read", "switches": "as the pipes fill and drain (measured)"}, 1, "message",
@@ -176,7 +188,8 @@ PEERS: tuple[Peer, ...] = (
                        switch_parts=((1, "process.direct"),)),
           UNPINNED: View(THROUGHPUT, None, (), None,
                          "many tasks on every CPU at once: time per message of the whole machine, no ctxbench "
-                         "equivalent")}),
+                         "equivalent")},
+         ops_of_count=lambda count: 2 * 20 * 20 * count, says={"mode": "process"}),
     Peer("lat_ctx", "lmbench lat_ctx -N 1 -s 0 2", "lat_ctx", "", (), _lat_ctx, lambda t: parsers.lat_ctx(t, 2),
          "one switch in a ring of 2 processes passing a token through pipes, lat_ctx's pipe overhead subtracted",
          {"switches": 1, "system calls": "its own overhead subtracted"}, 1, "switch", 1,

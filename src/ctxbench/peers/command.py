@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 
@@ -30,6 +31,10 @@ from ctxbench.ui import options, presets
 from ctxbench.ui.progress import Progress
 
 MOST_COUNT_FACTOR = 1000  # a sized count is at most this many pilots (a pilot that took no time)
+PILOT_TIMEOUT_S = 30      # a pilot is a small count: seconds at most (lat_ctx's own count: about 1 s here)
+# what costs a peer its row: it failed or hung, printed what its parser does not know, or a number no
+# arithmetic takes (a count beyond any float)
+PEER_FAULTS = (launch.PeerFailed, parsers.PeerOutput, ValueError, ArithmeticError)
 
 
 def add_parser(sub):
@@ -123,6 +128,15 @@ def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, 
         os.sched_setaffinity(0, home)
     after = [busy_s([c]) for c in cpus]
     p = peer.parse(got.output)
+    expected = peer.ops(count)
+    if expected is not None and p.ops != expected:
+        raise parsers.PeerOutput(f"it says it timed {p.ops} operations where it was asked for {expected}")
+    if p.ops and p.per_op_ns * p.ops / 1e9 > got.wall_s * len(cpus) + 0.05:
+        raise parsers.PeerOutput(f"its number x its operations ({p.per_op_ns * p.ops / 1e9:.3g} s) is longer than "
+                                 f"it ran ({got.wall_s:.3g} s)")
+    for key, want in peer.says.items():
+        if p.extra.get(key) != want:
+            raise parsers.PeerOutput(f"it says {key} {escaped(str(p.extra.get(key)))}, where {want} was asked")
     # where an unpinned peer's tasks ran: each CPU's busy time over the launch (/proc/stat; analysis.py
     # judges a launch that kept one CPU busy and left the others idle a same-CPU one)
     busy = [b - a if a is not None and b is not None else None for a, b in zip(before, after)]
@@ -135,9 +149,9 @@ def _sized(pilot: dict, count: int, launch_s: float) -> int:
     """The count that makes a launch last about `launch_s`, from the pilot's
     own timed part (its number x its ops; its wall time where it says no ops)."""
     timed = pilot["per_op_ns"] * pilot["ops"] / 1e9 if pilot["ops"] else pilot["wall_s"]
-    if timed <= 0:
+    if not timed > 0:
         return count * MOST_COUNT_FACTOR
-    return int(min(max(1, round(count * launch_s / timed)), count * MOST_COUNT_FACTOR))
+    return int(min(max(1.0, round(count * launch_s / timed)), count * MOST_COUNT_FACTOR))
 
 
 def _merged(rounds: list[list[dict]], width: int) -> list[dict]:
@@ -153,6 +167,16 @@ def _merged(rounds: list[list[dict]], width: int) -> list[dict]:
 
 
 def run(args) -> int:
+    """The command, with SIGTERM an interruption throughout (not only while
+    a peer or the engine runs)."""
+    old = launch.on_sigterm_interrupt()
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _run(args) -> int:
     life = Lifecycle("peers", args.output, store=args.store)
     knobs = presets.apply(args, "peers")
     cpu, cross = _cpus(args)
@@ -167,6 +191,9 @@ def run(args) -> int:
     for a in absent:
         print(f"note: {a['peer']}: {a['why']}", file=sys.stderr)
     rows = [(p, place) for p in wanted if p.key in present for place in asked if place in p.views]
+    if not rows and present:
+        raise UserError(f"peers: {', '.join(present)} run(s) only {', '.join(sorted({pl for p in wanted if p.key in present for pl in p.views}))}"
+                        f" (asked: {', '.join(asked)}): nothing to run")
     if not rows:
         raise UserError("peers: none of the peers asked for is here (see the notes above): nothing to run")
 
@@ -181,18 +208,18 @@ def run(args) -> int:
 
     def failure(peer, place, e: Exception) -> None:
         rid = f"peers/{peer.key}/{place}"
-        failures.append({"id": rid, "error": escaped(str(e.why if isinstance(e, UserError) else e))})
+        failures.append({"id": rid, "error": str(e.why if isinstance(e, UserError) else e)})
         failed.add(rid)
 
     counts, pilots = {}, []
     for peer, place in rows:  # the pilots: each peer once, to size its launches
         prog.update(f"pilot: {peer.key} {place}")
         try:
-            got = _one(peer, present[peer.key][0], peer.pilot, place, cpu, timeout_s=120)
+            got = _one(peer, present[peer.key][0], peer.pilot, place, cpu, timeout_s=PILOT_TIMEOUT_S)
             counts[(peer.key, place)] = _sized(got, peer.pilot, launch_s)
             pilots.append({"peer": peer.key, "placement": place, "count": peer.pilot, "wall_s": got["wall_s"],
                            "per_op_ns": got["per_op_ns"], "sized_count": counts[(peer.key, place)]})
-        except (launch.PeerFailed, parsers.PeerOutput) as e:
+        except PEER_FAULTS as e:
             failure(peer, place, e)
         prog.step()
 
@@ -215,9 +242,10 @@ def run(args) -> int:
             if rid not in failed:
                 count = counts[(peer.key, place)]
                 try:
-                    got = _one(peer, present[peer.key][0], count, place, cpu, timeout_s=max(60, 20 * launch_s))
+                    got = _one(peer, present[peer.key][0], count, place, cpu,
+                               timeout_s=max(PILOT_TIMEOUT_S, 20 * launch_s))
                     by_row.setdefault((peer.key, place), []).append(dict(got, round=r, parts=round_parts))
-                except (launch.PeerFailed, parsers.PeerOutput) as e:
+                except PEER_FAULTS as e:
                     failure(peer, place, e)
                     by_row.pop((peer.key, place), None)
             prog.step()
@@ -226,7 +254,7 @@ def run(args) -> int:
     results = [analysis.row(peer, place, by_row[(peer.key, place)], present[peer.key][1])
                for peer, place in rows if (peer.key, place) in by_row]
     results += [model.analyse(x) for x in _merged(engine_rounds, knobs.groups)]
-    failures += [dict(f, id=f["id"]) for f in engine_failures]
+    failures += engine_failures
     env = model.Document(header).environment
     doc = life.document(header, results, {
         "preset": knobs.preset, "cpu": cpu, "cross_cpu": cross, "rounds": args.rounds, "launch_s": launch_s,
@@ -234,10 +262,12 @@ def run(args) -> int:
         "absent": absent, "pilots": pilots, "tolerance": analysis.AGREE, "engine_args": opts.args()},
         **({"failures": failures} if failures else {}))
     life.write(doc)
-    print(f"\nPeers beside ctxbench on {env.cpu_model or 'an unknown CPU'} (pinned: CPU {cpu}"
-          + (f"; unpinned: CPUs {','.join(map(str, sorted(engine.allowed_cpus())))}" if cross is not None else "")
-          + f"; {args.rounds} rounds)")
-    print(table.render(results))
+    where = sys.stderr if life.out.fd == 1 else sys.stdout  # -o -: the document alone on standard output
+    unpinned = catalogue.UNPINNED in asked
+    print(f"\nPeers beside ctxbench on {escaped(env.cpu_model or 'an unknown CPU')} (pinned: CPU {cpu}"
+          + (f"; unpinned: CPUs {','.join(map(str, sorted(engine.allowed_cpus())))}" if unpinned else "")
+          + f"; {args.rounds} round{'s' if args.rounds != 1 else ''})", file=where)
+    print(table.render(results), file=where)
     if args.plot:
         from ctxbench.peers import figures
         life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])

@@ -30,8 +30,8 @@ def _err(iv: dict | None) -> tuple[float, list[list[float]]] | None:
 def figure(results: list[dict], env: Environment | dict):
     """One matplotlib figure, or None without a peer row."""
     rows = []
-    for section in table.SECTIONS:
-        rows += [r for r in results if table.is_peer(r) and Result(r).params.get("label") == section]
+    for section in (*table.SECTIONS, table.OTHER):
+        rows += [r for r in results if table.is_peer(r) and table.section_of(r) == section]
     if not rows:
         return None
     n = len(rows)

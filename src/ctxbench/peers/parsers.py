@@ -27,7 +27,11 @@ class Parsed:
     extra: dict = field(default_factory=dict)  # what else the peer said (its units, ticks, ...)
 
 
-_NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+# A number as the peers print it. Bounded, and blanks are [ \t] not \s: a pattern whose blanks span lines
+# took quadratic time on an output of newlines (60,000 of them: 28 s).
+_NUM = r"([0-9]{1,30}(?:\.[0-9]{0,30})?(?:[eE][-+]?[0-9]{1,3})?)"
+_INT = r"([0-9]{1,30})"
+MAX_COUNT = 10 ** 15  # more operations than a peer could time in a launch: not a count
 
 
 def _one(pattern: str, text: str, what: str) -> re.Match:
@@ -38,39 +42,48 @@ def _one(pattern: str, text: str, what: str) -> re.Match:
 
 
 def _finite(x: float, what: str) -> float:
+    """A positive finite number (after any scaling: 1e308 us is not a time)."""
     if not math.isfinite(x) or x <= 0:
         raise PeerOutput(f"its {what} is {x}, not a positive number")
     return x
+
+
+def _count(text: str, what: str) -> int:
+    n = int(text)
+    if n > MAX_COUNT:
+        raise PeerOutput(f"its {what} is {text[:20]}..., not a count it could time")
+    return n
 
 
 def perf_sched_pipe(text: str) -> Parsed:
     """`perf bench sched pipe`: "# Executed N pipe operations between two
     processes|threads", then "X usecs/op" (one op: a round trip, each task
     writing one int and reading one)."""
-    ex = _one(r"Executed ([0-9]+) pipe operations between two (processes|threads)", text, "'Executed N pipe operations'")
-    m = _one(rf"^\s*{_NUM} usecs/op\s*$", text, "'usecs/op' line")
-    return Parsed(_finite(float(m.group(1)), "usecs/op") * 1e3, int(ex.group(1)), m.group(0).strip(),
-                  {"tasks": ex.group(2)})
+    ex = _one(rf"Executed {_INT} pipe operations between two (processes|threads)", text,
+              "'Executed N pipe operations'")
+    m = _one(rf"^[ \t]*{_NUM} usecs/op[ \t]*$", text, "'usecs/op' line")
+    return Parsed(_finite(float(m.group(1)) * 1e3, "usecs/op"), _count(ex.group(1), "operation count"),
+                  m.group(0).strip(), {"tasks": ex.group(2)})
 
 
 def stress_switch(text: str) -> Parsed:
     """`stress-ng --switch N --metrics`: "switch X nanosecs per context
     switch (pipe method)" (its op: one write into a one-slot pipe that the
     other process reads), and the bogo ops of the metrics table."""
-    m = _one(rf"switch\s+{_NUM} nanosecs per context switch \(([a-z0-9-]+) method\)", text,
+    m = _one(rf"switch[ \t]+{_NUM} nanosecs per context switch \(([a-z0-9-]{{1,20}}) method\)", text,
              "'nanosecs per context switch' metric")
-    ops = _one(r"\]\s+switch\s+([0-9]+)\s+[0-9.]+\s", text, "bogo ops row for switch")
-    return Parsed(_finite(float(m.group(1)), "nanosecs per context switch"), int(ops.group(1)), m.group(0).strip(),
-                  {"method": m.group(2)})
+    ops = _one(rf"\][ \t]+switch[ \t]+{_INT}[ \t]+[0-9.]+[ \t]", text, "bogo ops row for switch")
+    return Parsed(_finite(float(m.group(1)), "nanosecs per context switch"), _count(ops.group(1), "bogo ops"),
+                  m.group(0).strip(), {"method": m.group(2)})
 
 
 def stress_context(text: str) -> Parsed:
     """`stress-ng --context N --metrics`: "context X swapcontext calls per
     sec"; its bogo op is 1000 swapcontext calls (stress-context.c)."""
-    m = _one(rf"context\s+{_NUM} swapcontext calls per sec", text, "'swapcontext calls per sec' metric")
-    ops = _one(r"\]\s+context\s+([0-9]+)\s+[0-9.]+\s", text, "bogo ops row for context")
-    return Parsed(1e9 / _finite(float(m.group(1)), "swapcontext calls per sec"), int(ops.group(1)) * 1000,
-                  m.group(0).strip())
+    m = _one(rf"context[ \t]+{_NUM} swapcontext calls per sec", text, "'swapcontext calls per sec' metric")
+    ops = _one(rf"\][ \t]+context[ \t]+{_INT}[ \t]+[0-9.]+[ \t]", text, "bogo ops row for context")
+    return Parsed(_finite(1e9 / _finite(float(m.group(1)), "swapcontext calls per sec"), "time per call"),
+                  _count(ops.group(1), "bogo ops") * 1000, m.group(0).strip())
 
 
 def hackbench(text: str) -> Parsed:
@@ -78,15 +91,16 @@ def hackbench(text: str) -> Parsed:
     each", "Each sender will pass L messages of S bytes", "Time: T". Each
     group has F/2 senders, each sending L messages to each of its F/2
     receivers: G x (F/2)^2 x L messages."""
-    mode = _one(r"in (process|threaded) mode with ([0-9]+) groups using ([0-9]+) file descriptors each", text,
+    mode = _one(rf"in (process|threaded) mode with {_INT} groups using {_INT} file descriptors each", text,
                 "'Running in ... mode with G groups' line")
-    msgs = _one(r"Each sender will pass ([0-9]+) messages of ([0-9]+) bytes", text, "'Each sender will pass' line")
-    t = _one(rf"^Time: {_NUM}\s*$", text, "'Time:' line")
-    groups, fds, loops = int(mode.group(2)), int(mode.group(3)), int(msgs.group(1))
+    msgs = _one(rf"Each sender will pass {_INT} messages of {_INT} bytes", text, "'Each sender will pass' line")
+    t = _one(rf"^Time: {_NUM}[ \t]*$", text, "'Time:' line")
+    groups, fds, loops = (_count(mode.group(2), "groups"), _count(mode.group(3), "descriptors"),
+                          _count(msgs.group(1), "messages"))
     n = groups * (fds // 2) ** 2 * loops
-    if n <= 0:
-        raise PeerOutput("it says it passed no messages")
-    return Parsed(_finite(float(t.group(1)), "time") * 1e9 / n, n, t.group(0).strip(),
+    if not 0 < n <= MAX_COUNT:
+        raise PeerOutput(f"it says it passed {n} messages")
+    return Parsed(_finite(float(t.group(1)) * 1e9 / n, "time per message"), n, t.group(0).strip(),
                   {"mode": mode.group(1), "groups": groups, "fds": fds, "loops": loops,
                    "bytes": int(msgs.group(2)), "time_s": float(t.group(1))})
 
@@ -95,25 +109,25 @@ def sysbench_threads(text: str, yields: int) -> Parsed:
     """sysbench threads: "total time: Ts" and "total number of events: E";
     each event is `yields` rounds of lock, sched_yield(), unlock (the
     --thread-yields it was given). One op here: one yield."""
-    t = _one(rf"total time:\s+{_NUM}s", text, "'total time' line")
-    e = _one(r"total number of events:\s+([0-9]+)", text, "'total number of events' line")
-    threads = _one(r"Number of threads:\s+([0-9]+)", text, "'Number of threads' line")
-    events = int(e.group(1))
+    t = _one(rf"total time:[ \t]+{_NUM}s", text, "'total time' line")
+    e = _one(rf"total number of events:[ \t]+{_INT}", text, "'total number of events' line")
+    threads = _one(rf"Number of threads:[ \t]+{_INT}", text, "'Number of threads' line")
+    events = _count(e.group(1), "event count")
     if events <= 0:
         raise PeerOutput("it says it ran no events")
     n = events * yields
-    return Parsed(_finite(float(t.group(1)), "total time") * 1e9 / n, n, t.group(0).strip(),
-                  {"events": events, "threads": int(threads.group(1)), "time_s": float(t.group(1))})
+    return Parsed(_finite(float(t.group(1)) * 1e9 / n, "time per yield"), n, t.group(0).strip(),
+                  {"events": events, "threads": _count(threads.group(1), "thread count"), "time_s": float(t.group(1))})
 
 
 def lat_ctx(text: str, procs: int) -> Parsed:
     """lmbench's lat_ctx (to stderr): '"size=Kk ovr=O' then 'P T' per
     process count, T in µs per switch with its own pipe overhead O already
     subtracted (lat_ctx.c). ops: lmbench chooses them; 0 (unknown)."""
-    ovr = _one(rf"size=([0-9]+)k ovr={_NUM}", text, "'size=...k ovr=...' line")
-    m = _one(rf"^{procs} (-?{_NUM[1:-1]})\s*$", text, f"'{procs} <time>' line")
-    return Parsed(_finite(float(m.group(1)), "time") * 1e3, 0, m.group(0).strip(),
-                  {"overhead_ns": float(ovr.group(2)) * 1e3, "size_k": int(ovr.group(1))})
+    ovr = _one(rf"size={_INT}k ovr={_NUM}", text, "'size=...k ovr=...' line")
+    m = _one(rf"^{procs} (-?{_NUM[1:-1]})[ \t]*$", text, f"'{procs} <time>' line")
+    return Parsed(_finite(float(m.group(1)) * 1e3, "time"), 0, m.group(0).strip(),
+                  {"overhead_ns": float(ovr.group(2)) * 1e3, "size_k": _count(ovr.group(1), "size")})
 
 
 def ctx_clock(text: str) -> Parsed:
@@ -126,7 +140,7 @@ def ctx_clock(text: str) -> Parsed:
         r = next(x for x in model.Document(doc).results if x.id == "peer/ctx-clock")
         samples = [float(s) for s in r.samples]
         ticks, per_ns = list(r.raw("min_ticks")), list(r.raw("ticks_per_ns"))
-        n = int(r.params.get("n")) * len(samples)
+        n = _count(str(int(r.params.get("n"))), "count") * len(samples)
         if len(ticks) != len(samples) or len(per_ns) != len(samples):
             raise ValueError("raw arrays of another length")
     except (ValueError, KeyError, TypeError, AttributeError, StopIteration) as e:

@@ -7,11 +7,14 @@ from __future__ import annotations
 import math
 import textwrap
 
+import numpy as np
+
 from ctxbench.core.model import Result
 from ctxbench.peers import analysis, catalogue
 from ctxbench.ui.format import fmt_time
 
 SECTIONS = (catalogue.SAME_CPU, catalogue.ONE_THREAD, catalogue.CROSS_CPU, catalogue.THROUGHPUT)
+OTHER = "rows of no known kind (a file this version did not write)"
 HEADER = ["peer", "placement", "peer says", "converted (± 95% CI)", "ctxbench", "ratio [95% CI]",
           "from parts", "switches/op", "verdict"]
 
@@ -35,10 +38,10 @@ def _ratio(x: float) -> str:
 
 def _own(r: Result) -> str:
     """The peer's own number as it prints it, over the rounds (median)."""
-    per_op = sorted(r.raw("per_op_ns"))
+    per_op = [x for x in r.raw("per_op_ns") if math.isfinite(x)]
     if not per_op:
         return "-"
-    return f"{fmt_time(per_op[len(per_op) // 2])}/op"
+    return f"{fmt_time(float(np.median(per_op)))}/op"
 
 
 def _pm(iv: dict | None, unit: str = "") -> str:
@@ -71,11 +74,18 @@ def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
     return ["  " + "  ".join(x.ljust(w) for x, w in zip(row, widths)).rstrip() for row in [head, *rows]]
 
 
+def section_of(r) -> str:
+    """The row's section; a row whose label is none of them (a file from
+    elsewhere) is shown under OTHER, never dropped."""
+    label = Result(r).params.get("label")
+    return label if label in SECTIONS else OTHER
+
+
 def render(results: list[dict]) -> str:
     peers = [r for r in results if is_peer(r)]
     out: list[str] = []
-    for section in SECTIONS:
-        rs = [r for r in peers if Result(r).params.get("label") == section]
+    for section in (*SECTIONS, OTHER):
+        rs = [r for r in peers if section_of(r) == section]
         if not rs:
             continue
         out += ["", section[0].upper() + section[1:]]
