@@ -98,8 +98,8 @@ def render(results: list[dict]) -> str:
             for w in Result(r).warnings:
                 out += textwrap.wrap(f"warning: {w.text}", 110, initial_indent="    ! ", subsequent_indent="      ")
     out += ["", "  ratio: the peer's converted number over ctxbench's (the rounds' sums; 95% bootstrap of whole "
-                "rounds); from parts:", "  over the sum of ctxbench's parts that one op holds; verdict: a ratio within "
-                f"{analysis.AGREE:.0%} of 1 (\"not resolved\": its interval is wider than that).",
-            "  switches/op: counted in the peer's processes (getrusage), and what its contents imply; ! where they "
-            "differ."]
+                "rounds); from parts:", "  over the sum of ctxbench's parts one op holds. verdict: agrees when the "
+                f"whole interval is within {analysis.AGREE:.0%} of 1, not resolved", "  when it crosses that edge or "
+                f"there were fewer than {analysis.MIN_ROUNDS} rounds. switches/op: counted in the peer's processes "
+                "(getrusage),", "  beside what its contents imply (! where they differ)."]
     return "\n".join(out)
