@@ -315,6 +315,8 @@ def run_json(args: Iterable[str]) -> object:
         p = transport().run(args, timeout_s=120)
     except TimeoutError as e:
         raise UserError(str(e), code=1)
+    if p.status in _INTERRUPTED:  # Ctrl-C or kill reached the engine (and maybe not us: SIGINT ignored here)
+        raise KeyboardInterrupt
     if p.status != 0:
         last = (p.stderr.strip().splitlines() or [f"exit status {p.status}"])[-1]
         raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.status or 1)

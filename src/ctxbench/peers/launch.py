@@ -30,6 +30,9 @@ MAX_OUTPUT_BYTES = 1 << 20  # a peer printing more is not the peer we know (its 
 DRAIN_S = 1.0               # after the peer exits, the most to wait for the rest of its output
 GONE_S = 5.0                # the most to wait for a killed group's last process to be gone
 VERSION_S = 10.0            # the most a program's --version may take
+# how a peer ends when a Ctrl-C or a kill meant for the whole run reached it: killed by the signal, or the
+# shell's 128 + signal
+INTERRUPTED = {-signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT, 128 + signal.SIGTERM}
 
 class PeerFailed(UserError):
     """A peer that could not start, failed, hung or printed too much (its row only)."""
@@ -95,6 +98,8 @@ def run(argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> Launch:
     out, status, ru, wall, why = _spawn(argv, cpus, timeout_s)
     if why:
         raise PeerFailed(why)
+    if status in INTERRUPTED:  # Ctrl-C or kill reached the peer's group (and maybe not us: SIGINT ignored here)
+        raise KeyboardInterrupt
     if status != 0:
         said = [ln.strip() for ln in out.splitlines() if ln.strip()]
         last = said[-1] if said else ""
