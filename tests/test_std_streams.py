@@ -73,6 +73,13 @@ def test_output_to_a_closed_stdout_is_refused_before_measuring(tmp_path):
     assert "measuring" not in p.err_text
 
 
+def test_o_dash_leaves_standard_output_to_the_document(tmp_path):
+    """`-o -` is for a pipe (`| jq`): the table goes to standard error."""
+    p = _sh(TINY_RUN + ["-o", "-", "--no-store"], "", tmp_path)
+    assert p.returncode == 0, p.err_text
+    assert json.loads(p.stdout)["results"] and "timer/rdtsc" in p.err_text
+
+
 def test_results_onto_a_full_stdout_go_to_a_fallback_file(tmp_path):
     p = _sh(TINY_RUN + ["-o", "/dev/stdout"], "> /dev/full", tmp_path)
     assert p.returncode == 1

@@ -91,11 +91,12 @@ def run(args) -> int:
                         checks=[f.as_dict() for f in findings], **({"failures": failures} if failures else {}))
     life.write(doc)
 
-    print(table.render(res, drift=drift, earlier=earlier))
+    where = sys.stderr if life.out.fd == 1 else sys.stdout  # -o -: the document alone on standard output
+    print(table.render(res, drift=drift, earlier=earlier), file=where)
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
         print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)
-              + (f"\n           hint: {f.hint}" if f.hint else ""))
+              + (f"\n           hint: {f.hint}" if f.hint else ""), file=where)
     life.finish()
     if args.json:
         sys.stdout.write(writer.results_text(doc))
