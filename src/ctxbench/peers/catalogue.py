@@ -61,7 +61,7 @@ class Peer:
     tool: str                                    # program on PATH; "" = ctxbench's engine
     package: str                                 # the Debian package that brings it ("" none)
     version_argv: tuple[str, ...]                # appended to the program
-    argv: Callable[[str, int, int], list[str]]   # (program, count, cpu) -> argv
+    argv: Callable[[str, int, int], list[str]] | None  # (program, count, cpu) -> argv; None: an engine id
     parse: Callable[[str], parsers.Parsed]
     op: str                                      # one operation of the peer's number
     contents: dict                               # switches, system calls, wake-ups per op
@@ -91,7 +91,8 @@ def _stress_context(prog: str, count: int, cpu: int) -> list[str]:
 
 
 def _hackbench(prog: str, count: int, cpu: int) -> list[str]:
-    return [prog, "--pipe", "--groups", "2", "--loops", str(count), "--datasize", "100"]
+    # every count given, hackbench's default fds too: ops_of_count below is 2 groups x 20^2 x loops
+    return [prog, "--pipe", "--groups", "2", "--fds", "20", "--loops", str(count), "--datasize", "100"]
 
 
 def _sysbench(prog: str, count: int, cpu: int) -> list[str]:
@@ -103,10 +104,6 @@ def _lat_ctx(prog: str, count: int, cpu: int) -> list[str]:
     # -N 1: one repetition a launch. lmbench's default keeps the median of 11 (TRIES), which took up to 7 s a
     # launch on a 2-vCPU guest; ctxbench's rounds are the repetitions here
     return [prog, "-N", "1", "-s", "0", "2"]
-
-
-def _in_engine(prog: str, count: int, cpu: int) -> list[str]:
-    raise AssertionError("an engine id runs through core/engine.py, not as a program")
 
 
 def _perf_peer(tasks: str) -> Peer:
@@ -152,7 +149,7 @@ PEERS: tuple[Peer, ...] = (
                          "one thread: placement changes nothing a switch does (ctxbench's swapcontext switch "
                          "plus one clock read)")},
          ops_of_count=lambda count: count * 1000),
-    Peer("ctx-clock", "ctx-clock's method (ctxbench's equivalent)", "", "", (), _in_engine,
+    Peer("ctx-clock", "ctx-clock's method (ctxbench's equivalent)", "", "", (), None,
          parsers.ctx_clock, "one rejected system call, syscall(-1), between two rdtscp reads; the minimum of many",
          {"switches": 0, "system calls": "1 (rejected: ENOSYS)", "timer reads": 1}, 1, "system call", 20000,
          {PINNED: View(ONE_THREAD, "syscall.value",
