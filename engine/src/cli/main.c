@@ -7,8 +7,11 @@
  *   ctxbench-engine probe [--cpu C] [--iterations K]
  *   ctxbench-engine env [--json]
  *   ctxbench-engine version
+ *   ctxbench-engine which NAME...
+ *   ctxbench-engine exec [--cpus C,...] [--timeout-ms T] [--drain-ms D] [--max-output B] -- PROGRAM [ARG...]
  *
  * This file dispatches; options.c parses, run.c measures, output.c writes. */
+#include "cli/exec.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/run.h"
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
     reap_install();
     atexit(cleanup_tmp);
     reap_on_exit(cleanup_tmp);
+    if (!strcmp(cmd, "which")) return cmd_which(argc - 2, argv + 2);
+    if (!strcmp(cmd, "exec")) return cmd_exec(argc - 2, argv + 2);
     cli_t c;
     memset(&c, 0, sizeof c);
     int first = cli_parse(argc - 1, argv + 1, &c) + 1;
