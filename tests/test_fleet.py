@@ -242,7 +242,6 @@ def test_an_unknown_host_key_is_refused(fleet_of, tmp_path):
     (["--", "env"], "name the hosts"),
     (["h0"], "give the command to run after --"),
     (["h0", "--", "runtimes"], "runtimes cannot run on a fleet"),
-    (["h0", "--", "peers", "--quick"], "peers cannot run on a fleet"),
     (["h0", "--", "history"], "is not a measuring command"),
     (["h0", "--", "run", "--bogus"], "unrecognized arguments: --bogus"),
     (["bad host!", "--", "env"], "is not a host"),

@@ -127,6 +127,12 @@ def test_fleet_takes_runs_presets():
         job.parse(["run", "--quick", "--full"])
 
 
+def test_fleet_runs_peers_as_the_command_on_each_host():
+    # peers takes --host (its peers launched by the host's engine), so a fleet runs it a process per host
+    got = job.parse(["peers", "--quick", "--peer", "ctx-clock"], check=lambda a: _parse(a))
+    assert got.child and got.takes_cpu and got.argv == ("peers", "--quick", "--peer", "ctx-clock")
+
+
 def test_the_docs_have_the_table_and_every_page_the_flags():
     import sys
     sys.path.insert(0, str(ROOT / "tools"))

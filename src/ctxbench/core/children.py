@@ -1,5 +1,5 @@
-"""A child program the front end starts and owns (a runtime's harness, a
-peer): its CPUs set and its death with the front end arranged between fork
+"""A child program the front end starts and owns (a runtime's harness; a
+peer is the engine's, engine/src/cli/exec.c): its CPUs set and its death with the front end arranged between fork
 and exec, and its process group killed on every way out."""
 from __future__ import annotations
 

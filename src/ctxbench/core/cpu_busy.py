@@ -1,6 +1,6 @@
 """How long CPUs were busy, from /proc/stat: what else ran beside a
-runtime's harness (runtimes/contention.py), and on which CPUs a peer's
-tasks ran (peers/command.py)."""
+runtime's harness (runtimes/contention.py). A peer's CPUs are read by the
+engine's launcher on the machine it runs on (engine/src/cli/exec.c)."""
 from __future__ import annotations
 
 import os

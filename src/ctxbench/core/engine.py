@@ -308,11 +308,12 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
 _INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, -signal.SIGINT, -signal.SIGTERM}
 
 
-def run_json(args: Iterable[str]) -> object:
-    """Run an engine command that prints one JSON document (list, env)."""
+def run_json(args: Iterable[str], timeout_s: float = 120) -> object:
+    """Run an engine command that prints one JSON document (list, env,
+    which, exec)."""
     args = list(args)
     try:
-        p = transport().run(args, timeout_s=120)
+        p = transport().run(args, timeout_s=timeout_s)
     except TimeoutError as e:
         raise UserError(str(e), code=1)
     if p.status in _INTERRUPTED:  # Ctrl-C or kill reached the engine (and maybe not us: SIGINT ignored here)

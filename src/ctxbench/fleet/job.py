@@ -23,7 +23,7 @@ from ctxbench.ui import presets
 COMMANDS = ("run", "env")  # the fast way
 # the commands that measure and write a results document (ui.options.add_host and add_output): the
 # way of a process per host (`system` writes none: the fleet's `env` is its record of every host)
-MEASURING = ("run", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy")
+MEASURING = ("run", "userbench", "sweep", "tasks", "irq", "noise", "ring", "anatomy", "peers")
 # what the fleet decides for every host itself: the parsed options' names, and their flags
 FLEET_OWNS = {"output": "-o", "store": "--store/--no-store", "plot": "--plot", "engine_host": "--host",
               "ssh_config": "--ssh-config", "json": "--json"}
@@ -67,10 +67,6 @@ def parse(argv: list[str], check=None) -> Job:
     if argv[0] == "runtimes":
         raise UserError("fleet: runtimes cannot run on a fleet: its harnesses are built and run with this "
                         "machine's toolchains (run ctxbench on each host instead)")
-    if argv[0] == "peers":
-        raise UserError("fleet: peers cannot run on a fleet: the peers (perf, stress-ng, ...) are programs "
-                        "installed on each host, which the fleet does not copy (run ctxbench peers on each host, "
-                        "and add the files to one store: ctxbench store add)")
     if argv[0] not in MEASURING and argv[0] != "env":
         raise UserError(f"fleet: '{escaped(argv[0])}' is not a measuring command (commands: env, "
                         f"{', '.join(MEASURING)})")

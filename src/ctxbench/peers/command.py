@@ -16,13 +16,11 @@ others'."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import time
 
 from ctxbench.core import engine, model
-from ctxbench.core.cpu_busy import busy_s
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.lifecycle import Lifecycle
@@ -57,16 +55,10 @@ def add_parser(sub):
     p.add_argument("--launch-ms", type=options.count(10, 60_000), metavar="MS",
                    help=presets.flag_help("peers", "launch_ms", "how long each launch of a peer should last"))
     options.add_cpu(p, "the CPU pinned peers and ctxbench's same-CPU ids run on")
-    p.add_argument("--host", type=_no_host, metavar="[USER@]HOST[:PORT]",
-                   help="not taken: the peers are this machine's programs")
+    options.add_host(p)
     options.add_output(p)
     options.add_plot(p, "the figure (peers)")
     p.set_defaults(func=run)
-
-
-def _no_host(text: str):
-    raise options.Bad("the peers are programs installed on this machine (perf, stress-ng, ...): run ctxbench "
-                      "peers on that host")
 
 
 def _cpus(args) -> tuple[int, int | None]:
@@ -80,11 +72,12 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
     """{key: (program, version)} of the peers present, and the absent ones
     with the one line that says why."""
     present, absent = {}, []
+    paths = launch.find(sorted({p.tool for p in wanted if p.tool}))  # on the engine's machine
     for peer in wanted:
         if not peer.tool:  # ctxbench's own equivalent: the engine, started through its seam
             present[peer.key] = ("ctxbench-engine", f"ctxbench's engine: {engine.build()}")
             continue
-        prog = launch.find(peer.tool)
+        prog = paths[peer.tool]
         if prog is None:
             how = f"Debian package {peer.package}: make peers" if peer.package else "an lmbench build on PATH"
             absent.append({"peer": peer.key, "why": f"{peer.tool} is not on PATH ({how})"})
@@ -111,22 +104,13 @@ def _in_engine(peer: catalogue.Peer, count: int, cpu: int) -> dict:
 
 def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, timeout_s: float) -> dict:
     """One launch, parsed: the round's record of it (PeerFailed or
-    PeerOutput when it went wrong). The front end leaves the measured CPU
-    while a pinned peer runs there."""
+    PeerOutput when it went wrong). The engine's launcher leaves the
+    measured CPU while a pinned peer runs there."""
     if peer.engine_id:
         return _in_engine(peer, count, cpu)
     argv = peer.argv(prog, count, cpu)
-    home = os.sched_getaffinity(0)
     cpus = tuple(sorted(engine.allowed_cpus())) if placement == catalogue.UNPINNED else (cpu,)
-    rest = tuple(c for c in home if c != cpu)
-    if placement == catalogue.PINNED and rest:
-        os.sched_setaffinity(0, rest)
-    before = [busy_s([c]) for c in cpus]
-    try:
-        got = launch.run(argv, cpus, timeout_s)
-    finally:
-        os.sched_setaffinity(0, home)
-    after = [busy_s([c]) for c in cpus]
+    got = launch.run(argv, cpus, timeout_s)
     p = peer.parse(got.output)
     expected = peer.ops(count)
     if expected is not None and p.ops != expected:
@@ -139,10 +123,9 @@ def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, 
             raise parsers.PeerOutput(f"it says {key} {escaped(str(p.extra.get(key)))}, where {want} was asked")
     # where an unpinned peer's tasks ran: each CPU's busy time over the launch (/proc/stat; analysis.py
     # judges a launch that kept one CPU busy and left the others idle a same-CPU one)
-    busy = [b - a if a is not None and b is not None else None for a, b in zip(before, after)]
     return {"argv": got.argv, "cpus": list(cpus), "count": count, "per_op_ns": p.per_op_ns, "ops": p.ops,
             "wall_s": got.wall_s, "voluntary": got.voluntary, "involuntary": got.involuntary, "said": p.said,
-            "extra": p.extra, "cpu_busy_s": busy}
+            "extra": p.extra, "cpu_busy_s": list(got.cpu_busy_s)}
 
 
 def _sized(pilot: dict, count: int, launch_s: float) -> int:

@@ -43,11 +43,16 @@ STOP_S = 5            # an engine told to stop has this long to reap its parties
 STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any budget (tasks: 24 h); the watcher is the real bound
 
 # The watcher: as fleet/remote.py's script, but it runs no engine itself;
-# it stays for every engine command of this front end's command.
+# it stays for every engine command of this front end's command. On a
+# dropped connection it gives each engine still running a second to end
+# as on SIGTERM (it kills what it started outside its own group: a peer's
+# process group, `exec`), then kills its group.
 WATCHER = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 : > "$d/pids" || {{ rm -rf "$d"; exit 98; }}
 """ + engines.take_engine("ctxbench-host") + r"""echo "ctxbench-host copied"
 cat > /dev/null
+for p in $(cat "$d/pids"); do kill -TERM -- -"$p"; done 2>/dev/null
+[ -s "$d/pids" ] && sleep 1
 for p in $(cat "$d/pids"); do kill -KILL -- -"$p"; done 2>/dev/null
 cd / && rm -rf "$d"
 """
