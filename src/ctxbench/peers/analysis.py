@@ -2,9 +2,9 @@
 the part of ctxbench's ids that measures the same thing, round by round.
 
 Each round holds one launch of every peer and one engine run of
-ctxbench's ids (peers/command.py); the row's ratio is the ratio of the
-rounds' sums, with a bootstrap of whole rounds (a round's pair drawn
-together), and each side's own number is the mean over the rounds with
+ctxbench's ids (peers/command.py); the row's ratio is the median of the
+rounds' ratios, with a bootstrap of whole rounds (_ratio says why the
+median), and each side's own number is the mean over the rounds with
 Student's t interval (stats/launches.py: a launch is the unit of
 variation).
 
@@ -99,25 +99,31 @@ def record(peer: catalogue.Peer, placement: str, launches: list[dict], version: 
 
 
 def _ratio(num: list, den: list) -> dict | None:
-    """The ratio of the rounds' means, sum(num) / sum(den), over the rounds
-    where both are known, with a percentile bootstrap of whole rounds (each
-    round's pair drawn together: the pairing keeps what a round shared).
-    Not the mean of the rounds' ratios: each side has a launch effect (a
-    process pair's hand-off read 2.7 or 3.5 µs here, launch by launch), and
-    a mean of ratios of such numbers is pulled by the small denominators."""
-    pairs = [(a, b) for a, b in zip(num, den) if a is not None and b is not None and math.isfinite(a)
-             and math.isfinite(b) and b > 0]
-    if not pairs:
+    """The median of the rounds' ratios num / den, over the rounds where
+    both are known, with a percentile bootstrap of whole rounds.
+
+    Each ratio is taken within a round, so the host's drift between rounds
+    cancels in it. The median, not the ratio of sums or a mean: this
+    guest's host slows it for windows of tens to hundreds of milliseconds,
+    and a window hits one side of a round and not the other. In such a
+    window every syscall loop slows by a third (ctxbench's t_single with
+    its t_switch), and so does the probe's branchy walk, while the add
+    chain does not: contention for the core's caches from outside the
+    guest, not its clock (docs/peers.md). A sum carries such a round in
+    full; the median does not."""
+    q = [a / b for a, b in zip(num, den) if a is not None and b is not None and math.isfinite(a)
+         and math.isfinite(b) and b > 0]
+    if not q:
         return None
-    x, y = (np.array(v, dtype=float) for v in zip(*pairs))
-    est = float(x.sum() / y.sum())
-    if len(pairs) < 2:
-        return {"mean": est, "ci95": None, "rounds": 1, "method": RATIO_METHOD}
-    lo, hi = resample.interval(resample.ratio_of_means(x, y, resample.generator()))
-    return {"mean": est, "ci95": [lo, hi], "rounds": len(pairs), "method": RATIO_METHOD}
+    x = np.array(q, dtype=float)
+    est = float(np.median(x))
+    if x.size < 2:
+        return {"point": est, "statistic": "median", "ci95": None, "rounds": 1, "method": RATIO_METHOD}
+    lo, hi = resample.interval(resample.medians(x, resample.generator()))
+    return {"point": est, "statistic": "median", "ci95": [lo, hi], "rounds": int(x.size), "method": RATIO_METHOD}
 
 
-RATIO_METHOD = ("the rounds' sums' ratio, with a 95% percentile bootstrap of whole rounds "
+RATIO_METHOD = ("the median of the rounds' ratios, with a 95% percentile bootstrap of whole rounds "
                 f"({resample.RESAMPLES} resamples, seed {resample.SEED})")
 
 
@@ -126,8 +132,8 @@ def _interval(xs: list[float]) -> dict | None:
         return None
     iv = launch_interval(xs)
     if iv is None:  # one round: the value, no interval
-        return {"mean": float(xs[0]), "ci95": None, "rounds": 1}
-    return {"mean": iv["mean"], "ci95": [float(v) for v in iv["ci95"]], "rounds": iv["launches"], "sd": iv["sd"]}
+        return {"point": float(xs[0]), "statistic": "mean", "ci95": None, "rounds": 1}
+    return {"point": iv["mean"], "statistic": "mean", "ci95": [float(v) for v in iv["ci95"]], "rounds": iv["launches"], "sd": iv["sd"]}
 
 
 def _inside(iv: dict) -> bool:

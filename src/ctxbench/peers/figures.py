@@ -19,9 +19,9 @@ SHORT = {table.SECTIONS[0]: "same-CPU switch", table.SECTIONS[1]: "one thread",
 
 
 def _err(iv: dict | None) -> tuple[float, list[list[float]]] | None:
-    if not iv or not math.isfinite(iv["mean"]):
+    if not iv or not math.isfinite(iv["point"]):
         return None
-    m, ci = iv["mean"], iv.get("ci95")
+    m, ci = iv["point"], iv.get("ci95")
     if not ci or not all(map(math.isfinite, ci)):
         return m, [[0], [0]]
     return m, [[max(m - ci[0], 0)], [max(ci[1] - m, 0)]]

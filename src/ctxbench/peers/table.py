@@ -28,8 +28,8 @@ def _iv(iv: dict | None, fmt) -> str:
         return "-"
     ci = iv.get("ci95")
     if not ci or not all(map(math.isfinite, ci)):
-        return fmt(iv["mean"])
-    return f"{fmt(iv['mean'])} [{fmt(ci[0])}, {fmt(ci[1])}]"
+        return fmt(iv["point"])
+    return f"{fmt(iv['point'])} [{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
 def _ratio(x: float) -> str:
@@ -45,12 +45,12 @@ def _own(r: Result) -> str:
 
 
 def _pm(iv: dict | None, unit: str = "") -> str:
-    """'2.74 µs/hand-off ±4.9%': the mean over the rounds and its interval's half-width."""
+    """'2.74 µs/hand-off ±4.9%': the point (mean over the rounds) and its interval's half-width."""
     if not iv:
         return "-"
     ci = iv.get("ci95")
-    half = f" ±{(ci[1] - ci[0]) / 2 / abs(iv['mean']):.1%}" if ci and iv["mean"] and all(map(math.isfinite, ci)) else ""
-    return f"{fmt_time(iv['mean'])}{unit}{half}"
+    half = f" ±{(ci[1] - ci[0]) / 2 / abs(iv['point']):.1%}" if ci and iv["point"] and all(map(math.isfinite, ci)) else ""
+    return f"{fmt_time(iv['point'])}{unit}{half}"
 
 
 def cells(r: dict) -> list[str]:
@@ -97,8 +97,8 @@ def render(results: list[dict]) -> str:
             out += textwrap.wrap(what, 110, initial_indent="  - ", subsequent_indent="    ")
             for w in Result(r).warnings:
                 out += textwrap.wrap(f"warning: {w.text}", 110, initial_indent="    ! ", subsequent_indent="      ")
-    out += ["", "  ratio: the peer's converted number over ctxbench's (the rounds' sums; 95% bootstrap of whole "
-                "rounds); from parts:", "  over the sum of ctxbench's parts one op holds. verdict: agrees when the "
+    out += ["", "  ratio: the peer's converted number over ctxbench's (the median of the rounds' ratios; 95% "
+                "bootstrap of whole rounds); from parts:", "  over the sum of ctxbench's parts one op holds. verdict: agrees when the "
                 f"whole interval is within {analysis.AGREE:.0%} of 1, not resolved", "  when it crosses that edge or "
                 f"there were fewer than {analysis.MIN_ROUNDS} rounds. switches/op: counted in the peer's processes "
                 "(getrusage),", "  beside what its contents imply (! where they differ)."]

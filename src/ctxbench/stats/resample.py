@@ -63,11 +63,3 @@ def cluster_medians(x: np.ndarray, groups: np.ndarray, rng: np.random.Generator,
         pick = rng.integers(0, labels.size, size=(b - a, labels.size))
         out[a:b] = np.nanmedian(table[pick].reshape(b - a, -1), axis=1)
     return out
-
-
-def ratio_of_means(num: np.ndarray, den: np.ndarray, rng: np.random.Generator,
-                   resamples: int = RESAMPLES) -> np.ndarray:
-    """sum(num) / sum(den) of `resamples` resamples of the pairs (num[i],
-    den[i]) drawn together with replacement: paired rounds (peers)."""
-    idx = rng.integers(0, num.size, size=(resamples, num.size))
-    return num[idx].sum(axis=1) / den[idx].sum(axis=1)
