@@ -3,6 +3,7 @@
 #include "core/json.h"
 #include "core/reap.h"
 #include "core/util.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -206,13 +207,41 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
     }
 }
 
-/* Wait (bounded) until no process of the group is left: a peer's orphaned
+/* Whether a process of the group still runs: a member that is only a
+ * zombie (dead, waiting for init to reap it) does not count, since init
+ * may reap late or, in some containers, never. */
+static int group_runs(pid_t group)
+{
+    if (kill(-group, 0) && errno == ESRCH) return 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 1;
+    int runs = 0;
+    struct dirent *e;
+    while (!runs && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        char *close_paren = strrchr(buf, ')'), state;
+        int ppid, pgrp;
+        if (close_paren && sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == group &&
+            state != 'Z' && state != 'X')
+            runs = 1;
+    }
+    closedir(d);
+    return runs;
+}
+
+/* Wait (bounded) until no process of the group runs: a peer's orphaned
  * child dies a moment after the group's SIGKILL, and the next launch must
  * not meet it. */
 static void wait_gone(pid_t group)
 {
-    for (int i = 0; i < GONE_MS / 10; i++) {
-        if (kill(-group, 0) && errno == ESRCH) return;
+    for (int i = 0; i < GONE_MS / 10 && group_runs(group); i++) {
         struct timespec t = {0, 10 * 1000 * 1000};
         nanosleep(&t, NULL);
     }
