@@ -158,6 +158,8 @@ def test_the_real_peers_give_every_row_on_a_host(tmp_path):
                 assert r["params"]["version"] and r["params"]["argv"] and len(r["samples"]) == doc["peers"]["rounds"]
                 assert all(x > 0 for x in r["samples"])
         assert "Same-CPU switch" in p.stdout and "Cross-CPU wake-up (not a switch cost)" in p.stdout
+        clock = next(r for r in doc["results"] if r["id"] == "peers/ctx-clock/pinned")
+        assert clock["params"]["version"].endswith("at --host h0")  # the host's engine, not this machine's
         assert f.servers[0].left() == [] and not engines_running(f.root)
     finally:
         f.stop()

@@ -331,7 +331,8 @@ def build() -> str:
     """The engine this front end starts and how it was built, in one line
     (`ctxbench --version`); why not, where it cannot be asked."""
     try:
-        where = "a recording" if os.environ.get("CTXBENCH_ENGINE_REPLAY") else escaped(engine_path())
+        where = (f"--host {escaped(_remote.host.name)}" if _remote is not None else
+                 "a recording" if os.environ.get("CTXBENCH_ENGINE_REPLAY") else escaped(engine_path()))
         tool = run_json(["--version"])
     except UserError as e:
         return f"not available: {escaped(e.why)}"

@@ -65,6 +65,8 @@ def cells(r: dict) -> list[str]:
     verdict = c["verdict"]
     if c.get("one_cpu_rounds"):
         verdict += f"; {c['one_cpu_rounds']}/{c['rounds_judged']} rounds on one CPU"
+    elif p.get("label") == catalogue.CROSS_CPU and p.get("placement_seen") is False:
+        verdict += "; on one CPU or two: not seen"  # its busy time mixes its ping-pong with a part alone
     return [str(p.get("title")), str(p.get("placement")), _own(v), _pm(c["converted"], f"/{p.get('per')}"),
             _pm(c["match"]), _iv(c["ratio"], _ratio), _iv(c["explained"], _ratio), switches, verdict]
 
