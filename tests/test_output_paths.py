@@ -130,6 +130,8 @@ def test_directory_and_unwritable_place_refused_before_measuring(tmp_path, capsy
     assert "is a directory" in one_line_error(capsys, ["run", "--ids", "timer/rdtsc", "-o", str(tmp_path)])
     # /proc takes no new file; root passes os.access() there, so the place is tried
     assert "cannot create a file" in one_line_error(capsys, ["noise", "-o", "/proc/ctxbench.json"])
+    # an empty name is no file: said at once, not once the run is over
+    assert "an empty file name" in one_line_error(capsys, ["peers", "-o", ""])
 
 
 @pytest.mark.parametrize("becomes", ["fifo", "symlink", "directory"])

@@ -37,7 +37,9 @@ echo
 echo "       6.000000 usecs/op"
 echo "         166666 ops/sec"
 """
-FAKE_FAILING = "#!/bin/sh\necho 'stress-ng: error: [1] no such stressor' >&2\nexit 3\n"
+# exit 130, as a shell killed by SIGINT would: a peer in a group of its own is not reached by the run's Ctrl-C,
+# so this is its own failure, not an interruption of the run
+FAKE_FAILING = "#!/bin/sh\necho 'stress-ng: error: [1] no such stressor' >&2\nexit 130\n"
 FAKE_GARBAGE = "#!/bin/sh\nprintf 'sysbench 9.9 \\033[31mall new output\\033[0m\\n'\n"
 
 
@@ -62,7 +64,7 @@ def test_known_answer_failures_and_a_missing_peer_cost_their_rows_only(tmp_path)
     assert [ln for ln in lines if "hackbench" in ln] == [
         "note: hackbench: hackbench is not on PATH (Debian package rt-tests: make peers)"]
     last = p.stderr.strip().splitlines()[-1]
-    assert last.startswith("ctxbench: 2 of ") and "'peers/stress-ng-switch/pinned': exit status 3: stress-ng: error" \
+    assert last.startswith("ctxbench: 2 of ") and "'peers/stress-ng-switch/pinned': exit status 130: stress-ng: error" \
         in last and "'peers/sysbench-threads/pinned': no 'total time' line in its output" in last
     assert "\x1b" not in p.stderr  # the garbage's escape is not printed raw
     doc = json.loads(out.read_text())
@@ -90,9 +92,9 @@ setsid -f sh -c 'echo "$$" > "$MARK_DIR/pid.$$"; exec sleep 300'
 
 def test_a_descendant_that_keeps_the_output_open_does_not_hold_the_launch(tmp_path):
     """It kept each launch waiting for its output until the timeout: the
-    output is read until the peer exits and a moment more. (It left the
-    group for a session of its own, which the group kill cannot reach: the
-    test kills it; docs/peers.md says so.)"""
+    output is read until the peer exits and a moment more. It left the
+    group for a session of its own, which the group kill cannot reach; the
+    engine, its subreaper, kills it after the launch."""
     d = tmp_path / "bin"
     d.mkdir()
     (d / "perf").write_text(FAKE_PERF_LEAVING)
@@ -109,6 +111,7 @@ def test_a_descendant_that_keeps_the_output_open_does_not_hold_the_launch(tmp_pa
         assert p.returncode == 0, p.stderr
         assert took < 25, f"{took:.0f} s: the launches waited for the escaped descendant's output"
         assert len(list(marks.iterdir())) == 3  # its --version, the pilot and one round
+        assert not [f.name for f in marks.iterdir() if _runs(int(f.read_text()))]
     finally:
         for f in marks.iterdir():
             try:
@@ -163,6 +166,52 @@ def test_the_real_peers_give_every_row_on_a_host(tmp_path):
         assert f.servers[0].left() == [] and not engines_running(f.root)
     finally:
         f.stop()
+
+
+def _runs(pid: int) -> bool:
+    """Whether `pid` is a running process (not gone, not a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+FAKE_PERF_WITH_A_CHILD = "#!/bin/sh\n/usr/bin/sleep 347 &\n/usr/bin/sleep 348\n"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_ctxbench_alone_mid_launch_leaves_nothing(tmp_path, sig):
+    """The signal reaches the front end only (kill PID, not the group): it
+    stops the engine with SIGTERM, whose handler kills the peer's group
+    (a SIGKILL, as subprocess.run gave, left the peer's child running)."""
+    d = tmp_path / "bin"
+    d.mkdir()
+    (d / "perf").write_text(FAKE_PERF_WITH_A_CHILD)
+    (d / "perf").chmod(0o755)
+    proc = subprocess.Popen(ctxbench_cmd() + ["peers", "--peer", "perf-sched-pipe/process", "--placement", "pinned",
+                                              "--rounds", "1", "--no-store", "-o", str(tmp_path / "x.json")],
+                            env=dict(os.environ, PATH=f"{d}:/usr/bin:/bin"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def sleeps():
+        return [p for p in Path("/proc").iterdir() if p.name.isdigit() and _runs(int(p.name))
+                and b"sleep\x00" in _cmdline(p) and (b"347" in _cmdline(p) or b"348" in _cmdline(p))]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(sleeps()) < 2:
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "ctxbench: interrupted", err
+    time.sleep(0.3)
+    assert sleeps() == []
+
+
+def _cmdline(p: Path) -> bytes:
+    try:
+        return (p / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def _peer_processes() -> list[str]:

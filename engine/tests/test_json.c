@@ -1,4 +1,5 @@
-/* The JSON writer escapes every string and never writes NaN. */
+/* The JSON writer escapes every string, writes only UTF-8 (a byte that is
+ * not replaced by U+FFFD) and never writes NaN. */
 #include "check.h"
 #include "core/json.h"
 #include <math.h>
@@ -23,6 +24,17 @@ int main(void)
     fclose(f);
     CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001<tag>\",\"nan\":null,\"arr\":[1,-2]}") == 0, "got %s",
           buf);
+    free(buf);
+
+    /* another program's bytes: well-formed UTF-8 kept, the rest replaced byte by byte (a lone continuation,
+     * a truncated sequence, an overlong form, a surrogate, a byte above F4) */
+    f = open_memstream(&buf, &len);
+    json_init(&j, f);
+    json_str(&j, "caf\xc3\xa9 \xf0\x9f\x98\x80 \x80 \xe9t \xc0\xaf \xed\xa0\x80 \xff");
+    fclose(f);
+    CHECK(strcmp(buf, "\"caf\xc3\xa9 \xf0\x9f\x98\x80 \\ufffd \\ufffdt \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd "
+                      "\\ufffd\"") == 0,
+          "got %s", buf);
     free(buf);
     CHECK_DONE("json writer");
 }

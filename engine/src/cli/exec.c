@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -68,6 +69,9 @@ static double busy_s(int cpu)
 static int parse_cpus(const char *s, cpu_set_t *set)
 {
     CPU_ZERO(set);
+    size_t len = strlen(s);
+    if (!len || s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+        return -1; /* strtok_r skips empty ones */
     char *copy = strdup(s), *save = NULL;
     if (!copy) return -1;
     int n = 0;
@@ -150,9 +154,11 @@ static void child(char **argv, const cpu_set_t *cpus, int out, int err)
     if (sched_setaffinity(0, sizeof *cpus, cpus)) e = errno;
     signal(SIGPIPE, SIG_DFL); /* the engine ignores it; an ignored signal stays ignored across exec */
     signal(SIGXFSZ, SIG_DFL);
-    int null = open("/dev/null", O_RDONLY);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC); /* dup2 makes fd 0 inheritable */
     if (!e && (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)) e = errno;
     if (!e) {
+        for (int fd = 3; fd < 1024; fd++) /* what the engine was given stays with it (err closes at exec) */
+            if (fd != err) close(fd);
         execvp(argv[0], argv);
         e = errno;
     }
@@ -174,6 +180,7 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
 {
     double t0 = now_s(), ended_at = -1;
     size_t cap = 0;
+    int open_ = 1; /* its output, until every holder has closed it: a program may close it and go on */
     for (;;) {
         double now = now_s();
         if (now - t0 > (double)timeout_ms / 1e3) {
@@ -185,8 +192,12 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
         memset(&si, 0, sizeof si);
         if (ended_at < 0 && !waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == pid)
             ended_at = now;
-        if (ended_at >= 0 && now - ended_at > (double)drain_ms / 1e3)
-            return; /* its output is held open by something it left behind: what came is all */
+        /* ended with its output closed: all came; held open by something it left behind: what came is all */
+        if (ended_at >= 0 && (!open_ || now - ended_at > (double)drain_ms / 1e3)) return;
+        if (!open_) { /* it closed its output and still runs: wait for its exit */
+            poll(NULL, 0, 10);
+            continue;
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 50) <= 0) continue;
         if (cap - l->size < 65536) {
@@ -195,11 +206,17 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
             l->output = more;
             cap += 65536;
         }
-        ssize_t n = read(fd, l->output + l->size, cap - l->size);
+        size_t room = cap - l->size,
+               left = most + 1 - l->size; /* one byte past the bound says it was passed */
+        ssize_t n = read(fd, l->output + l->size, room < left ? room : left);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) return;
+        if (n <= 0) {
+            open_ = 0;
+            continue;
+        }
         l->size += (size_t)n;
         if (l->size > most) {
+            l->size = most;
             snprintf(l->why, sizeof l->why, "printed more than %llu bytes; stopped",
                      (unsigned long long)most);
             return;
@@ -207,17 +224,16 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
     }
 }
 
-/* Whether a process of the group still runs: a member that is only a
- * zombie (dead, waiting for init to reap it) does not count, since init
- * may reap late or, in some containers, never. */
-static int group_runs(pid_t group)
+/* Each running process (not a zombie: dead, waiting for its parent or init
+ * to reap it) whose process group is `group` or whose parent is `parent`
+ * (-1: either test off): `fn` is called with its pid; returns how many. */
+static int each_running(pid_t group, pid_t parent, void (*fn)(pid_t))
 {
-    if (kill(-group, 0) && errno == ESRCH) return 0;
     DIR *d = opendir("/proc");
-    if (!d) return 1;
-    int runs = 0;
+    if (!d) return -1;
+    int found = 0;
     struct dirent *e;
-    while (!runs && (e = readdir(d))) {
+    while ((e = readdir(d))) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
         char path[300], buf[512];
         snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
@@ -228,12 +244,44 @@ static int group_runs(pid_t group)
         buf[n] = 0;
         char *close_paren = strrchr(buf, ')'), state;
         int ppid, pgrp;
-        if (close_paren && sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == group &&
-            state != 'Z' && state != 'X')
-            runs = 1;
+        if (!close_paren || sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || state == 'Z' ||
+            state == 'X')
+            continue;
+        if ((group > 0 && pgrp == group) || (parent > 0 && ppid == parent)) {
+            found++;
+            if (fn) fn((pid_t)atoi(e->d_name));
+        }
     }
     closedir(d);
-    return runs;
+    return found;
+}
+
+/* Whether a process of the group still runs (init may reap its zombies
+ * late or, in some containers, never: they do not count). */
+static int group_runs(pid_t group)
+{
+    if (kill(-group, 0) && errno == ESRCH) return 0;
+    return each_running(group, -1, NULL) != 0;
+}
+
+static void kill_one(pid_t pid)
+{
+    kill(pid, SIGKILL);
+}
+
+/* What left the program's group and outlived it (setsid, setpgid): the
+ * engine is their subreaper while it launches, so they are its children
+ * once their parents are gone. Killed and reaped, bounded. */
+static void kill_escaped(void)
+{
+    for (int i = 0; i < GONE_MS / 10; i++) {
+        int found = each_running(-1, getpid(), kill_one);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {
+        }
+        if (found <= 0) return;
+        struct timespec t = {0, 10 * 1000 * 1000};
+        nanosleep(&t, NULL);
+    }
 }
 
 /* Wait (bounded) until no process of the group runs: a peer's orphaned
@@ -280,6 +328,7 @@ static void run(launch_t *l, char **argv, const cpu_set_t *cpus, uint64_t timeou
     close(out[0]);
     wait_gone(pid);
     peer_group = 0;
+    kill_escaped();
     l->wall_s = now_s() - t0;
 }
 
@@ -320,6 +369,7 @@ int cmd_exec(int argc, char **argv)
     CPU_AND(&rest, &rest, &allowed);
     if (!CPU_COUNT(&rest) || sched_setaffinity(0, sizeof rest, &rest)) rest = allowed; /* it shares them */
     reap_add_cleanup(kill_peer_group);
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* what leaves the group and is orphaned comes to the engine */
     watchdog_arm((unsigned)((timeout_ms + drain_ms + GONE_MS) / 1000 + 30), "exec");
 
     int n = CPU_COUNT(&cpus), k = 0;

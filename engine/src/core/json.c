@@ -52,6 +52,24 @@ void json_arr_end(json_t *j)
     close_(j, ']');
 }
 
+/* The length of the well-formed UTF-8 sequence at p (1 to 4), or 0 where
+ * the bytes there are not one (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+static int utf8_length(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+    if (c >= 0xf5) n = 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))) return 0;
+    if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * bytes that are not UTF-8 (another program's output, a path) replaced by
+ * U+FFFD, so that what the engine prints is always valid JSON text. */
 static void raw_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -73,10 +91,19 @@ static void raw_string(FILE *f, const char *s)
             fputs("\\t", f);
             break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 fprintf(f, "\\u%04x", *p);
-            else
+            } else if (*p < 0x80) {
                 fputc(*p, f);
+            } else {
+                int n = utf8_length(p);
+                if (n) {
+                    fwrite(p, 1, (size_t)n, f);
+                    p += n - 1;
+                } else {
+                    fputs("\\ufffd", f);
+                }
+            }
         }
     }
     fputc('"', f);

@@ -56,7 +56,8 @@ class Transport(Protocol):
 
 class _LocalStarted:
     def __init__(self, cmd: list[str]):
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+                                     errors="replace")
         self.stopped = False
 
     def lines(self) -> Iterator[str]:
@@ -95,11 +96,33 @@ class Local:
         return _LocalStarted([self.path, *args])
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
+        proc = subprocess.Popen([self.path, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace")
         try:
-            p = subprocess.run([self.path, *args], capture_output=True, text=True, timeout=timeout_s)
+            out, err = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
+            _stop(proc)
             raise TimeoutError(f"'{' '.join([self.path, *args])}' did not finish in {timeout_s:.0f} s")
-        return Finished(p.returncode, p.stdout, p.stderr)
+        except BaseException:  # Ctrl-C or SIGTERM here: the engine's own handler reaps what it started
+            _stop(proc)
+            raise
+        return Finished(proc.returncode, out, err)
+
+
+def _stop(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
+    """SIGTERM first, so that the engine kills and reaps what it started
+    (subprocess.run's SIGKILL left a launched program's children behind),
+    then SIGKILL past `grace_s`."""
+    try:
+        proc.terminate()
+        proc.wait(timeout=grace_s)  # what it says on stopping is a line: the pipes' buffers hold it
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    finally:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe:
+                pipe.close()
 
 
 # ---- recorded: what a real engine said, replayed --------------------------

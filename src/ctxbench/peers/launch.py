@@ -8,12 +8,14 @@ made (getrusage through wait4) and each CPU's busy time around it
 Nothing a peer starts outlives its launch: the peer leads its own process
 group, which the engine kills after it exits (anything it left behind), on
 a timeout, and from its signal handler (Ctrl-C, SIGTERM, the front end's
-death). A descendant that keeps the peer's output open does not hold the
-launch: once the peer has exited, its output is read for DRAIN_MS more.
+death); what left the group (setsid, setpgid) comes to the engine, the
+launch's child subreaper, and is killed after it. A descendant that keeps
+the peer's output open does not hold the launch: once the peer has exited,
+its output is read for DRAIN_MS more.
 
-Not reached: a descendant that leaves the group for a session of its own
-(setsid) and outlives the peer (no peer here does), and the tree of an
-engine killed outright by SIGKILL (its direct child dies with it)."""
+Not reached: the tree of an engine killed outright by SIGKILL (its direct
+child dies with it); the front end stops an engine with SIGTERM first
+(core/transports.py)."""
 from __future__ import annotations
 
 import os
@@ -28,9 +30,6 @@ DRAIN_MS = 1000             # after the peer exits, the most to wait for the res
 VERSION_S = 10.0            # the most a program's --version may take
 # past a launch's own timeout: the engine's drain, its wait for the killed group (5 s), a round trip
 ENGINE_SLACK_S = 30
-# how a peer ends when a Ctrl-C or a kill meant for the whole run reached it: killed by the signal, or the
-# shell's 128 + signal
-INTERRUPTED = {-signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGINT, 128 + signal.SIGTERM}
 
 
 class PeerFailed(UserError):
@@ -66,7 +65,7 @@ def version(argv: list[str]) -> str:
     try:
         got = _exec(argv, tuple(sorted(engine.allowed_cpus())), VERSION_S)
     except PeerFailed as e:
-        return f"unknown ({e.why})"
+        return f"unknown ({escaped(e.why)})"
     if got.get("why"):
         return f"unknown ({escaped(str(got['why']))})"
     for line in str(got.get("output", "")).splitlines():
@@ -91,9 +90,9 @@ def run(argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> Launch:
     got = _exec(argv, cpus, timeout_s)
     if got.get("why"):
         raise PeerFailed(escaped(str(got["why"])))
+    # a peer in a process group of its own is not reached by a Ctrl-C meant for the run (the engine is, and
+    # ends interrupted: core/engine.run_json): whatever status the peer gave is its own failure
     status, out = got.get("status"), str(got.get("output", ""))
-    if status in INTERRUPTED:  # Ctrl-C or kill reached the peer's group (and maybe not us: SIGINT ignored here)
-        raise KeyboardInterrupt
     if status != 0:
         said = [ln.strip() for ln in out.splitlines() if ln.strip()]
         last = said[-1] if said else ""

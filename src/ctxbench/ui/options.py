@@ -209,8 +209,16 @@ MAX_GROUPS = 10_000
 MAX_ITERATIONS = 100_000
 
 
+def output_file(text: str) -> str:
+    """-o's value: a path, or - for standard output; not empty (that is
+    no file, found only once the run was over)."""
+    if not text:
+        raise Bad("an empty file name (give a path, or - for standard output)")
+    return text
+
+
 def add_output(p, what: str = "results file") -> None:
-    p.add_argument("-o", "--output", metavar="FILE",
+    p.add_argument("-o", "--output", metavar="FILE", type=output_file,
                    help=f"{what} (default: none here; the run is kept in the data directory, "
                         f"~/.local/share/ctxbench/runs/ or $XDG_DATA_HOME's)")
     g = p.add_mutually_exclusive_group()
