@@ -142,9 +142,9 @@ def test_the_real_peers_give_every_row_on_a_host(tmp_path):
     f = Fleet(1, hostnames={0: "peers-host"})
     try:
         out = tmp_path / "peers.json"
-        p = subprocess.run([*ctxbench_cmd(), "peers", "--quick", "--launch-ms", "30", "-o", str(out), "--no-store",
-                            "--host", "h0", "--ssh-config", str(f.ssh_config)], capture_output=True, text=True,
-                           timeout=300)
+        p = subprocess.run([*ctxbench_cmd(), "peers", "--quick", "--rounds", "1", "--launch-ms", "30", "-o", str(out),
+                            "--no-store", "--host", "h0", "--ssh-config", str(f.ssh_config)], capture_output=True,
+                           text=True, timeout=300)
         assert p.returncode == 0, p.stderr
         doc = json.loads(out.read_text())
         assert doc["environment"]["hostname"] == "peers-host"  # measured there
