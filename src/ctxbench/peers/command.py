@@ -79,8 +79,14 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
             continue
         prog = paths[peer.tool]
         if prog is None:
-            how = f"Debian package {peer.package}: make peers" if peer.package else "an lmbench build on PATH"
-            absent.append({"peer": peer.key, "why": f"{peer.tool} is not on PATH ({how})"})
+            host = engine.remote()
+            if host is None:
+                how = f"Debian package {peer.package}: make peers" if peer.package else "an lmbench build on PATH"
+                where = "PATH"
+            else:  # the host's programs: make peers installs this machine's
+                how = f"Debian package {peer.package} there" if peer.package else "an lmbench build on its PATH"
+                where = f"{escaped(host.host.name)}'s PATH"
+            absent.append({"peer": peer.key, "why": f"{peer.tool} is not on {where} ({how})"})
             continue
         present[peer.key] = (prog, launch.version([prog, *peer.version_argv]) if peer.version_argv else "unknown")
     return present, absent
