@@ -135,7 +135,9 @@ def test_a_flood_of_output_is_stopped_at_the_bound():
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_the_engine_stopped_mid_launch_leaves_nothing(sig):
-    proc = subprocess.Popen([str(ENGINE), "exec", "--", "sh", "-c", "sleep 304 & sleep 305"],
+    # and one that left the group: adopted by the engine once its shell is killed, and killed by its handler
+    proc = subprocess.Popen([str(ENGINE), "exec", "--", "sh", "-c",
+                             "setsid sleep 308 > /dev/null 2>&1 < /dev/null & sleep 304 & sleep 305"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     end = time.monotonic() + 10
     while len(alive("sleep 305")) < 2 and time.monotonic() < end:  # the shell and its sleep
@@ -143,7 +145,10 @@ def test_the_engine_stopped_mid_launch_leaves_nothing(sig):
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + sig and "children reaped" in err
-    assert alive("sleep 304") == alive("sleep 305") == []
+    end = time.monotonic() + 5  # SIGKILL was sent by the handler; the process dies a moment after
+    while (alive("sleep 304") or alive("sleep 305") or alive("sleep 308")) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert alive("sleep 304") == alive("sleep 305") == alive("sleep 308") == []
 
 
 @pytest.mark.parametrize("args, words", [

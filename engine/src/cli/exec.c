@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,10 +34,68 @@
 
 static volatile pid_t peer_group; /* killed by the engine's signal handler (reap.c), whatever ends it */
 
+/* The parent pid in /proc/<pid>/stat, or -1; async-signal-safe (raw reads,
+ * no stdio): the signal handler's sweep uses it. */
+static long stat_ppid(const char *pid)
+{
+    char path[64] = "/proc/", buf[512];
+    size_t n = 6;
+    for (const char *c = pid; *c && n < sizeof path - 6; c++) path[n++] = *c;
+    memcpy(path + n, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0) return -1;
+    buf[got] = 0;
+    char *p = NULL;
+    for (char *c = buf; *c; c++)
+        if (*c == ')') p = c; /* the last one: a name may hold ')' */
+    if (!p || !p[1] || !p[2] || !p[3]) return -1;
+    long v = 0;
+    for (p += 4; *p == ' '; p++) {
+    }
+    for (; *p >= '0' && *p <= '9'; p++) v = v * 10 + (*p - '0');
+    return v;
+}
+
+/* The engine's own children other than the program (orphans it adopted as
+ * the launch's subreaper: what left the program's group), killed;
+ * async-signal-safe, for the signal handler (getdents64, no opendir). */
+static void kill_adopted(void)
+{
+    struct dirent64_raw {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+    };
+    pid_t self = getpid();
+    int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    char buf[4096] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64_raw *d = (struct dirent64_raw *)(buf + off);
+            off += d->reclen;
+            if (d->name[0] < '1' || d->name[0] > '9') continue;
+            if (stat_ppid(d->name) == self) {
+                long pid = 0;
+                for (const char *c = d->name; *c >= '0' && *c <= '9'; c++) pid = pid * 10 + (*c - '0');
+                kill((pid_t)pid, SIGKILL);
+            }
+        }
+    }
+    close(dfd);
+}
+
 static void kill_peer_group(void)
 {
     pid_t g = peer_group;
     if (g > 0) kill(-g, SIGKILL);
+    kill_adopted();
 }
 
 static double now_s(void)
