@@ -28,7 +28,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
 from ctxbench.anatomy import command as anatomy  # noqa: E402
 from ctxbench.compare import command as compare  # noqa: E402
-from ctxbench.core import streams  # noqa: E402
+from ctxbench.core import interrupts, streams  # noqa: E402
 from ctxbench.core.errors import UserError, escaped  # noqa: E402
 from ctxbench.fleet import command as fleet  # noqa: E402
 from ctxbench.history import command as history  # noqa: E402
@@ -95,7 +95,7 @@ def _tolerant_streams() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     if _AS_COMMAND and signal.getsignal(signal.SIGINT) is _interrupted_now:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here, each command's own clean-up
+        interrupts.install()  # from here, each command's own clean-up (and a Ctrl-C never lost: interrupts.py)
     try:
         streams.guard()
         try:

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ctxbench.core import transports
+from ctxbench.core import interrupts, transports
 from ctxbench.core.errors import UserError, escaped
 
 
@@ -217,6 +217,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
     returns the lines it used (the rest are printed as warnings), so that
     the caller keeps what was measured and records what was not.
     `on_failed_job` hears of each failed job as its line arrives."""
+    interrupts.check()  # a Ctrl-C whose exception was lost on the way (core/interrupts.py)
     args = [*args, "--jsonl"]
     via = transport()
     # the measured CPU before the engine starts: on a --host, asking it later ran the engine's
@@ -292,6 +293,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
         return False
     if status in _INTERRUPTED:  # Ctrl-C or kill reached the engine first: the run was interrupted,
         raise KeyboardInterrupt  # not an id that failed (its partial results are not a run)
+    interrupts.check()
     # lines of stdout that were not JSON come first: said as warnings, never the last word
     lines = errors + [l.replace("ctxbench-engine: ", "", 1) for l in err.splitlines() if l.strip()]
     if (status != 0 or failed) and not (on_failure and got_header):
@@ -312,12 +314,14 @@ def run_json(args: Iterable[str], timeout_s: float = 120) -> object:
     """Run an engine command that prints one JSON document (list, env,
     which, exec)."""
     args = list(args)
+    interrupts.check()
     try:
         p = transport().run(args, timeout_s=timeout_s)
     except TimeoutError as e:
         raise UserError(str(e), code=1)
     if p.status in _INTERRUPTED:  # Ctrl-C or kill reached the engine (and maybe not us: SIGINT ignored here)
         raise KeyboardInterrupt
+    interrupts.check()
     if p.status != 0:
         last = (p.stderr.strip().splitlines() or [f"exit status {p.status}"])[-1]
         raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.status or 1)
