@@ -2,7 +2,7 @@
 
 As the ctxbench command, SIGINT raises KeyboardInterrupt (each command's
 own clean-up answers it) and is also remembered. Python can lose the
-exception: under load, 1 launch in about 50 of `peers --peer ctx-clock`
+exception: under load, about 1 in 90 interrupted runs of `peers --peer ctx-clock`
 ran on after a Ctrl-C that reached the front end between two engine
 commands, no engine saw it, and the exception never reached the command
 (its handler had run; where the exception went, CPython did not say).
