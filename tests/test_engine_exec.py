@@ -64,12 +64,12 @@ def test_the_switches_of_the_whole_tree_are_counted():
 
 def test_a_cpu_kept_busy_shows_that_busy_time():
     cpu = sorted(os.sched_getaffinity(0))[-1]
-    # a loop that spins on its CPU for 0.5 s of wall time: that CPU is busy (this program, or whatever
-    # else the host ran there) for the whole of it
+    # a loop that spins on its one CPU for 0.5 s of wall time: whatever CPU time it got (all of it here; less
+    # beside other load or under a CPU quota) is part of that CPU's busy time, to within a tick at each end
     spin = "import time\nt = time.monotonic()\nwhile time.monotonic() - t < 0.5: pass\n"
     got = launch("--cpus", str(cpu), "--", "python3", "-c", spin)
-    assert got["status"] == 0
-    assert got["cpu_busy_s"][0] >= 0.5 - 2 * TICK_S, got["cpu_busy_s"]
+    assert got["status"] == 0 and 0 < got["cpu_s"] <= got["wall_s"] + TICK_S
+    assert got["cpu_busy_s"][0] >= got["cpu_s"] - 2 * TICK_S, got
 
 
 def test_output_is_kept_whole_and_a_nul_does_not_cut_it():

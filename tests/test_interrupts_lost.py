@@ -28,5 +28,5 @@ def test_the_next_engine_command_ends_the_command(lost_ctrl_c):
         engine.stream(["run", "baseline/nop"], lambda h: None, lambda r: None)
 
 
-def test_without_a_ctrl_c_nothing_is_raised(monkeypatch, tmp_path):
+def test_without_a_ctrl_c_nothing_is_raised():
     interrupts.check()  # a program or a test importing the package: nothing installed, nothing remembered

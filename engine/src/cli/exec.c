@@ -470,6 +470,10 @@ int cmd_exec(int argc, char **argv)
     json_knum(&j, "wall_s", l.wall_s);
     json_kint(&j, "voluntary", l.ru.ru_nvcsw);
     json_kint(&j, "involuntary", l.ru.ru_nivcsw);
+    /* the tree's CPU time (user + system): what of each CPU's busy time was its own */
+    json_knum(&j, "cpu_s",
+              (double)(l.ru.ru_utime.tv_sec + l.ru.ru_stime.tv_sec) +
+                  1e-6 * (double)(l.ru.ru_utime.tv_usec + l.ru.ru_stime.tv_usec));
     json_key(&j, "cpu_busy_s");
     json_arr_begin(&j);
     for (int c = 0; c < n; c++) {

@@ -8,7 +8,7 @@
  * the same way here and on a --host (through the engine seam, over SSH):
  * its CPUs, its process group killed on every way out (and, the engine
  * being its subreaper, what left the group and outlived it), its output
- * bounded (and always UTF-8: core/json.c),
+ * bounded (and always UTF-8: core/json.c), its tree's CPU time,
  * the switches its whole tree made (wait4), each CPU's busy time around it,
  * and a watchdog; one JSON record on stdout. */
 #ifndef CTXBENCH_CLI_EXEC_H

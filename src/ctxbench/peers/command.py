@@ -73,6 +73,7 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
     with the one line that says why."""
     present, absent = {}, []
     paths = launch.find(sorted({p.tool for p in wanted if p.tool}))  # on the engine's machine
+    versions: dict[tuple[str, ...], str] = {}  # perf and stress-ng serve two rows each: asked once
     for peer in wanted:
         if not peer.tool:  # ctxbench's own equivalent: the engine, started through its seam
             present[peer.key] = ("ctxbench-engine", f"ctxbench's engine: {engine.build()}")
@@ -88,7 +89,10 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
                 where = f"{escaped(host.host.name)}'s PATH"
             absent.append({"peer": peer.key, "why": f"{peer.tool} is not on {where} ({how})"})
             continue
-        present[peer.key] = (prog, launch.version([prog, *peer.version_argv]) if peer.version_argv else "unknown")
+        argv = (prog, *peer.version_argv)
+        if peer.version_argv and argv not in versions:
+            versions[argv] = launch.version(list(argv))
+        present[peer.key] = (prog, versions.get(argv, "unknown"))
     return present, absent
 
 
