@@ -8,12 +8,13 @@
 
 int main(void)
 {
-    const char *names[] = {"sort", "deflate", "aes", "crc", "empty"};
+    const char *names[] = {"sort", "deflate", "aes", "crc", "empty", "chase"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         task_t t;
         /* small: a few dozen units, enough for uneven splits */
         double scale = !strcmp(names[k], "sort") ? 0.02 : !strcmp(names[k], "aes") ? 0.004 : 0.01;
-        int rc = task_init(&t, names[k], scale);
+        if (!strcmp(names[k], "chase")) scale = 0.05;
+        int rc = task_init(&t, names[k], scale, 0);
         if (rc) {
             /* a build without zlib/libcrypto says so; this build has them */
             CHECK(0, "%s: init failed: %s", names[k], bench_last_error());
@@ -45,7 +46,7 @@ int main(void)
         task_fini(&t);
     }
     task_t bad;
-    CHECK(task_init(&bad, "nosuch", 1) != 0, "unknown task accepted");
+    CHECK(task_init(&bad, "nosuch", 1, 0) != 0, "unknown task accepted");
     CHECK(strstr(bench_last_error(), "unknown task") != NULL, "message: %s", bench_last_error());
     CHECK_DONE("tasks_ref");
 }

@@ -84,6 +84,7 @@ typedef struct bench_run {
     void *state;     /* the benchmark's own, from setup to teardown (one group) */
     void *job_state; /* the benchmark's own across the job's groups (e.g. counter
                         sums): allocated by the benchmark, free()d by harness_free */
+    int group;       /* the group being measured (its label in the output); -1 in harness_prepare */
     /* what the run actually obtained, recorded in params */
     policy_t policy_obtained;
     int pinned; /* 1 if every party is pinned as asked */

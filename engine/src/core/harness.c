@@ -354,6 +354,7 @@ harness_job_t *harness_prepare(const bench_t *b, const run_opts_t *opt)
     h->r.b = b;
     h->r.opt = &h->o;
     h->r.policy_obtained = POLICY_OTHER;
+    h->r.group = -1;
     last_error[0] = 0;
     pin_measuring_thread(h);
     /* Bounded in time: no benchmark may run away (SCHED_FIFO included). */
@@ -423,6 +424,7 @@ static int group_body(harness_job_t *h, int g)
     int probed = g >= 0 && g < h->o.groups &&
                  (h->probes || (h->probes = calloc(2 * (size_t)h->o.groups, sizeof *h->probes)));
     if (probed) h->probes[2 * g] = clock_probe_read(h->o.cpu);
+    h->r.group = g;
     int rc = b->setup ? b->setup(&h->r) : 0;
     if (!rc) {
         /* Warm-up sample per group: first touches, wake-up paths, caches. */

@@ -129,6 +129,14 @@ void json_num(json_t *j, double v)
     else
         fprintf(j->f, "%.17g", v);
 }
+void json_num_digits(json_t *j, double v, int digits)
+{
+    sep(j);
+    if (!isfinite(v))
+        fputs("null", j->f);
+    else
+        fprintf(j->f, "%.*g", digits, v);
+}
 void json_int(json_t *j, int64_t v)
 {
     sep(j);

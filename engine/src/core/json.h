@@ -21,6 +21,8 @@ void json_arr_end(json_t *j);
 void json_key(json_t *j, const char *k);
 void json_str(json_t *j, const char *s);
 void json_num(json_t *j, double v); /* non-finite values become null */
+/* with `digits` significant digits (%.*g): a reduction's numbers, not a sample's */
+void json_num_digits(json_t *j, double v, int digits);
 void json_int(json_t *j, int64_t v);
 void json_bool(json_t *j, int v);
 void json_null(json_t *j);

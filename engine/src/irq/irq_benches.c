@@ -5,8 +5,16 @@
  * The two runs alternate order from sample to sample so that neither
  * always comes second (warmer). Caches are warm, as in David et al.'s
  * interrupt experiment, which flushes nothing.
+ *
+ * Both runs are also timed chunk by chunk (core/chunks.h), with the
+ * handler's count read after every chunk: the chunks of the run with the
+ * timer are paired with the same chunks of the run without it, per signal
+ * (from the chunk it landed in to the chunk before the next one's), and the
+ * reduction is kept for the id's `chunks` record: the indirect cost of an
+ * interrupt measured where it is paid (docs/irq.md).
  * irq/direct: D, the direct cost of servicing one signal (irq_direct). */
 #include "core/bench.h"
+#include "core/chunks.h"
 #include "core/clock_probe.h"
 #include "core/clock.h"
 #include "irq/irq.h"
@@ -20,6 +28,8 @@
 
 typedef struct {
     task_t task;
+    uint32_t *dur[2]; /* chunk durations: [0] without the timer, [1] with it */
+    uint8_t *hit;     /* signals counted during each chunk of the run with the timer */
     uint64_t ref;
     irq_timer_t timer;
     int cpu;
@@ -38,21 +48,23 @@ static const char *const direct_raw[] = {"d_ns",       "median_gap_ns", "min_ste
  * irq/spin: interrupted, it pays the direct cost of each signal and no
  * indirect one (nothing of its own to evict or refill), so the slope of
  * its R' - R over k is D measured exactly as the tasks' slopes are. */
-#define SPIN_UNITS 2000 /* x 2^14 steps: about 30 ms at scale 1 */
+#define SPIN_UNITS 32000 /* x 2^10 steps (one chunk: about a µs): about 30 ms at scale 1 */
+#define SPIN_CHUNK 1024
 static int spin_init(task_t *t)
 {
     t->units = (size_t)(SPIN_UNITS * t->scale) + 1;
+    snprintf(t->chunk, sizeof t->chunk, "%d xorshift steps", SPIN_CHUNK);
     return 0;
 }
 static void spin_reset(task_t *t)
 {
-    t->detail = 0;
+    t->detail = (size_t)0x9E3779B97F4A7C15ull; /* the state carried from chunk to chunk */
 }
 static void spin_run(task_t *t, size_t u0, size_t u1)
 {
-    uint64_t x = 0x9E3779B97F4A7C15ull + t->detail;
+    uint64_t x = t->detail;
     for (size_t u = u0; u < u1; u++)
-        for (int i = 0; i < (1 << 14); i++) {
+        for (int i = 0; i < SPIN_CHUNK; i++) {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -67,11 +79,15 @@ static void spin_corrupt(task_t *t)
 {
     (void)t;
 }
-static const task_ops_t spin_ops = {"spin",    "xorshift in registers, no memory",
-                                    spin_init, spin_reset,
-                                    spin_run,  spin_result,
-                                    NULL,      spin_corrupt,
-                                    NULL,      1};
+static const task_ops_t spin_ops = {"spin",
+                                    "xorshift in registers, no memory",
+                                    spin_init,
+                                    spin_reset,
+                                    spin_run,
+                                    spin_result,
+                                    spin_corrupt,
+                                    NULL,
+                                    1};
 
 static int irq_setup(bench_run_t *r)
 {
@@ -99,8 +115,20 @@ static int irq_setup(bench_run_t *r)
         spin_run(&st->task, 0, st->task.units);
         st->ref = spin_result(&st->task);
     } else if (name) {
-        if (task_init(&st->task, name, task_scale(r->opt))) return -1;
+        if (task_init(&st->task, name, task_scale(r->opt), 0)) return -1;
         st->ref = task_run_all(&st->task);
+    }
+    if (name) {
+        size_t u = st->task.units;
+        st->dur[0] = calloc(u, sizeof(uint32_t));
+        st->dur[1] = calloc(u, sizeof(uint32_t));
+        st->hit = calloc(u, 1);
+        if (!st->dur[0] || !st->dur[1] || !st->hit) {
+            bench_error("out of memory (chunk times of %zu chunks)", u);
+            return -1;
+        }
+        memset(st->dur[0], 0, u * sizeof(uint32_t)); /* their pages exist before any timed run */
+        memset(st->dur[1], 0, u * sizeof(uint32_t));
     }
     return irq_timer_create(&st->timer);
 }
@@ -111,6 +139,11 @@ static void irq_teardown(bench_run_t *r)
     if (!st) return;
     irq_timer_delete(&st->timer);
     task_fini(&st->task);
+    free(st->dur[0]);
+    free(st->dur[1]);
+    free(st->hit);
+    st->dur[0] = st->dur[1] = NULL;
+    st->hit = NULL;
 }
 
 /* This thread's run delay (ns spent runnable but not running, i.e. another
@@ -139,9 +172,21 @@ static int timed_run(irq_state_t *st, uint64_t period, uint64_t *ns, uint64_t *e
     party_counts_t before, after;
     party_counts_read(0, 0, &before);
     int64_t w0 = run_delay_ns();
+    uint32_t *dur = st->dur[period != 0];
+    uint8_t *hit = st->hit;
     uint64_t a = clock_ns_id(CLOCK_MONOTONIC);
     if (period) irq_timer_arm(&st->timer, period);
-    t->ops->run(t, 0, t->units);
+    /* chunk by chunk; the handler's count is read in both runs, so that
+     * the two time the same code */
+    uint64_t c = chunk_clock(), h = irq_handled();
+    for (size_t u = 0; u < t->units; u++) {
+        t->ops->run(t, u, u + 1);
+        uint64_t c2 = chunk_clock(), h2 = irq_handled();
+        dur[u] = chunk_ticks(c, c2);
+        if (period) hit[u] = (uint8_t)(h2 - h > 255 ? 255 : h2 - h);
+        c = c2;
+        h = h2;
+    }
     uint64_t e = clock_ns_id(CLOCK_MONOTONIC);
     if (period) irq_timer_arm(&st->timer, 0);
     int64_t w1 = run_delay_ns();
@@ -185,6 +230,41 @@ static uint64_t direct_period(const run_opts_t *o)
  * (paired, order alternating by rate and group), then D by the gap loop
  * right after, so that D is measured as often as the runs, in the same
  * state of the machine, and resamples with them. */
+/* The run with the timer paired with the run without it, chunk by chunk,
+ * per signal: an event from the chunk a signal landed in to the chunk
+ * before the next signal's (core/chunks.h). A chunk two signals landed in
+ * starts no event (counted in multi_events). Kept in the job's log. */
+static int reduce_sample(bench_run_t *r, irq_state_t *st, uint64_t rate, int64_t index)
+{
+    size_t units = st->task.units, m = 0, multi = 0;
+    chunk_event_t *ev = malloc((units ? units : 1) * sizeof *ev);
+    if (!ev) {
+        bench_error("out of memory (chunk events)");
+        return -1;
+    }
+    size_t last = units; /* the chunk of the event open, or none */
+    for (size_t u = 0; u <= units; u++) {
+        if (u < units && !st->hit[u]) continue;
+        if (last < units) ev[m++] = (chunk_event_t){last, u - last, -1};
+        last = u;
+        if (u < units && st->hit[u] > 1) {
+            multi++;
+            last = units; /* not an event of one signal */
+        }
+    }
+    chunk_rec_t rec;
+    memset(&rec, 0, sizeof rec);
+    rec.group = r->group;
+    rec.key = (int64_t)rate;
+    rec.aux = index;
+    rec.roles = 1;
+    int rc = chunk_reduce(st->dur[1], st->dur[0], units, ev, m, &rec.s[0]);
+    free(ev);
+    rec.s[0].multi_events = multi;
+    if (!rc) rc = chunk_log_add(&r->job_state, &rec);
+    return rc;
+}
+
 static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
 {
     (void)n;
@@ -196,6 +276,7 @@ static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
     party_counts_t c0, c1;
     int64_t w0, w1;
     int forced_first = (int)((st->round ^ (uint64_t)idx) & 1);
+    int64_t index = (int64_t)st->k; /* 0: the group's warm-up sample, not kept */
     st->k++;
     /* the core clock beside each run (core/clock_probe.h): a reading before,
      * between and after, so that a clock that moves between the plain and
@@ -215,6 +296,7 @@ static int irq_sample(bench_run_t *r, uint64_t n, sample_t *out)
         o = irq_overruns();
     }
     p2 = clock_probe_quick(st->cpu);
+    if (index > 0 && r->group >= 0 && reduce_sample(r, st, rate, index - 1)) return -1;
     irq_direct_t d;
     if (irq_direct(100, direct_period(r->opt), &d)) return -1;
     out->value = (double)forced - (double)plain;
@@ -267,6 +349,8 @@ static void irq_params(bench_run_t *r, json_t *j)
             json_arr_end(j);
         }
         json_knum(j, "scale", task_scale(r->opt));
+        if (st && st->task.chunk[0]) json_kstr(j, "chunk", st->task.chunk);
+        if (st) json_kint(j, "units", (int64_t)st->task.units);
     } else {
         json_kint(j, "signals", 100);
         json_kint(j, "rate_hz", (int64_t)(1000000000ull / direct_period(r->opt)));
@@ -277,6 +361,14 @@ static void irq_params(bench_run_t *r, json_t *j)
               "POSIX timer (CLOCK_MONOTONIC) -> real-time signal to this thread; "
               "the handler increments a counter");
     json_kint(j, "signal", irq_signal());
+}
+
+static void irq_extra(bench_run_t *r, json_t *j)
+{
+    const char *name = r->b->arg;
+    static const char *const roles[2] = {"task", ""};
+    const char *const tasks[2] = {name, ""};
+    chunk_log_json(j, r->job_state, "rate_hz", roles, tasks);
 }
 
 #define IRQ(var, name, ord)                                                                                  \
@@ -291,6 +383,7 @@ static void irq_params(bench_run_t *r, json_t *j)
                                 .sample = irq_sample,                                                        \
                                 .teardown = irq_teardown,                                                    \
                                 .params = irq_params,                                                        \
+                                .extra = irq_extra,                                                          \
                                 .arg = name,                                                                 \
                                 .n0 = 1000,                                                                  \
                                 .policy = POLICY_OTHER};                                                     \

@@ -7,7 +7,18 @@
  *   value  R'_total: from the first task's start to the last task's end
  *   raw    t_task_a_ns, t_task_b_ns: each task's own segments, summed
  *
- * With n = 1 this is R_total. Segment j (0..n) belongs to task a when j is
+ * With n = 1 this is R_total.
+ *
+ * Each task's work is also timed chunk by chunk (core/chunks.h): every
+ * unit of the task, one fixed piece of work, between two reads of the
+ * serialised TSC. At the end of a group (a round: one run at each n of
+ * --n-list) every switched run's chunks are paired with the same chunks of
+ * the round's n = 1 run, per switch-in of each task (its first segment
+ * left out: it follows the cold start, not a switch), and the reduction is
+ * kept for the id's `chunks` record: the indirect cost measured where it is
+ * paid (docs/tasks.md#the-indirect-cost-where-it-is-paid).
+ *
+ * Segment j (0..n) belongs to task a when j is
  * even, to b when odd; after segment j < n its owner wakes the other and
  * blocks, which is the switch. Every hand-off is a blocking read on a pipe,
  * so the switch is the kernel's (schedule(), context_switch()), reached from
@@ -28,6 +39,7 @@
  * output is checked against the single-run reference: a mismatch fails the
  * run. */
 #include "core/bench.h"
+#include "core/chunks.h"
 #include "core/clock.h"
 #include "core/clock_probe.h"
 #include "core/party.h"
@@ -51,6 +63,7 @@ typedef struct {
     const char *a, *b;
     int cold;
     uint64_t burn_ns; /* known answer: extra busy time after every switch-in */
+    int sweep;        /* polluter: task b sweeps --footprint bytes after every switch-in */
 } pair_cfg_t;
 
 typedef struct {
@@ -67,7 +80,20 @@ typedef struct {
 typedef struct {
     const char *doc;
     size_t units, bytes, detail;
+    char chunk[64];
 } task_info_t;
+
+/* One n's run of the round, chunk by chunk (shared with the parties): each
+ * role's chunk durations (ticks) and its segments' first and last reads. */
+typedef struct {
+    uint64_t n;
+    size_t segs[2];
+    uint32_t *dur[2];
+    uint64_t *s0[2], *s1[2];
+    void *map;
+    size_t map_len;
+    int have; /* a run at this n finished in this round */
+} pair_slot_t;
 
 typedef struct {
     task_t task[2];
@@ -75,6 +101,10 @@ typedef struct {
     uint64_t ref[2];
     uint8_t *flush;
     size_t flush_len;
+    uint8_t *sweep; /* the polluter's buffer (cfg->sweep) */
+    size_t sweep_len;
+    pair_slot_t slot[RUN_MAX_N_LIST];
+    int nslots;
     pair_shared_t *sh;
     int cpu;
     int ref_done;       /* ref[] computed (once: the tasks are deterministic) */
@@ -82,6 +112,100 @@ typedef struct {
 } pair_state_t;
 
 static const char *const pair_raw[] = {"t_total_ns", "t_task_a_ns", "t_task_b_ns", "n", "clock_ns", NULL};
+
+/* A slot for runs at n: the chunk arrays its run's parties fill, in memory
+ * shared with them. */
+static int slot_map(pair_state_t *st, pair_slot_t *sl, uint64_t n)
+{
+    memset(sl, 0, sizeof *sl);
+    sl->n = n;
+    sl->segs[0] = (size_t)(n + 2) / 2; /* segments 0, 2, 4, ... of n + 1 */
+    sl->segs[1] = (size_t)(n + 1) / 2;
+    size_t len = 0;
+    for (int role = 0; role < 2; role++)
+        len += st->task[role].units * sizeof(uint32_t) + 2 * sl->segs[role] * sizeof(uint64_t) + 8;
+    sl->map = party_shared_map(len, "chunk times");
+    if (!sl->map) return -1;
+    sl->map_len = len;
+    uint8_t *p = sl->map;
+    for (int role = 0; role < 2; role++) {
+        sl->s0[role] = (uint64_t *)p;
+        sl->s1[role] = sl->s0[role] + sl->segs[role];
+        p = (uint8_t *)(sl->s1[role] + sl->segs[role]);
+    }
+    for (int role = 0; role < 2; role++) {
+        sl->dur[role] = (uint32_t *)p;
+        p += st->task[role].units * sizeof(uint32_t);
+    }
+    return 0;
+}
+
+/* One slot per n of --n-list (or one for the n of the samples). */
+static int slots_map(pair_state_t *st, const run_opts_t *o)
+{
+    st->nslots = o->n_count ? o->n_count : 1;
+    for (int k = 0; k < st->nslots; k++)
+        if (slot_map(st, &st->slot[k], o->n_count ? o->n_list[k] : (o->n ? o->n : 1))) return -1;
+    return 0;
+}
+
+static void slots_unmap(pair_state_t *st)
+{
+    for (int k = 0; k < st->nslots; k++)
+        if (st->slot[k].map) munmap(st->slot[k].map, st->slot[k].map_len);
+    memset(st->slot, 0, sizeof st->slot);
+    st->nslots = 0;
+}
+
+/* The round's switched runs paired with its n = 1 run, chunk by chunk, per
+ * switch-in of each task (core/chunks.h), kept in the job's log. */
+static void reduce_round(bench_run_t *r, pair_state_t *st)
+{
+    const pair_slot_t *ref = NULL;
+    for (int k = 0; k < st->nslots; k++)
+        if (st->slot[k].n == 1 && st->slot[k].have) ref = &st->slot[k];
+    if (!ref || r->group < 0) return;
+    for (int k = 0; k < st->nslots; k++) {
+        const pair_slot_t *sl = &st->slot[k];
+        if (!sl->have || sl->n < 2) continue;
+        chunk_rec_t rec;
+        memset(&rec, 0, sizeof rec);
+        rec.group = r->group;
+        rec.key = (int64_t)sl->n;
+        rec.aux = -1;
+        rec.roles = 2;
+        for (int role = 0; role < 2; role++) {
+            size_t ns = sl->segs[role], units = st->task[role].units;
+            size_t *b = malloc((ns + 1) * sizeof *b);
+            chunk_event_t *ev = malloc((ns ? ns : 1) * sizeof *ev);
+            if (!b || !ev) {
+                free(b);
+                free(ev);
+                bench_warn(r, "out of memory: no chunk statistics for a round");
+                return;
+            }
+            task_split(&st->task[role], ns, b);
+            size_t m = 0;
+            for (size_t s = 1; s < ns; s++) { /* segment 0 follows the start, not a switch */
+                /* the segment before this one is the other role's: j - 1 */
+                size_t j = 2 * s + (size_t)role, o = (j - 1) / 2;
+                uint64_t end = sl->s1[1 - role][o], start = sl->s0[role][s];
+                ev[m++] = (chunk_event_t){b[s], b[s + 1] - b[s], start > end ? (double)(start - end) : -1};
+            }
+            int rc = chunk_reduce(sl->dur[role], ref->dur[role], units, ev, m, &rec.s[role]);
+            free(b);
+            free(ev);
+            if (rc) {
+                bench_warn(r, "%s", bench_last_error());
+                return;
+            }
+        }
+        if (chunk_log_add(&r->job_state, &rec)) {
+            bench_warn(r, "%s", bench_last_error());
+            return;
+        }
+    }
+}
 
 static int pair_setup(bench_run_t *r)
 {
@@ -94,7 +218,9 @@ static int pair_setup(bench_run_t *r)
     }
     r->state = st;
     double scale = task_scale(r->opt);
-    if (task_init(&st->task[0], cfg->a, scale) || task_init(&st->task[1], cfg->b, scale)) return -1;
+    size_t size = r->opt->size;
+    if (task_init(&st->task[0], cfg->a, scale, size) || task_init(&st->task[1], cfg->b, scale, size))
+        return -1;
     /* The single-run reference every segmented run must reproduce (the
      * tasks are deterministic: computed in the first group only). */
     if (!st->ref_done) {
@@ -104,9 +230,18 @@ static int pair_setup(bench_run_t *r)
     }
     st->k = 0;
     st->rounds++;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         st->info[k] =
-            (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail};
+            (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail, ""};
+        memcpy(st->info[k].chunk, st->task[k].chunk, sizeof st->info[k].chunk);
+    }
+    if (slots_map(st, r->opt)) return -1;
+    if (cfg->sweep && r->opt->footprint) {
+        st->sweep_len = r->opt->footprint;
+        st->sweep = party_shared_map(st->sweep_len, "polluter buffer");
+        if (!st->sweep) return -1;
+        memset(st->sweep, 1, st->sweep_len); /* its pages exist before any run */
+    }
     st->sh = party_shared_map(sizeof *st->sh, NULL);
     if (!st->sh) return -1;
     if (cfg->cold) {
@@ -130,6 +265,10 @@ static void pair_teardown(bench_run_t *r)
 {
     pair_state_t *st = r->state;
     if (!st) return;
+    reduce_round(r, st);
+    slots_unmap(st);
+    if (st->sweep) munmap(st->sweep, st->sweep_len);
+    st->sweep = NULL;
     task_fini(&st->task[0]);
     task_fini(&st->task[1]);
     if (st->sh) munmap(st->sh, sizeof *st->sh);
@@ -153,9 +292,17 @@ static int get_byte(int fd)
     return k == 1 ? 0 : -1;
 }
 
-/* One party: role 0 = task a, 1 = task b. tok[role] wakes this party. */
-static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int ready_w, int done_w, int cold,
-                  uint64_t burn_ns)
+/* The polluter's work after a switch-in: one write to every line of its
+ * buffer, which evicts from every cache level what it displaces. */
+static void sweep_lines(uint8_t *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i += 64) buf[i]++;
+}
+
+/* One party: role 0 = task a, 1 = task b. tok[role] wakes this party; its
+ * chunks go to slot `sl`. */
+static void party(pair_state_t *st, const pair_cfg_t *cfg, int role, uint64_t n, const pair_slot_t *sl,
+                  int tok[2][2], int ready_w, int done_w)
 {
     pair_shared_t *sh = st->sh;
     char err[200] = "";
@@ -164,15 +311,19 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     /* fewer preemptions by the rest of a busy machine (needs root) */
     sh->niced[role] = setpriority(PRIO_PROCESS, 0, -20) == 0;
     task_t *t = &st->task[role];
-    size_t nseg_all = (size_t)n + 1;
-    size_t mine = role == 0 ? (nseg_all + 1) / 2 : nseg_all / 2;
+    size_t mine = sl->segs[role];
     size_t *b = malloc((mine + 1) * sizeof *b);
     if (!b) _exit(1);
     task_split(t, mine, b);
+    uint32_t *dur = sl->dur[role];
+    uint64_t *s0 = sl->s0[role], *s1 = sl->s1[role];
+    uint8_t *sweep = role == 1 ? st->sweep : NULL;
     t->ops->reset(t); /* copy-on-write faults here, before the clock */
+    /* and in the chunk arrays, which are shared: no fault while timed */
+    for (size_t u = 0; u < t->units; u += 1024) dur[u] = 0;
     put_byte(ready_w);
     if (get_byte(tok[role][0])) _exit(1);
-    if (role == 0 && cold) cache_flush(st->flush, st->flush_len);
+    if (role == 0 && cfg->cold) cache_flush(st->flush, st->flush_len);
     /* the counting window is the timed window: after the flush */
     party_counts_read(0, 0, &sh->c0[role]);
     if (role == 0) sh->t0 = clock_ns();
@@ -181,8 +332,19 @@ static void party(pair_state_t *st, int role, uint64_t n, int tok[2][2], int rea
     for (size_t s = 0; s < mine; s++) {
         size_t j = 2 * s + (size_t)role; /* global segment index */
         uint64_t a = clock_ns();
-        if (j > 0) spin_ns(burn_ns); /* after a switch-in: the known extra cost */
-        t->ops->run(t, b[s], b[s + 1]);
+        uint64_t c = chunk_clock();
+        s0[s] = c;
+        if (j > 0) { /* after a switch-in: the known extra costs, in the first chunk */
+            spin_ns(cfg->burn_ns);
+            if (sweep) sweep_lines(sweep, st->sweep_len);
+        }
+        for (size_t u = b[s]; u < b[s + 1]; u++) {
+            t->ops->run(t, u, u + 1);
+            uint64_t c2 = chunk_clock();
+            dur[u] = chunk_ticks(c, c2);
+            c = c2;
+        }
+        s1[s] = c;
         uint64_t e = clock_ns();
         seg += e - a;
         if (j == n) { /* the last segment of the run */
@@ -222,7 +384,14 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     /* --n-list: one of each per group (round), rotated from group to group
      * so that no n always comes first (sample 0 of a group is the warm-up) */
     const run_opts_t *o = r->opt;
-    if (o->n_count) n = o->n_list[(st->k + st->rounds) % (uint64_t)o->n_count];
+    int slot = o->n_count ? (int)((st->k + st->rounds) % (uint64_t)o->n_count) : 0;
+    if (o->n_count) n = o->n_list[slot];
+    pair_slot_t *sl = &st->slot[slot];
+    if (sl->n != n) { /* no --n-list: the samples' own n (tests call with several) */
+        if (sl->map) munmap(sl->map, sl->map_len);
+        if (slot_map(st, sl, n)) return -1;
+    }
+    sl->have = 0;
     st->k++;
     /* the core clock beside this run (core/clock_probe.h), on the pair's CPU
      * with no task alive: a reading before the forks and after the reaping */
@@ -241,7 +410,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
             reap_kill_all();
             return -1;
         }
-        if (pid[role] == 0) party(st, role, n, tok, ready[1], done[1], cfg->cold, cfg->burn_ns);
+        if (pid[role] == 0) party(st, cfg, role, n, sl, tok, ready[1], done[1]);
         sh->pid[role] = pid[role];
     }
     int rc = 0;
@@ -293,6 +462,7 @@ static int pair_sample(bench_run_t *r, uint64_t n, sample_t *out)
     out->raw[3] = (double)n;
     out->raw[4] = (clock0 + clock_probe_quick(st->cpu)) / 2; /* ns for PROBE_OPS adds */
     out->duration_ns = sh->t_end - sh->t0;
+    sl->have = 1;
     out->has_verify = 1;
     verify_zero(&out->v);
     out->v.expected_voluntary = (int64_t)n;
@@ -322,6 +492,13 @@ static void pair_params(bench_run_t *r, json_t *j)
                   "flush the TLB or drain the write buffer directly");
     json_kint(j, "cold_flush_bytes", cfg->cold && st ? (int64_t)st->flush_len : 0);
     if (cfg->burn_ns) json_kint(j, "burn_ns", (int64_t)cfg->burn_ns);
+    if (cfg->sweep) {
+        json_kint(j, "sweep_bytes", (int64_t)(st ? st->sweep_len : r->opt->footprint));
+        json_kstr(j, "sweep",
+                  "task b writes one byte of every 64-byte line of a buffer of sweep_bytes after "
+                  "every switch-in, in its first chunk");
+    }
+    if (r->opt->size) json_kint(j, "size", (int64_t)r->opt->size);
     if (r->opt->n_count) {
         json_key(j, "n_list");
         json_arr_begin(j);
@@ -336,6 +513,7 @@ static void pair_params(bench_run_t *r, json_t *j)
             json_kint(j, "units", (int64_t)st->info[k].units);
             json_kint(j, "bytes", (int64_t)st->info[k].bytes);
             json_kint(j, "detail", (int64_t)st->info[k].detail);
+            json_kstr(j, "chunk", st->info[k].chunk);
             char ref[32];
             snprintf(ref, sizeof ref, "%016llx", (unsigned long long)st->ref[k]);
             json_kstr(j, "reference", ref);
@@ -344,9 +522,17 @@ static void pair_params(bench_run_t *r, json_t *j)
     }
 }
 
-#define PAIR(var, A, B, cold, idstr, ord) PAIR_BURN(var, A, B, cold, 0, idstr, ord)
-#define PAIR_BURN(var, A, B, cold, burn, idstr, ord)                                                         \
-    static const pair_cfg_t var##_cfg = {A, B, cold, burn};                                                  \
+static void pair_extra(bench_run_t *r, json_t *j)
+{
+    const pair_cfg_t *cfg = r->b->arg;
+    static const char *const roles[2] = {"a", "b"};
+    const char *const tasks[2] = {cfg->a, cfg->b};
+    chunk_log_json(j, r->job_state, "n", roles, tasks);
+}
+
+#define PAIR(var, A, B, cold, idstr, ord) PAIR_CFG(var, A, B, cold, 0, 0, idstr, ord)
+#define PAIR_CFG(var, A, B, cold, burn, sweep, idstr, ord)                                                   \
+    static const pair_cfg_t var##_cfg = {A, B, cold, burn, sweep};                                           \
     static const bench_t var = {.id = idstr,                                                                 \
                                 .quantity = "run",                                                           \
                                 .unit = "ns",                                                                \
@@ -359,6 +545,7 @@ static void pair_params(bench_run_t *r, json_t *j)
                                 .sample = pair_sample,                                                       \
                                 .teardown = pair_teardown,                                                   \
                                 .params = pair_params,                                                       \
+                                .extra = pair_extra,                                                         \
                                 .arg = &var##_cfg,                                                           \
                                 .n0 = 1,                                                                     \
                                 .policy = POLICY_OTHER};                                                     \
@@ -382,4 +569,10 @@ PAIR2(p_ca, crc, aes, 911);
 PAIR2(p_ee, empty, empty, 912);
 /* Known answer for the per-switch indirect cost: empty tasks, each spinning
  * 5 us (wall time) at the start of every segment after a switch-in. */
-PAIR_BURN(p_burn, "empty", "empty", 1, 5000, "tasks/empty+empty/burn-5us", 913);
+PAIR_CFG(p_burn, "empty", "empty", 1, 5000, 0, "tasks/empty+empty/burn-5us", 913);
+/* Known answer for the recovery: the polluter pair. Task a walks a buffer
+ * of --size bytes in an order no prefetcher follows (chase); task b does no
+ * work but sweeps --footprint bytes after every switch-in. a's cost per
+ * switch-in grows with the sweep until its buffer is wholly evicted from
+ * the level that holds it. Warm: the first segment is left out anyway. */
+PAIR_CFG(p_poll, "chase", "empty", 0, 0, 1, "tasks/chase+sweep", 914);

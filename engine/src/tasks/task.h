@@ -1,10 +1,12 @@
 /* The four deterministic, self-checking tasks of David et al. (sort, deflate,
  * aes, crc) plus the empty task used to measure the switch alone.
  *
- * A task's work is a sequence of units (a bubble-sort pass, a 64 KiB chunk
- * of a stream). Running units [0, N) in any split into consecutive ranges
- * gives the same output, so a run with n switches can be checked against
- * a single-run reference. */
+ * A task's work is a sequence of units of equal work, the chunks the pairs
+ * and irq time one by one (core/chunks.h): a fixed number of bytes of a
+ * stream, a fixed number of bubble-sort comparisons, a fixed number of
+ * dependent loads. Running units [0, N) in order, in any split into
+ * consecutive ranges, gives the same output, so a run with n switches can
+ * be checked against a single-run reference. */
 #ifndef CTXBENCH_TASK_H
 #define CTXBENCH_TASK_H
 #include "core/bench.h"
@@ -23,7 +25,6 @@ typedef struct task_ops {
     void (*reset)(task_t *t);
     void (*run)(task_t *t, size_t u0, size_t u1); /* units [u0, u1) */
     uint64_t (*result)(task_t *t);                /* after all units */
-    double (*cost)(const task_t *t, size_t u);    /* relative work of a unit (NULL: 1) */
     void (*corrupt)(task_t *t);                   /* flip one input byte (tests) */
     void (*fini)(task_t *t);
     int available; /* 0: built without its library */
@@ -31,21 +32,23 @@ typedef struct task_ops {
 
 struct task {
     const task_ops_t *ops;
-    double scale;  /* work multiplier (1 = default size) */
-    size_t units;  /* set by init */
-    size_t bytes;  /* input bytes processed per run (info) */
-    size_t detail; /* task specific (sort: elements) */
+    double scale;   /* work multiplier (1 = default size) */
+    size_t size;    /* the task's buffer where it has one to choose (chase: --size; 0: its default) */
+    size_t units;   /* set by init: chunks of equal work */
+    char chunk[64]; /* set by init: what one unit (chunk) is, for params */
+    size_t bytes;   /* input bytes processed per run (info) */
+    size_t detail;  /* task specific (sort: elements) */
     void *st;
 };
 
 const task_ops_t *task_find(const char *name);
 const char *task_names(void); /* "sort, deflate, aes, crc, empty" */
 /* init/fini wrappers; task_init reports "not available in this build". */
-int task_init(task_t *t, const char *name, double scale);
+int task_init(task_t *t, const char *name, double scale, size_t size);
 void task_fini(task_t *t);
 /* Run all units at once; returns the result (the single-run reference). */
 uint64_t task_run_all(task_t *t);
-/* Split the task's units into `nseg` ranges of (nearly) equal work:
+/* Split the task's units into `nseg` ranges of (nearly) equal length:
  * bounds[0] = 0 ... bounds[nseg] = units. */
 void task_split(const task_t *t, size_t nseg, size_t *bounds);
 
@@ -59,6 +62,4 @@ void cache_flush(uint8_t *buf, size_t len);
 size_t cache_flush_len(void);
 /* The size of the tasks: --task-scale (default 1). */
 double task_scale(const run_opts_t *o);
-
-#define TASK_CHUNK (64u * 1024u)
 #endif

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const task_ops_t task_sort, task_deflate, task_aes, task_crc, task_empty;
-static const task_ops_t *const all_tasks[] = {&task_sort, &task_deflate, &task_aes, &task_crc, &task_empty};
+extern const task_ops_t task_sort, task_deflate, task_aes, task_crc, task_empty, task_chase;
+static const task_ops_t *const all_tasks[] = {&task_sort, &task_deflate, &task_aes,
+                                              &task_crc,  &task_empty,   &task_chase};
 
 const task_ops_t *task_find(const char *name)
 {
@@ -19,12 +20,13 @@ const task_ops_t *task_find(const char *name)
 
 const char *task_names(void)
 {
-    return "sort, deflate, aes, crc, empty";
+    return "sort, deflate, aes, crc, empty, chase";
 }
 
-int task_init(task_t *t, const char *name, double scale)
+int task_init(task_t *t, const char *name, double scale, size_t size)
 {
     memset(t, 0, sizeof *t);
+    t->size = size;
     t->ops = task_find(name);
     if (!t->ops) {
         bench_error("unknown task '%s' (tasks: %s)", name, task_names());
@@ -57,21 +59,8 @@ void task_split(const task_t *t, size_t nseg, size_t *bounds)
 {
     size_t u = t->units;
     bounds[0] = 0;
-    if (!t->ops->cost) {
-        for (size_t k = 1; k <= nseg; k++)
-            bounds[k] = (size_t)((uint64_t)u * k / nseg); /* u, k < 2^32: no overflow */
-        return;
-    }
-    double total = 0;
-    for (size_t i = 0; i < u; i++) total += t->ops->cost(t, i);
-    double acc = 0;
-    size_t i = 0;
-    for (size_t k = 1; k < nseg; k++) {
-        double target = total * (double)k / (double)nseg;
-        while (i < u && acc + t->ops->cost(t, i) / 2 < target) acc += t->ops->cost(t, i++);
-        bounds[k] = i;
-    }
-    bounds[nseg] = u;
+    for (size_t k = 1; k <= nseg; k++)
+        bounds[k] = (size_t)((uint64_t)u * k / nseg); /* u, k < 2^32: no overflow */
 }
 
 uint64_t task_rng(uint64_t *s)

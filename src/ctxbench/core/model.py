@@ -132,6 +132,9 @@ def relabel_groups(r: dict, label) -> dict:
     probe = r.get("clock_probe")
     if isinstance(probe, dict) and isinstance(probe.get("group"), list):
         out["clock_probe"] = dict(probe, group=[label(int(g)) for g in probe["group"]])
+    ch = r.get("chunks")
+    if isinstance(ch, dict) and isinstance(ch.get("runs"), list):
+        out["chunks"] = dict(ch, runs=[dict(x, group=label(int(x["group"]))) for x in ch["runs"]])
     return out
 
 
@@ -155,6 +158,9 @@ def append_samples(a: dict, b: dict, per_sample: tuple[str, ...] = ("samples", "
             continue
         out[k] = {name: (x[name] + y[name] if isinstance(x[name], list) and isinstance(y.get(name), list)
                          else x[name]) for name in x if name in y}
+    ca, cb = _obj(a.get("chunks")), _obj(b.get("chunks"))
+    if ca or cb:  # the chunk records of both jobs (a job without any has none to add)
+        out["chunks"] = dict(ca or cb, runs=list(ca.get("runs") or []) + list(cb.get("runs") or []))
     return out
 
 
@@ -466,6 +472,8 @@ class Result:
     summary = property(lambda s: Summary(_g(s.d, "summary")))
     verification = property(lambda s: _obj(_g(s.d, "verification")))
     noise = property(lambda s: _obj(_g(s.d, "noise")))
+    # tasks' and irq's chunk timing (core/chunks.py reads it), {} where the engine wrote none
+    chunks = property(lambda s: _obj(_g(s.d, "chunks")))
     timing = property(lambda s: _obj(_g(s.d, "timing")))
     counters = property(lambda s: _obj(_g(s.d, "counters")))
     # the engine's per-group core-clock probe readings (core/cycles.py), None if it wrote none

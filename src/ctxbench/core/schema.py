@@ -92,12 +92,14 @@ KINDS: tuple[Kind, ...] = (
          optional={"settle": DICT, "above_pingpong": DICT}),
     Kind("tasks-run", ("tasks/",), "a task pair run with n switches (the engine's samples)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "pair": STR, "task_a": STR, "task_b": STR, "scale": NUM},
-         ("t_total_ns", "t_task_a_ns", "t_task_b_ns", "n"), verify=True),
+         ("t_total_ns", "t_task_a_ns", "t_task_b_ns", "n"), verify=True,
+         optional={"chunks": DICT}),  # files before issue 45 lack it
     Kind("irq-direct", ("irq/direct",), "D: the direct cost of one timer signal",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "rate_hz": INT}, ("d_ns", "interrupts")),
     Kind("irq-run", ("irq/",), "a task with and without timer signals at a rate",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "task": STR, "rate_hz": INT, "scale": NUM},
-         ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "d_ns", "waited_ns", "waited_prime_ns")),
+         ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "d_ns", "waited_ns", "waited_prime_ns"),
+         optional={"chunks": DICT}),  # files before issue 45 lack it
     Kind("noise", ("noise/",), "gaps seen by a timer-reading loop",
          {**ENGINE_MEMBERS, "noise": DICT}, {**ENGINE_PARAMS, "noise_cpu": INT},
          ("gaps", "gap_total_ns", "longest_ns", "threshold_ns", "window_ns")),
@@ -107,7 +109,8 @@ KINDS: tuple[Kind, ...] = (
           "parts": DICT, "warnings": LIST}, {"pair": STR, "n": INT}, derived=True),
     Kind("irq-point", ("irq/",), "R_task, R' and I of a task at a rate (irq/analysis.py)",
          {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
-          "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True),
+          "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True,
+         optional={"chunks": DICT}),  # its runs' chunk records (irq/chunked.py), since issue 45
     # written by userbench from the Boost.Context helper's lines, not by the engine
     Kind("runtime", ("runtimes/",), "a language runtime's hand-off, spawn or memory per thread, from its "
          "harness (ctxbench runtimes; runtimes/PROTOCOL.md)",

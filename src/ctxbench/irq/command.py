@@ -13,15 +13,16 @@ import argparse
 import math
 import sys
 
-from ctxbench.core import clock, cycles, workloads
+from ctxbench.core import chunks, clock, cycles, model, workloads
 from ctxbench.core.model import Document, Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.irq import analysis
+from ctxbench.irq import chunked as irq_chunked
 from ctxbench.stats import power
 from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
@@ -58,7 +59,7 @@ def add_parser(sub):
     options.add_cpu(p, "CPU to run on")
     options.add_host(p)
     options.add_output(p)
-    options.add_plot(p, "Figure 5 of David et al. 2007")
+    options.add_plot(p, "Figure 5 of David et al. 2007 and the recovery curves")
     p.set_defaults(func=run)
 
 
@@ -164,19 +165,25 @@ def run(args) -> int:
             done += n
             t_round = (clock.now() - t1) / n
     an = _analyse(batches, tasks, rates, args)
-    points = [p for pts in an["points"].values() for p in pts] + an["spin_points"]
+    an["chunks"], by_task, about = _chunks(batches, rates, an["per_task"])
+    points = [_with_chunks(p, by_task, about) for pts in an["points"].values() for p in pts] + \
+        [_with_chunks(p, by_task, about) for p in an["spin_points"]]
     direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
     env = Document(header).environment
     section = {"preset": preset, "tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
                "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
                "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
                "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
+               "chunks": an["chunks"],
                "seconds": round(clock.now() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.irq import figures as irq_figures
-        life.figures(args.plot, [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))])
+        figs = [(irq_figures.NAME, irq_figures.figure5(an["points"], env, an["D"]))]
+        if an["chunks"]:
+            figs.append((irq_figures.RECOVERY, irq_figures.recovery(an["chunks"], env)))
+        life.figures(args.plot, figs)
     print(render(an))
     print_warnings([(f"{p.params.task} {p.params.rate_hz} Hz",
                      p.warnings_stored("untrusted"))  # said once, above the table
@@ -185,6 +192,29 @@ def run(args) -> int:
           "the kernel's signal delivery and return), not a raw interrupt as in David et al. 2007.")
     life.finish()
     return 1 if an["self_check_failed"] or an["control"]["ok"] is False else 0
+
+
+def _chunks(batches, rates, fits) -> tuple[dict | None, dict, dict]:
+    """The chunk design's per-interrupt costs (irq/chunked.py) from every
+    batch's runs, the runs by task, and the record's constants."""
+    by_task: dict[str, list] = {}
+    about: dict = {}
+    for round0, res in batches:
+        for r in res:
+            name = Result(r).id.split("/", 1)[1]
+            if name != "direct" and Result(r).chunks:
+                by_task.setdefault(name, []).extend(chunks.runs(r, round0))
+                about = about or chunks.describe(r)
+    lo = [int(x) for x in about.get("bucket_lo") or []]
+    return irq_chunked.analyse(by_task, rates, lo, fits), by_task, about
+
+
+def _with_chunks(point, by_task: dict, about: dict):
+    """A point with its runs' chunk records, so that the report re-derives
+    the chunk design from the file."""
+    p = Result(point)
+    runs = [r for r in by_task.get(p.params.task, []) if r.key == p.params.rate_hz]
+    return model.with_members(point, chunks=chunks.record(runs, about)) if runs else point
 
 
 def _analyse(batches, tasks, rates, args) -> dict:
@@ -212,6 +242,46 @@ def _cell(e: dict, at: bool = True) -> str:
     if v["below_mde"]:
         return f"below {fmt_in(v['mde'], u)} ({fmt_in(est, u)}{ns})"
     return f"{fmt_in(est, u)} [{fmt_in(lo, u)}, {fmt_in(hi, u)}]{ns}"
+
+
+def chunk_lines(ch: dict | None) -> list[str]:
+    """The chunk design's lines (irq/chunked.py): D as the chunks see it,
+    per task the per-interrupt indirect cost and its verdict, the recovery,
+    the far tail, by rate, and the cross-check with the rate slope."""
+    from ctxbench.ui.recovery import recovered_text
+    if not ch:
+        return ["", "Per interrupt where it is paid: no chunk timing in these runs (a file from before it)."]
+    d = ch["D"]["estimate_ns"]
+    out = ["", "Per interrupt, where it is paid: each task's chunks after a signal against the same chunks of the "
+               "sample's run without the timer, the first chunks' excess over the last ones', minus the spin's (D); "
+               "Hodges-Lehmann over rounds, 95% CI (docs/irq.md#the-indirect-cost-where-it-is-paid):",
+           f"  D as the chunks see it (irq/spin's excess per signal) = {fmt_effect(ch['D'])}; "
+           f"the control's own recovery: {recovered_text(ch['spin_curve'])}"]
+    for task, rec in ch["tasks"].items():
+        e = rec["per_interrupt"]
+        lo, hi = e["ci95"]
+        v = rec["verdict"]
+        why = {"resolved": "resolved to +-25% or better",
+               "bounded": f"bounded: within +-{max(abs(lo), abs(hi)):.0f} ns = "
+                          f"{max(abs(lo), abs(hi)) / d:.1%} of D (under {irq_chunked.BOUND_OF_D:.0%})",
+               }.get(v, "not resolved, nor within +-5% of D")
+        out.append(f"  {task:<8} {fmt_time(e['estimate_ns'])} [{fmt_time(lo)}, {fmt_time(hi)}] per interrupt ({why}; "
+                   f"MDE {fmt_time(e['mde_ns'])}, {rec['rounds']} rounds)")
+        out.append(f"  {'':<8} of which in the chunks after the signal's: {fmt_effect(rec['after_signal_chunk'])} "
+                   "(no D in them: measured in the task's own runs alone)")
+        t = rec["tail_share"]
+        tail = (f"; far from the signal its chunks differ by {t['estimate_ns']:+.2%} [{t['ci95'][0]:+.2%}, "
+                f"{t['ci95'][1]:+.2%}] per chunk (subtracted)" if t["resolved"] else "")
+        out.append(f"  {'':<8} {recovered_text(rec['curve'])}{tail}")
+        br = rec["by_rate"]
+        if br:
+            out.append(f"  {'':<8} by rate: " + "; ".join(f"{r} Hz ({b['signals']} signals): {fmt_effect(b)}"
+                                                          for r, b in br.items()))
+        a = rec.get("agreement")
+        if a:
+            out.append(f"  {'':<8} in full {fmt_effect(rec['in_full'])} against the rate slope's slope - D: "
+                       f"{a['verdict']}")
+    return out
 
 
 def render(an: dict) -> str:
@@ -256,8 +326,9 @@ def render(an: dict) -> str:
     lines.append("I's intervals are simultaneous over all points (Bonferroni, Student's t over the rounds): "
                  "all hold their true values with 95% probability together, so an interval below 0 is a failed "
                  "self-check, not chance (one-point 95% intervals: parts.I.ci95 in the file)")
-    lines += ["", "Per interrupt (fits over all rates; slope of R' - R over k = D + indirect cost per interrupt; "
-                  "slope - D = the task's slope minus the spin's):"]
+    lines += chunk_lines(an.get("chunks"))
+    lines += ["", "The seed's design, the cross-check. Per interrupt (fits over all rates; slope of R' - R over k = D + "
+                  "indirect cost per interrupt; slope - D = the task's slope minus the spin's):"]
     for task, f in an["per_task"].items():
         a = f["agreement"]
         # no verdict here: a task's slope is D plus its own indirect cost per interrupt, so a

@@ -8,6 +8,7 @@ import math
 
 from ctxbench.core.model import Environment, Result, Summary
 from ctxbench.ui.figures import MS, err_bar, finish_titled, machine_label, panel_grid
+from ctxbench.ui.format import fmt_time
 from ctxbench.ui.twin import ns_view
 
 NAME = "irq-fig5-overhead"  # file name
@@ -47,3 +48,21 @@ def figure5(by_task: dict[str, list[dict]], env: Environment | dict, d: dict | S
                  f"over all points; "
                  f"D = {(d if isinstance(d, Summary) else Summary(d)).mean / 1e3:.2f} µs\n{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
+
+
+RECOVERY = "irq-recovery"
+
+
+def recovery(ch: dict, env: Environment | dict):
+    """Each task's recovery after a timer signal (irq/chunked.py): the
+    excess per chunk, D taken from the chunk the signal landed in; the
+    spin, with nothing to refill, beside them."""
+    from ctxbench.ui.recovery import figure  # the shared curve figure
+
+    panels = {}
+    for task, rec in ch["tasks"].items():
+        e = rec["per_interrupt"]
+        panels[f"{task}: {fmt_time(e['estimate_ns'])} [{fmt_time(e['ci95'][0])}, {fmt_time(e['ci95'][1])}] per "
+               "interrupt"] = {task: rec["curve"], "spin (the control)": ch["spin_curve"]}
+    return figure(panels, env, "Recovery after a timer signal: each task's chunks against the same chunks without "
+                  "the timer, above the far baseline, D taken from the chunk the signal landed in", "signal")

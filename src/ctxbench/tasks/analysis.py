@@ -35,6 +35,7 @@ import numpy as np
 from ctxbench.core import cycles, model, results
 from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
+from ctxbench.tasks import chunked
 from ctxbench.ui.twin import fmt_twin
 
 
@@ -209,6 +210,16 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
         "R_total_cycles": float(estc[c1]) if estc is not None else None,
         "ghz": ghz,
     }
+
+    def whole_run(g, n):
+        """The whole-run statistic g(I(n)) and its draws (the same rounds'
+        draws the chunk effects use: tasks/chunked.py's cross-check)."""
+        k = at[n]
+
+        def i_of(s):
+            return s[k] - s[c1] - (n - 1) * s[0]
+        return g(float(i_of(est))), g(np.array([i_of(b) for b in boot]))
+    summary["chunks"] = chunked.analyse(pair_result, empty_result, labels, whole_run, resamples)
     warns = list({(w["code"], w["text"]): w for w in wp + we}.values())  # each once
     if cycles.chosen(per_switch)["resolved"] and per_switch["estimate_ns"] < 0:
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "

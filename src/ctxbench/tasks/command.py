@@ -23,7 +23,7 @@ from ctxbench.stats import power
 from ctxbench.tasks import analysis as tasks_analysis
 from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 from ctxbench.ui.twin import fmt_in, fmt_twin, mde_note, ns_view, short_note
 from ctxbench.ui.progress import Progress
 from ctxbench.ui.warnings import print_warnings
@@ -61,7 +61,7 @@ def add_parser(sub):
     options.add_cpu(p, "CPU for the pair")
     options.add_host(p)
     options.add_output(p)
-    options.add_plot(p, "Figures 2 and 3 of David et al. 2007")
+    options.add_plot(p, "Figures 2 and 3 of David et al. 2007 and the recovery curves")
     p.set_defaults(func=run)
 
 
@@ -149,7 +149,8 @@ def run(args) -> int:
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.tasks import figures as tasks_figures
         life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv, per_pair)),
-                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair))])
+                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair)),
+                                 (tasks_figures.RECOVERY, tasks_figures.recovery(per_pair, env))])
 
     print(render(by_pair, per_pair, maxcv))
     print_warnings([(f"{p.params.pair} n={p.params.n}", p.warnings_stored()) for p in map(model.Result, points)])
@@ -160,13 +161,16 @@ def run(args) -> int:
 def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]:
     """Rounds per pair: its share of what is left of the budget (the pilot
     gives the time a round takes), whatever the pilot's estimate; the MDE
-    that buys (from the pilot's standard error) and, as advice, the rounds
+    that buys (from the pilot's standard error, of the chunk design's per
+    switch cost, and of the whole-run slope's) and, as advice, the rounds
     +-TARGET would need."""
     lines = ["pilot (the per-switch cost this run can resolve):"]
     share = left_s / max(1, len(pairs))
     for pair in pairs:
         pl = plan[pair]
-        e = tasks_analysis.analyse_pair(*raw[pair], resamples=400).effects["per_switch"]
+        eff = tasks_analysis.analyse_pair(*raw[pair], resamples=400).effects
+        whole = ns_view(eff["per_switch"])
+        e = (eff.get("chunks") or {}).get("per_switch") or eff["per_switch"]
         afford = pl["pilot_rounds"] + int(share / max(pl["round_s"], 1e-3))
         v = ns_view(e)  # the unit the verdict uses (ns or core cycles), read in ns at the run's clock
         est, se, m = abs(v["estimate"]), v["se"], v["mde"]
@@ -174,10 +178,13 @@ def _choose(pairs: list[str], raw: dict, plan: dict, left_s: float) -> list[str]
         need = power.rounds_for(se, pl["pilot_rounds"], TARGET * est / 1.96, MAX_ROUNDS) if est > 0 else MAX_ROUNDS
         rounds = max(pl["pilot_rounds"], min(afford, MAX_ROUNDS))
         pl["rounds"] = rounds
-        mde = m * math.sqrt(pl["pilot_rounds"] / rounds) if math.isfinite(m) else math.nan
+        shrink = math.sqrt(pl["pilot_rounds"] / rounds)
+        mde = m * shrink if math.isfinite(m) else math.nan
         pl["planned_mde_ns"] = mde
+        pl["planned_mde_whole_runs_ns"] = whole["mde"] * shrink if math.isfinite(whole["mde"]) else math.nan
         msg = (f"  {pair}: pilot {fmt_time(v['estimate'])} per switch; {rounds} rounds "
-               f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)}")
+               f"(~{rounds * pl['round_s']:.0f} s) -> MDE ~{fmt_time(mde)} (whole runs: "
+               f"~{fmt_time(pl['planned_mde_whole_runs_ns'])})")
         if rounds < MIN_ROUNDS:
             msg += f"; fewer than {MIN_ROUNDS} rounds: the interval says little about their spread (raise --budget)"
         if need > afford and est > 0:
@@ -197,6 +204,70 @@ def _i_cells(q: dict) -> tuple[str, str, str]:
     return fmt_in(mean, v["unit"]), ci, short_note(q["I"])
 
 
+def _verdict(e: dict, whole: dict | None = None) -> str:
+    """Resolved (its 95% half-width at most TARGET of the estimate), or the
+    bound the interval puts on it; and its MDE against the whole-run
+    design's (`whole`), in ns."""
+    v, lo, hi = ns_view(e), *e["ci95"]
+    est = v["estimate"]
+    if not (math.isfinite(lo) and math.isfinite(est)):
+        return "no interval (too few rounds)"
+    half = (hi - lo) / 2
+    if e["resolved"] and half <= TARGET * abs(est):
+        out = f"resolved to +-{half / abs(est):.0%}"
+    elif e["resolved"]:
+        out = f"resolved, but +-{half / abs(est):.0%}: more rounds for +-{TARGET:.0%}"
+    else:
+        out = f"not resolved: between {fmt_time(lo)} and {fmt_time(hi)}"
+    out += f"; MDE {fmt_time(v['mde'])}"
+    if whole:
+        w = ns_view(whole)["mde"]
+        if math.isfinite(w) and v["mde"] > 0:
+            out += f" (whole runs: {fmt_time(w)}, {w / v['mde']:.0f}x larger)"
+    return out
+
+
+def chunk_lines(pair: str, s: dict) -> list[str]:
+    """The pair's chunk-design lines (tasks/chunked.py): per switch, who
+    pays it, the switch itself, where it recovers, the far tail, per n
+    with the whole-run cross-check, and the timer's share of a chunk."""
+    from ctxbench.ui.recovery import recovered_text
+    ch = s.get("chunks")
+    if not ch:
+        return [f"  {pair:<22} no chunk timing in these runs (a file from before it): the seed's design below only"]
+    ta, tb = list(s["per_task"])[:2]
+    names = {"a": ta, "b": tb}
+    ns_ = ch["n_values"]
+    lines = [f"  {pair:<22} {fmt_twin(ch['per_switch'])}  ({_verdict(ch['per_switch'], s['per_switch'])}; "
+             f"{ch['rounds']} rounds, n = {', '.join(map(str, ns_))})"]
+    pad = " " * 25
+    lines.append(pad + "; ".join(f"paid by {names[r]}: {fmt_twin(ch['paid_by'][r])} ({fmt_twin(ch['per_switch_in'][r])} "
+                                 f"per switch-in of {names[r]})" for r in ("a", "b"))
+                 + f"; the switch itself: {fmt_twin(ch['switch_inflation'])} (hand-off "
+                 f"{fmt_time(ch['hand_off_ns'])} in the empty pair)")
+    lines.append(pad + "; ".join(f"{names[r]}: {recovered_text(ch['curve'][r])}" for r in ("a", "b")))
+    tails = []
+    for r in ("a", "b"):
+        t = ch["tail_share"][r]
+        if t["resolved"]:
+            tails.append(f"{names[r]} {t['estimate_ns']:+.2%} [{t['ci95'][0]:+.2%}, {t['ci95'][1]:+.2%}]")
+    if tails:
+        lines.append(pad + "far from any switch the switched runs' chunks differ from the n = 1 run's by "
+                     + ", ".join(tails) + " per chunk: not a cost of one switch (the same at every n), subtracted "
+                     "above; 'in full' below keeps it, as a difference of whole runs does")
+    for n, b in ch["by_n"].items():
+        w, a = b.get("whole_runs"), b.get("agreement") or {}
+        cross = (f"; in full {fmt_twin(b['in_full'])} vs whole runs {fmt_effect(w)}: {a.get('verdict')}"
+                 if w else "")
+        lines.append(pad + f"n = {n} ({b['switches']} switch-ins): {fmt_twin(b['per_switch'])}" + cross)
+    tm = ch["timer_ns"]
+    lines.append(pad + f"timer: {fmt_time(tm)} per chunk (the empty pair's chunk), "
+                 + ", ".join(f"{tm / ch['chunk_ns'][r]:.1%} of {names[r]}'s {fmt_time(ch['chunk_ns'][r])}"
+                             for r in ("a", "b") if ch["chunk_ns"][r] > 0)
+                 + ": in both runs of every pairing, so it cancels")
+    return lines
+
+
 def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
     lines = []
     hdr = (f"{'pair':<22}{'n':>6}  {'R_prime mean':>13} {'CV':>6}  {'direct n*C':>11}  {'indirect I':>11} "
@@ -211,9 +282,15 @@ def render(by_pair: dict, per_pair: dict, maxcv: float) -> str:
                          f"{q['R_prime']['cv']:>6.2%}  {fmt_time(q['direct']['mean']):>11}  "
                          f"{i:>11} {ci:<26}{q['I_pct']['mean']:>7.3f}%  {unit}")
     lines.append(f"\nMax CV (R'_total, over all points) = {maxcv:.2%}")
-    lines.append("\nIndirect cost per switch (slope of R'_total over n minus the empty pair's, 95% CI over rounds: "
-                 "it covers this run's rounds, not how the host's caches change between runs; each in the unit, ns "
-                 "or core cycles, whose MDE is smaller):")
+    lines.append("\nIndirect cost per switch, where it is paid: each task's chunks after a switch-in against the same "
+                 "chunks of the round's n = 1 run, its first chunks' excess over its last ones' (Hodges-Lehmann over "
+                 "rounds, 95% CI over rounds: it covers this run's rounds, not how the host's caches change between "
+                 "runs; docs/tasks.md#the-indirect-cost-where-it-is-paid):")
+    lines.append("")
+    for pair, s in per_pair.items():
+        lines += chunk_lines(pair, s)
+    lines.append("\nThe seed's design, the cross-check: indirect cost per switch as the slope of R'_total over n minus "
+                 "the empty pair's (95% CI over rounds; each in the unit, ns or core cycles, whose MDE is smaller):")
     for pair, s in per_pair.items():
         ta, tb = list(s["per_task"])[:2]
         lines.append(f"  {pair:<22} {fmt_twin(s['per_switch'])}   (C = {fmt_twin(s['C'])}; "

@@ -1,5 +1,6 @@
 """The task-pair figures (Figures 2 and 3 of David et al., ExpCS 2007):
-direct and indirect overhead against n, and its breakdown; 95% intervals."""
+direct and indirect overhead against n, and its breakdown; 95% intervals;
+and the recovery curve after a switch-in (the chunk design)."""
 from __future__ import annotations
 
 
@@ -67,3 +68,23 @@ def figure3(by_pair: dict[str, list[dict]], env: Environment | dict, maxcv: floa
     fig.suptitle(f"Indirect context switch overhead breakdown (after David et al., ExpCS 2007, Fig. 3); 95% CI; Max CV {maxcv:.2%}\n"
                  f"{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
+
+
+RECOVERY = "tasks-recovery"
+
+
+def recovery(per_pair: dict, env: Environment | dict):
+    """The recovery curve of each pair's two tasks: the excess per chunk
+    after a switch-in (tasks/chunked.py), one panel per pair."""
+    from ctxbench.ui.recovery import figure  # the shared curve figure
+
+    panels = {}
+    for pair, s in per_pair.items():
+        ch = s.get("chunks")
+        if not ch:
+            continue
+        ta, tb = list(s["per_task"])[:2]
+        panels[f"{pair.replace('+', ' and ')}\nper switch: {fmt_twin(ch['per_switch'])}"] = {
+            ta: ch["curve"]["a"], tb: ch["curve"]["b"]}
+    return figure(panels, env, "Recovery after a switch-in: each task's chunks against the same chunks with no "
+                  "switch before them, above the far baseline", "switch-in")

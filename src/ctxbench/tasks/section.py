@@ -37,6 +37,28 @@ def render_tasks(rs: list[dict], env: dict) -> list:
             for r in pts]
     out.append(Table(["pair", "n", "R'_total", "C", "I = R' - (R - C) - nC", "verified"], rows,
                      "Task pairs: indirect cost of n switches (David et al. 2007)"))
+    chunked = {pair: s for pair, s in per.items() if s.get("chunks")}
+    if chunked:
+        from ctxbench.ui.recovery import recovered_text
+        out += _figures([(tasks_plots.RECOVERY, tasks_plots.recovery(chunked, env))],
+                        "excess per chunk after a switch-in; band: 95% interval over rounds")
+        rows = []
+        for pair, s in chunked.items():
+            ch = s["chunks"]
+            names = dict(zip("ab", list(s["per_task"])[:2]))
+            rows.append([pair, fmt_twin(ch["per_switch"]), mde_note(ch["per_switch"]),
+                         "; ".join(f"{names[r]}: {fmt_twin(ch['paid_by'][r])}" for r in "ab"),
+                         fmt_twin(ch["switch_inflation"]),
+                         "; ".join(f"{names[r]}: {recovered_text(ch['curve'][r])}" for r in "ab"),
+                         "; ".join(f"n = {n}: in full {fmt_twin(b['in_full'])}, whole runs "
+                                   f"{fmt_twin(b['whole_runs'])}: {b['agreement']['verdict']}"
+                                   for n, b in ch["by_n"].items() if b.get("whole_runs")),
+                         str(ch["rounds"])])
+        out.append(Table(["pair", "indirect cost per switch", "MDE (the verdict's unit)", "paid by each task",
+                          "the switch itself", "recovery", "cross-check: in full vs whole runs, by n", "rounds"], rows,
+                         "Task pairs: indirect cost per switch where it is paid (each task's chunks after a "
+                         "switch-in against the same chunks of the round's n = 1 run; Hodges-Lehmann over rounds, "
+                         "95% CI: bootstrap of whole rounds)"))
     if per:
         out.append(Table(["pair", "indirect cost per switch", "MDE (the verdict's unit)", "paid by each task",
                           "the switch itself", "one more switch, by n", "C", "rounds"],
@@ -45,8 +67,9 @@ def render_tasks(rs: list[dict], env: dict) -> list:
                            fmt_twin(s["switch_inflation"]), tasks_analysis.marginal_text(s), fmt_twin(s["C"]),
                            str(s["rounds"])]
                           for pair, s in per.items()],
-                         "Task pairs: indirect cost per switch (slope of R'_total over n minus the empty "
-                         "pair's; 95% CI: bootstrap of whole rounds; 'below X': under the minimum "
+                         "Task pairs, the seed's design (the cross-check): indirect cost per switch as the slope of "
+                         "R'_total over n minus the empty pair's; 95% CI: bootstrap of whole rounds; 'below X': under "
+                         "the minimum "
                          "detectable effect X; each in ns or core cycles, whichever unit's MDE is smaller)"))
     used = {id(r) for r in pts} | {id(r) for rr in runs.values() for r in rr}
     other = [r for r in rs if id(r) not in used]

@@ -3,8 +3,8 @@ id, with what the front end derived from it.
 
 The engine's members (engine/src/core/harness.c emit): id, quantity, unit,
 doc, params, timing, samples, group, raw, engine_summary, verify, settle,
-clock_probe, warnings (and noise, counters, profile for the ids that
-have them). The analysed members (core/model.analyse): summary,
+clock_probe, warnings (and noise, counters, profile, chunks for the ids
+that have them). The analysed members (core/model.analyse): summary,
 summary_all, verification, cycles, typed warnings. A derived result
 (tasks' and irq's points) has `parts` instead of being re-analysed;
 ring, sweep and runtimes add their own members, declared below.
@@ -125,6 +125,8 @@ class Result(Closed, frozen=True):
     above_pingpong: Union[Stats, UnsetType] = UNSET
     # the engine's records of some ids, and runtimes' per-result records
     settle: Union[dict[str, Json], UnsetType] = UNSET
+    # tasks' and irq's chunk timing: per run, its chunks paired with a reference run's (core/chunks.h)
+    chunks: Union[dict[str, Json], UnsetType] = UNSET
     noise: Union[dict[str, Json], UnsetType] = UNSET
     counters: Union[dict[str, Json], UnsetType] = UNSET
     profile: Union[dict[str, Json], UnsetType] = UNSET

@@ -1,0 +1,144 @@
+"""The engine's chunk timing of tasks/ and irq/ runs (engine/src/core/
+chunks.h), read: per run that had a reference, each role's reduction of its
+chunks paired with the reference run's, per event (a switch-in, a signal).
+
+    excess   per event: the sum over its first W chunks of (t - t_ref) minus
+             the same over its last W (W = min(half the event, the cap))
+    whole    per event: the sum over all its chunks
+    tail     per event: the last W chunks' excess per chunk
+    gap      per event: the time from the last chunk before it to its first
+    curve    per bucket of positions since the event: the excess per chunk
+
+Each as the engine located it over the run's events (mean, a trimmed mean
+`tmean`, median): the front end uses the trimmed mean, the engine's
+`trim` at each end, so that the few events a host stall or a tick hit are
+set aside within a run; rounds are then combined robustly
+(stats.robust). Runs the verification dropped are left out here."""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ctxbench.core import model
+
+STAT = "tmean"  # the location over a run's events the analyses use
+
+
+class RoleRun(NamedTuple):
+    """One role's reduction in one run (a dict as the engine wrote it)."""
+    group: int
+    key: int          # tasks: n; irq: the rate in Hz
+    role: str
+    task: str
+    s: dict
+
+    def loc(self, name: str, stat: str = STAT) -> float:
+        v = (self.s.get(name) or {}).get(stat)
+        return float(v) if isinstance(v, (int, float)) else math.nan
+
+    @property
+    def events(self) -> int:
+        return int(self.s.get("events") or 0)
+
+    def curve(self, name: str = STAT) -> np.ndarray:
+        c = (self.s.get("curve") or {}).get(name) or []
+        return np.array([x if isinstance(x, (int, float)) else math.nan for x in c], dtype=float)
+
+
+def describe(result) -> dict:
+    """The record's constants (clock, tick_ns, trim, window_max, bucket_lo, ...)."""
+    return {k: v for k, v in model.Result(result).chunks.items() if k != "runs"}
+
+
+def _kept_keys(result, key_name: str) -> set:
+    """The (group, key, index in group) of the runs the verification kept."""
+    r = model.Result(result)
+    g = r.groups
+    if g is None:
+        return set()
+    keys = r.raw("n" if key_name == "n" else "rate_hz")
+    if keys.size != len(g):
+        keys = np.full(len(g), float(r.params.get("n") or 1))
+    seen: dict[int, int] = {}
+    out = set()
+    for x, k, keep in zip(g, keys, r.keep):
+        i = seen.get(int(x), 0)
+        seen[int(x)] = i + 1
+        if keep:
+            out.add((int(x), int(k), i))
+    return out
+
+
+def runs(result, round0: int = 0, kept_only: bool = True) -> list[RoleRun]:
+    """Every role's reduction of the result's kept runs, rounds numbered from
+    round0 (irq's later engine runs continue the first one's rounds);
+    `kept_only` False: every run the record holds (a derived point keeps
+    only its kept runs' records)."""
+    ch = model.Result(result).chunks
+    key_name = str(ch.get("key") or "n")
+    kept = _kept_keys(result, key_name) if kept_only else set()
+    kept_gk = {(g, k) for g, k, _ in kept}
+    out = []
+    for x in ch.get("runs") or []:
+        g, k = int(x.get("group", -1)), int(x.get(key_name, -1))
+        i = x.get("sample")  # irq: the run's index in its round; tasks: one run per n and round
+        ok = (g, k, int(i)) in kept if isinstance(i, int) else (g, k) in kept_gk
+        if kept_only and not ok:
+            continue
+        for ro in x.get("roles") or []:
+            if isinstance(ro, dict):
+                out.append(RoleRun(g + round0, k, str(ro.get("role")), str(ro.get("task")), ro))
+    return out
+
+
+def bucket_lo(result) -> list[int]:
+    return [int(x) for x in describe(result).get("bucket_lo") or []]
+
+
+def _nums(xs) -> np.ndarray:
+    return np.array([v if isinstance(v, (int, float)) else math.nan for v in xs or []], dtype=float)
+
+
+def curve_rounds(runs: list[RoleRun], at_event: dict | None = None) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The runs' curves per round: each run's excess per chunk by bucket
+    above its far baseline (its tail per chunk), the runs of one round
+    pooled by their events; `at_event` (round -> ns) is taken from the
+    first bucket (irq: D, what the signal itself costs). Also each
+    bucket's time since the event (the middle of its chunks) and its mean
+    chunk, over all runs."""
+    nb = max((len(r.curve()) for r in runs), default=0)
+    xs, tn, ws = np.zeros(nb), np.zeros(nb), np.zeros(nb)
+    by_round: dict[int, list] = {}
+    for r in runs:
+        c = r.curve() - r.loc("tail")
+        cu = r.s.get("curve") or {}
+        x, t, cnt = _nums(cu.get("x_ns")), _nums(cu.get("t_ns")), _nums(cu.get("chunks"))
+        m = min(len(c), len(x), len(t), len(cnt))
+        mid = x[:m] + t[:m] / 2
+        ok = np.isfinite(mid) & np.isfinite(cnt[:m])
+        xs[:m][ok] += (mid * cnt[:m])[ok]
+        tn[:m][ok] += (t[:m] * cnt[:m])[ok]
+        ws[:m][ok] += cnt[:m][ok]
+        cc = np.full(nb, math.nan)
+        cc[:len(c)] = c
+        by_round.setdefault(r.group, []).append((r.events, cc))
+    per_round = {}
+    for g, lst in by_round.items():
+        w = np.array([np.where(np.isfinite(cc), e, 0.0) for e, cc in lst], dtype=float)
+        v = np.array([np.nan_to_num(cc) for _, cc in lst])
+        with np.errstate(all="ignore"):
+            pr = (w * v).sum(axis=0) / w.sum(axis=0)
+        if at_event is not None and nb:
+            pr[0] -= at_event.get(g, math.nan)
+        per_round[g] = pr
+    with np.errstate(all="ignore"):
+        return per_round, np.where(ws > 0, xs / ws, math.nan), np.where(ws > 0, tn / ws, math.nan)
+
+
+def record(runs_: list[RoleRun], about: dict) -> dict:
+    """The engine's record again, of these runs (a derived point keeps its
+    own: irq's points, so that the report re-derives from the file)."""
+    key = str(about.get("key") or "n")
+    return dict(about, runs=[{"group": r.group, key: r.key, "roles": [r.s]} for r in runs_])
