@@ -99,6 +99,20 @@ def test_tasks_recovers_a_known_cost_per_switch(tmp_path):
     assert abs(paid - 5000) < 500, per["per_task"]
     e = per["per_switch"]
     assert e["estimate_ns"] == pytest.approx(paid + per["switch_inflation"]["estimate_ns"], abs=1.0), e
+    # the chunk design (tasks/chunked.py) sees it where it is paid: 5 µs in the first chunk after each
+    # switch-in (the spin's overshoot is a clock read, tens of ns) and nothing after it (empty chunks:
+    # a timer read and a call; 250 ns is 5% of the burn, ten times what a few refilled lines of the
+    # loop's code could cost)
+    ch = per["chunks"]
+    for role in "ab":
+        assert abs(ch["per_switch_in"][role]["estimate_ns"] - 5000) < 500, ch["per_switch_in"]
+        pts = ch["curve"][role]["points"]
+        assert abs(pts[0]["excess_ns"] - 5000) < 500, pts[0]
+        assert all(abs(p["excess_ns"]) < 250 for p in pts[1:]), pts
+        assert ch["curve"][role]["recovered_at_chunk"] == 1, ch["curve"][role]
+    assert ch["per_switch"]["estimate_ns"] == pytest.approx(
+        ch["paid_by"]["a"]["estimate_ns"] + ch["paid_by"]["b"]["estimate_ns"]
+        + ch["switch_inflation"]["estimate_ns"], rel=0.05), ch
 
 
 @pytest.mark.flow
