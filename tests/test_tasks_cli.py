@@ -109,7 +109,6 @@ def test_tasks_recovers_a_known_cost_per_switch(tmp_path):
         pts = ch["curve"][role]["points"]
         assert abs(pts[0]["excess_ns"] - 5000) < 500, pts[0]
         assert all(abs(p["excess_ns"]) < 250 for p in pts[1:]), pts
-        assert ch["curve"][role]["recovered_at_chunk"] == 1, ch["curve"][role]
     assert ch["per_switch"]["estimate_ns"] == pytest.approx(
         ch["paid_by"]["a"]["estimate_ns"] + ch["paid_by"]["b"]["estimate_ns"]
         + ch["switch_inflation"]["estimate_ns"], rel=0.05), ch

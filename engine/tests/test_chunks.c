@@ -32,7 +32,7 @@ int main(void)
     }
     for (int e = 0; e < EV; e += 25) t[e * LEN + 5] += 1000000; /* 8 stalls: 4% of the events */
     chunk_stats_t s;
-    CHECK(chunk_reduce(t, ref, N, ev, EV, &s) == 0, "reduce");
+    CHECK(chunk_reduce(t, ref, N, ev, EV, 256, &s) == 0, "reduce");
     double tick = chunk_tick_ns();
     CHECK(isfinite(tick) && tick > 0, "tick %g", tick);
     CHECK(s.events == EV && s.short_events == 0, "events %llu", (unsigned long long)s.events);
@@ -55,7 +55,8 @@ int main(void)
     CHECK(chunk_bucket_lo(16) == 16 && chunk_bucket_lo(17) == 32, "bucket starts");
     /* a one-chunk event is left out, not divided by zero */
     chunk_event_t one = {0, 1, -1};
-    CHECK(chunk_reduce(t, ref, N, &one, 1, &s) == 0 && s.events == 0 && s.short_events == 1, "short event");
+    CHECK(chunk_reduce(t, ref, N, &one, 1, 256, &s) == 0 && s.events == 0 && s.short_events == 1,
+          "short event");
     free(t);
     free(ref);
     CHECK_DONE("chunks");

@@ -77,6 +77,8 @@ void usage(FILE *f)
           "                    rotated from group to group (use --iterations = their count);\n"
           "                    irq/ ids: timer rates in Hz, the same way\n"
           "  --irq-burn-us D   irq/ ids: the handler also spins D us (known-answer tests)\n"
+          "  --chunk-window W  tasks/ and irq/ ids: an event's cost is its first W chunks' excess\n"
+          "                    over its last W's, W at most this (default 256; docs/method.md)\n"
           "  --no-idle         hold /dev/cpu_dma_latency at 0 during the run\n"
           "  --interleave      measure group 1 of every id, then group 2, ... so that each\n"
           "                    id's samples span the whole run (default for run-suite)\n"
@@ -119,7 +121,8 @@ enum {
     OPT_PRESET,
     OPT_BURN,
     OPT_RING_POINTS,
-    OPT_SETTLE
+    OPT_SETTLE,
+    OPT_CHUNK_WINDOW
 };
 
 static const struct option longopts[] = {{"iterations", required_argument, 0, OPT_ITER},
@@ -150,6 +153,7 @@ static const struct option longopts[] = {{"iterations", required_argument, 0, OP
                                          {"irq-burn-us", required_argument, 0, OPT_BURN},
                                          {"ring-points", required_argument, 0, OPT_RING_POINTS},
                                          {"settle-us", required_argument, 0, OPT_SETTLE},
+                                         {"chunk-window", required_argument, 0, OPT_CHUNK_WINDOW},
                                          {0, 0, 0, 0}};
 
 static uint64_t num_arg(const char *name, const char *v, uint64_t lo, uint64_t hi, int size)
@@ -320,6 +324,9 @@ int cli_parse(int argc, char **argv, cli_t *c)
         }
         case OPT_BURN:
             c->o.irq_burn_ns = num_arg("irq-burn-us", optarg, 0, 10000, 0) * 1000;
+            break;
+        case OPT_CHUNK_WINDOW:
+            c->o.chunk_window = (size_t)num_arg("chunk-window", optarg, 1, 1u << 20, 0);
             break;
         case 'o':
             c->out = optarg;

@@ -50,6 +50,8 @@ typedef struct run_opts {
     uint64_t n_list[RUN_MAX_N_LIST];
     uint64_t irq_burn_ns; /* irq/ ids: the handler spins this long (known-answer tests; 0: counts only) */
     uint64_t settle_ns;   /* before each group: wait for a quiet CPU this long (0: no wait) */
+    size_t chunk_window;  /* tasks/ and irq/ ids: the chunks an event's cost is summed over, at most (0:
+                             default) */
 } run_opts_t;
 
 /* Switch and migration counts of all parties over one sample window. -1

@@ -76,8 +76,13 @@ static chunk_loc_t locate(double *x, size_t n, double scale)
     return l;
 }
 
+size_t chunk_window_of(const run_opts_t *o)
+{
+    return o->chunk_window ? o->chunk_window : CHUNK_WINDOW;
+}
+
 int chunk_reduce(const uint32_t *t, const uint32_t *ref, size_t nchunks, const chunk_event_t *ev, size_t nev,
-                 chunk_stats_t *out)
+                 size_t window_max, chunk_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     out->chunks = nchunks;
@@ -106,7 +111,7 @@ int chunk_reduce(const uint32_t *t, const uint32_t *ref, size_t nchunks, const c
             out->short_events++;
             continue;
         }
-        size_t W = L / 2 < CHUNK_WINDOW ? L / 2 : CHUNK_WINDOW;
+        size_t W = L / 2 < window_max ? L / 2 : window_max;
         double hs = 0, ts = 0, ws = 0, x = 0, d0 = 0;
         double bs[CHUNK_BUCKETS] = {0};
         uint32_t bc[CHUNK_BUCKETS] = {0};
@@ -120,11 +125,11 @@ int chunk_reduce(const uint32_t *t, const uint32_t *ref, size_t nchunks, const c
             bs[b] += d;
             bc[b]++;
             sd[b] += d;
-            st[b] += tp;
+            st[b] += (double)ref[f + p];
             sx[b] += x;
             out->b_chunks[b]++;
             if (b >= out->buckets) out->buckets = b + 1;
-            x += tp;
+            x += (double)ref[f + p]; /* the task's own time since the event: its costs left out */
             sum_t += tp;
             sum_r += (double)ref[f + p];
             nt++;
@@ -231,12 +236,12 @@ void chunk_stats_json(json_t *j, const chunk_stats_t *s)
     json_obj_end(j);
 }
 
-void chunk_describe(json_t *j)
+void chunk_describe(json_t *j, size_t window_max)
 {
     json_kstr(j, "clock", chunk_clock_name());
     json_knum(j, "tick_ns", chunk_tick_ns());
     json_knum(j, "trim", CHUNK_TRIM);
-    json_kint(j, "window_max", CHUNK_WINDOW);
+    json_kint(j, "window_max", (int64_t)window_max);
     json_key(j, "bucket_lo");
     json_arr_begin(j);
     for (int b = 0; b < CHUNK_BUCKETS; b++) json_int(j, (int64_t)chunk_bucket_lo(b));
@@ -278,12 +283,12 @@ int chunk_log_add(void **job_state, const chunk_rec_t *rec)
 }
 
 void chunk_log_json(json_t *j, const void *job_state, const char *key_name, const char *const roles[2],
-                    const char *const tasks[2])
+                    const char *const tasks[2], size_t window_max)
 {
     const chunk_log_t *l = job_state;
     json_key(j, "chunks");
     json_obj_begin(j);
-    chunk_describe(j);
+    chunk_describe(j, window_max);
     json_kstr(j, "key", key_name);
     json_key(j, "runs");
     json_arr_begin(j);

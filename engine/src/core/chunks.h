@@ -10,7 +10,7 @@
  *     e = sum over the event's first W chunks of (t - t_ref)
  *       - sum over its last W chunks           of (t - t_ref)
  *
- * with W = min(half the event, CHUNK_WINDOW), so that a difference between
+ * with W = min(half the event, the cap: --chunk-window), so that a difference between
  * the two runs that does not depend on the distance from the event (other
  * physical pages, the host's state in that run) cancels, and what is left
  * is what the event cost in its first W chunks over its last W. The last W
@@ -28,6 +28,7 @@
  * front end picks and judges. */
 #ifndef CTXBENCH_CHUNKS_H
 #define CTXBENCH_CHUNKS_H
+#include "core/bench.h"
 #include "core/json.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,7 @@ double chunk_tick_ns(void); /* ns per tick of chunk_clock */
 int chunk_bucket(size_t pos);
 size_t chunk_bucket_lo(int b);
 
-#define CHUNK_WINDOW 256
+#define CHUNK_WINDOW 256 /* the default cap of W (--chunk-window) */
 /* The fraction of events left out at each end by the trimmed mean. */
 #define CHUNK_TRIM 0.10
 
@@ -72,11 +73,13 @@ typedef struct {
  * 0 ok, -1 out of memory (bench_error). Events shorter than 2 chunks are
  * counted in short_events and left out. */
 int chunk_reduce(const uint32_t *t, const uint32_t *ref, size_t nchunks, const chunk_event_t *ev, size_t nev,
-                 chunk_stats_t *out);
+                 size_t window_max, chunk_stats_t *out);
+/* the cap of W a run uses: --chunk-window, else CHUNK_WINDOW */
+size_t chunk_window_of(const run_opts_t *o);
 /* The stats as a JSON object's members (the caller opens and closes it). */
 void chunk_stats_json(json_t *j, const chunk_stats_t *s);
 /* What every record of chunk stats shares: the clock, the trim, the buckets. */
-void chunk_describe(json_t *j);
+void chunk_describe(json_t *j, size_t window_max);
 /* The reductions of a job, one per run that had a reference (tasks: a
  * group's run at one n; irq: one sample), kept in the job's job_state
  * (one allocation: harness_free frees it) and written by the id's extra. */
@@ -90,7 +93,7 @@ typedef struct {
 int chunk_log_add(void **job_state, const chunk_rec_t *rec); /* 0 ok, -1 out of memory */
 /* "chunks": {describe, "key": key_name, "roles": [...], "runs": [...]} */
 void chunk_log_json(json_t *j, const void *job_state, const char *key_name, const char *const roles[2],
-                    const char *const tasks[2]);
+                    const char *const tasks[2], size_t window_max);
 
 /* ticks between two chunk_clock reads as a chunk duration (saturated) */
 static inline uint32_t chunk_ticks(uint64_t a, uint64_t b)

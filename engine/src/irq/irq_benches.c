@@ -258,7 +258,7 @@ static int reduce_sample(bench_run_t *r, irq_state_t *st, uint64_t rate, int64_t
     rec.key = (int64_t)rate;
     rec.aux = index;
     rec.roles = 1;
-    int rc = chunk_reduce(st->dur[1], st->dur[0], units, ev, m, &rec.s[0]);
+    int rc = chunk_reduce(st->dur[1], st->dur[0], units, ev, m, chunk_window_of(r->opt), &rec.s[0]);
     free(ev);
     rec.s[0].multi_events = multi;
     if (!rc) rc = chunk_log_add(&r->job_state, &rec);
@@ -368,7 +368,7 @@ static void irq_extra(bench_run_t *r, json_t *j)
     const char *name = r->b->arg;
     static const char *const roles[2] = {"task", ""};
     const char *const tasks[2] = {name, ""};
-    chunk_log_json(j, r->job_state, "rate_hz", roles, tasks);
+    chunk_log_json(j, r->job_state, "rate_hz", roles, tasks, chunk_window_of(r->opt));
 }
 
 #define IRQ(var, name, ord)                                                                                  \

@@ -192,7 +192,8 @@ static void reduce_round(bench_run_t *r, pair_state_t *st)
                 uint64_t end = sl->s1[1 - role][o], start = sl->s0[role][s];
                 ev[m++] = (chunk_event_t){b[s], b[s + 1] - b[s], start > end ? (double)(start - end) : -1};
             }
-            int rc = chunk_reduce(sl->dur[role], ref->dur[role], units, ev, m, &rec.s[role]);
+            int rc = chunk_reduce(sl->dur[role], ref->dur[role], units, ev, m, chunk_window_of(r->opt),
+                                  &rec.s[role]);
             free(b);
             free(ev);
             if (rc) {
@@ -527,7 +528,7 @@ static void pair_extra(bench_run_t *r, json_t *j)
     const pair_cfg_t *cfg = r->b->arg;
     static const char *const roles[2] = {"a", "b"};
     const char *const tasks[2] = {cfg->a, cfg->b};
-    chunk_log_json(j, r->job_state, "n", roles, tasks);
+    chunk_log_json(j, r->job_state, "n", roles, tasks, chunk_window_of(r->opt));
 }
 
 #define PAIR(var, A, B, cold, idstr, ord) PAIR_CFG(var, A, B, cold, 0, 0, idstr, ord)

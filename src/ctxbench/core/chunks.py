@@ -34,16 +34,16 @@ class RoleRun(NamedTuple):
     task: str
     s: dict
 
-    def loc(self, name: str, stat: str = STAT) -> float:
-        v = (self.s.get(name) or {}).get(stat)
+    def loc(self, name: str, stat: str | None = None) -> float:
+        v = (self.s.get(name) or {}).get(stat or STAT)
         return float(v) if isinstance(v, (int, float)) else math.nan
 
     @property
     def events(self) -> int:
         return int(self.s.get("events") or 0)
 
-    def curve(self, name: str = STAT) -> np.ndarray:
-        c = (self.s.get("curve") or {}).get(name) or []
+    def curve(self, name: str | None = None) -> np.ndarray:
+        c = (self.s.get("curve") or {}).get(name or STAT) or []
         return np.array([x if isinstance(x, (int, float)) else math.nan for x in c], dtype=float)
 
 
@@ -106,8 +106,9 @@ def curve_rounds(runs: list[RoleRun], at_event: dict | None = None) -> tuple[dic
     above its far baseline (its tail per chunk), the runs of one round
     pooled by their events; `at_event` (round -> ns) is taken from the
     first bucket (irq: D, what the signal itself costs). Also each
-    bucket's time since the event (the middle of its chunks) and its mean
-    chunk, over all runs."""
+    bucket's time since the event (the middle of its chunks, in the
+    reference run's time: the task's own work, the event's costs left
+    out) and its mean chunk, over all runs."""
     nb = max((len(r.curve()) for r in runs), default=0)
     xs, tn, ws = np.zeros(nb), np.zeros(nb), np.zeros(nb)
     by_round: dict[int, list] = {}

@@ -254,7 +254,8 @@ def chunk_lines(ch: dict | None) -> list[str]:
     d = ch["D"]["estimate_ns"]
     out = ["", "Per interrupt, where it is paid: each task's chunks after a signal against the same chunks of the "
                "sample's run without the timer, the first chunks' excess over the last ones', minus the spin's (D); "
-               "Hodges-Lehmann over rounds, 95% CI (docs/irq.md#the-indirect-cost-where-it-is-paid):",
+               "the median over a run's signals, Hodges-Lehmann over rounds, 95% CI "
+               "(docs/irq.md#the-indirect-cost-where-it-is-paid):",
            f"  D as the chunks see it (irq/spin's excess per signal) = {fmt_effect(ch['D'])}; "
            f"the control's own recovery: {recovered_text(ch['spin_curve'])}"]
     for task, rec in ch["tasks"].items():

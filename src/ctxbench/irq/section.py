@@ -33,10 +33,41 @@ def render_irq(rs: list[dict], env: dict) -> list:
         return ("untrusted: " if untrusted else "") + cell
     rows = [[str(_p(r).task), str(_p(r).rate_hz), _part_ci(Result(r).parts.get("R_task")), i_cell(r)]
             for r in pts]
+    out += _chunk_rows(pts, env)
     out.append(Table(["task", "rate (Hz)", "R_task", "I = R' - R - nD"], rows,
                      "Interrupts: indirect cost of n timer signals (David et al. 2007)"
                      + (f"; the gap loop's D = {median_ci(direct)} (I uses D at the level the spin pays: irq/calibration.py)"
                         if direct else "")))
+    return out
+
+
+def _chunk_rows(pts: list[dict], env: dict) -> list:
+    """The chunk design (irq/chunked.py), re-derived from the chunk records
+    the points keep: the recovery figure and a row per task."""
+    from ctxbench.core import chunks
+    from ctxbench.irq import chunked
+    from ctxbench.irq.figures import RECOVERY, recovery
+    from ctxbench.ui.format import fmt_effect
+    from ctxbench.ui.recovery import recovered_text
+    by_task: dict = {}
+    lo: list[int] = []
+    for r in pts:
+        if Result(r).chunks:
+            by_task.setdefault(str(_p(r).task), []).extend(chunks.runs(r, kept_only=False))
+            lo = lo or chunks.bucket_lo(r)
+    rates = sorted({int(_p(r).rate_hz) for r in pts})
+    ch = chunked.analyse(by_task, rates, lo) if by_task else None
+    if not ch:
+        return []
+    out = _figures([(RECOVERY, recovery(ch, env))], "excess per chunk after a signal, D taken from its chunk; "
+                   "band: 95% interval over rounds")
+    rows = [[task, fmt_effect(rec["per_interrupt"]), rec["verdict"], fmt_effect(rec["after_signal_chunk"]),
+             recovered_text(rec["curve"]), str(rec["rounds"])] for task, rec in ch["tasks"].items()]
+    out.append(Table(["task", "indirect cost per interrupt", "verdict", "of which after the signal's chunk",
+                      "recovery", "rounds"], rows,
+                     "Interrupts: indirect cost per interrupt where it is paid (each task's chunks after a signal "
+                     "against the same chunks without the timer, minus the spin's: D = "
+                     f"{fmt_effect(ch['D'])}; Hodges-Lehmann over rounds, 95% CI)"))
     return out
 
 

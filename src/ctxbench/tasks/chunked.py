@@ -63,7 +63,12 @@ def _round_values(P: dict, E: dict, g: int, n: int) -> dict | None:
             "tail_a": a.loc("tail") / a.s.get("ref_chunk_ns", math.nan),
             "tail_b": b.loc("tail") / b.s.get("ref_chunk_ns", math.nan),
             "chunk_a": a.s.get("ref_chunk_ns", math.nan), "chunk_b": b.s.get("ref_chunk_ns", math.nan),
-            "timer": np.nanmean([x.s.get("ref_chunk_ns", math.nan) for x in (xa, xb) if x is not None] or [math.nan])}
+            "timer": _mean([x.s.get("ref_chunk_ns", math.nan) for x in (xa, xb) if x is not None])}
+
+
+def _mean(xs: list) -> float:
+    v = [float(x) for x in xs if isinstance(x, (int, float)) and math.isfinite(x)]
+    return sum(v) / len(v) if v else math.nan
 
 
 def _pool(vals: list[dict]) -> dict:

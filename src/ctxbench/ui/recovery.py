@@ -49,8 +49,9 @@ def figure(panels: dict[str, dict[str, dict]], env: Environment | dict, title: s
         ax.set_xscale("log")
         ax.set_yscale("symlog", linthresh=2)  # a refill of hundreds of ns beside one of a few
         ax.set_title(name, fontsize=8)
-        ax.set_xlabel(f"time since the {event} (µs, middle of the chunk)")
+        ax.set_xlabel(f"µs since the {event}")
         ax.set_ylabel("excess per chunk (ns)")
-        ax.legend(fontsize=6)
-    fig.suptitle(f"{title}; band: 95% interval over rounds\n{machine_label(env)}", fontsize=8)
+        ax.legend(fontsize=6, loc="upper right")
+    fig.suptitle(f"{title}; x: the middle of the chunk, in the task's own work since the {event}; band: 95% "
+                 f"interval over rounds\n{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
