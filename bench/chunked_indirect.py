@@ -32,13 +32,10 @@ CTXBENCH = [str(ROOT / ".venv" / "bin" / "ctxbench")]
 def measure(out: Path, gap_s: float) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = []
+    started = time.monotonic()  # the first tasks run starts now; the second gap_s after it at the soonest
     for name, cmd in (("tasks-1", ["tasks"]), ("irq", ["irq"]), ("tasks-2", ["tasks"])):
         if name == "tasks-2":
-            left = gap_s - (time.monotonic() - started)
-            if left > 0:
-                time.sleep(left)
-        if name == "tasks-1":
-            started = time.monotonic()
+            time.sleep(max(0.0, gap_s - (time.monotonic() - started)))
         f = out / f"{name}.json"
         p = subprocess.run(CTXBENCH + cmd + ["-o", str(f), "--no-store", "--plot", str(out / f"figs-{name}")],
                            capture_output=True, text=True, timeout=3600)
