@@ -45,7 +45,11 @@ double chunk_tick_ns(void); /* ns per tick of chunk_clock */
 int chunk_bucket(size_t pos);
 size_t chunk_bucket_lo(int b);
 
-#define CHUNK_WINDOW 256 /* the default cap of W (--chunk-window) */
+/* The most a job may keep of chunk times at once: a task's chunks grow
+ * with --task-scale (crc at scale 1: 115200), and each n of --n-list keeps
+ * its own; beyond this a setup fails in one line instead of the OOM killer. */
+#define CHUNK_MEMORY_MAX (1ull << 30)
+#define CHUNK_WINDOW     256 /* the default cap of W (--chunk-window) */
 /* The fraction of events left out at each end by the trimmed mean. */
 #define CHUNK_TRIM 0.10
 

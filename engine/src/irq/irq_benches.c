@@ -116,6 +116,11 @@ static int irq_setup(bench_run_t *r)
         st->ref = spin_result(&st->task);
     } else if (name) {
         if (task_init(&st->task, name, task_scale(r->opt), 0)) return -1;
+        if ((double)st->task.units * (2 * sizeof(uint32_t) + 1) > (double)CHUNK_MEMORY_MAX) {
+            bench_error("the chunk times of %zu chunks need more than %.0f GiB: a smaller --task-scale",
+                        st->task.units, (double)CHUNK_MEMORY_MAX / (1 << 30));
+            return -1; /* before the reference: a size refused at once */
+        }
         st->ref = task_run_all(&st->task);
     }
     if (name) {

@@ -144,6 +144,15 @@ static int slot_map(pair_state_t *st, pair_slot_t *sl, uint64_t n)
 static int slots_map(pair_state_t *st, const run_opts_t *o)
 {
     st->nslots = o->n_count ? o->n_count : 1;
+    double need = (double)st->nslots * (double)(st->task[0].units + st->task[1].units) * sizeof(uint32_t);
+    if (need > (double)CHUNK_MEMORY_MAX) {
+        bench_error(
+            "the chunk times of %d runs of %zu + %zu chunks need %.1f GiB, more than %.0f GiB: a smaller "
+            "--task-scale or fewer values of --n-list",
+            st->nslots, st->task[0].units, st->task[1].units, need / (1 << 30),
+            (double)CHUNK_MEMORY_MAX / (1 << 30));
+        return -1;
+    }
     for (int k = 0; k < st->nslots; k++)
         if (slot_map(st, &st->slot[k], o->n_count ? o->n_list[k] : (o->n ? o->n : 1))) return -1;
     return 0;
@@ -222,6 +231,7 @@ static int pair_setup(bench_run_t *r)
     size_t size = r->opt->size;
     if (task_init(&st->task[0], cfg->a, scale, size) || task_init(&st->task[1], cfg->b, scale, size))
         return -1;
+    if (slots_map(st, r->opt)) return -1; /* before the reference: a size refused at once */
     /* The single-run reference every segmented run must reproduce (the
      * tasks are deterministic: computed in the first group only). */
     if (!st->ref_done) {
@@ -236,7 +246,6 @@ static int pair_setup(bench_run_t *r)
             (task_info_t){st->task[k].ops->doc, st->task[k].units, st->task[k].bytes, st->task[k].detail, ""};
         memcpy(st->info[k].chunk, st->task[k].chunk, sizeof st->info[k].chunk);
     }
-    if (slots_map(st, r->opt)) return -1;
     if (cfg->sweep && r->opt->footprint) {
         st->sweep_len = r->opt->footprint;
         st->sweep = party_shared_map(st->sweep_len, "polluter buffer");

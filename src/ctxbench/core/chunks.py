@@ -35,16 +35,23 @@ class RoleRun(NamedTuple):
     s: dict
 
     def loc(self, name: str, stat: str | None = None) -> float:
-        v = (self.s.get(name) or {}).get(stat or STAT)
-        return float(v) if isinstance(v, (int, float)) else math.nan
+        d = self.s.get(name)
+        v = d.get(stat or STAT) if isinstance(d, dict) else None
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+    def num(self, name: str) -> float:
+        """A number of the reduction (chunk_ns, ref_chunk_ns, ...), nan if not one."""
+        v = self.s.get(name)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
 
     @property
     def events(self) -> int:
-        return int(self.s.get("events") or 0)
+        v = self.s.get("events")
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
     def curve(self, name: str | None = None) -> np.ndarray:
-        c = (self.s.get("curve") or {}).get(name or STAT) or []
-        return np.array([x if isinstance(x, (int, float)) else math.nan for x in c], dtype=float)
+        c = (self.s.get("curve") or {}).get(name or STAT)
+        return _nums(c if isinstance(c, list) else [])
 
 
 def describe(result) -> dict:
@@ -81,24 +88,34 @@ def runs(result, round0: int = 0, kept_only: bool = True) -> list[RoleRun]:
     kept = _kept_keys(result, key_name) if kept_only else set()
     kept_gk = {(g, k) for g, k, _ in kept}
     out = []
-    for x in ch.get("runs") or []:
-        g, k = int(x.get("group", -1)), int(x.get(key_name, -1))
+    for x in ch.get("runs") if isinstance(ch.get("runs"), list) else []:
+        # a record as the engine writes it, or nothing: a damaged file's runs are left out, not a traceback
+        if not isinstance(x, dict) or not all(_is_int(x.get(k)) for k in ("group", key_name)):
+            continue
+        g, k = int(x["group"]), int(x[key_name])
         i = x.get("sample")  # irq: the run's index in its round; tasks: one run per n and round
         ok = (g, k, int(i)) in kept if isinstance(i, int) else (g, k) in kept_gk
         if kept_only and not ok:
             continue
-        for ro in x.get("roles") or []:
-            if isinstance(ro, dict):
+        for ro in x.get("roles") if isinstance(x.get("roles"), list) else []:
+            if isinstance(ro, dict) and isinstance(ro.get("curve", {}), dict):
                 out.append(RoleRun(g + round0, k, str(ro.get("role")), str(ro.get("task")), ro))
     return out
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def bucket_lo(result) -> list[int]:
-    return [int(x) for x in describe(result).get("bucket_lo") or []]
+    lo = describe(result).get("bucket_lo")
+    return [int(x) for x in lo if _is_int(x)] if isinstance(lo, list) else []
 
 
 def _nums(xs) -> np.ndarray:
-    return np.array([v if isinstance(v, (int, float)) else math.nan for v in xs or []], dtype=float)
+    xs = xs if isinstance(xs, list) else []
+    return np.array([v if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan for v in xs],
+                    dtype=float)
 
 
 def curve_rounds(runs: list[RoleRun], at_event: dict | None = None) -> tuple[dict, np.ndarray, np.ndarray]:

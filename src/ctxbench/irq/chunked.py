@@ -31,7 +31,7 @@ import numpy as np
 
 from ctxbench.core import chunks
 from ctxbench.stats import recovery
-from ctxbench.stats.robust import Rounds
+from ctxbench.stats.robust import Rounds, median_of
 
 BOUND_OF_D = 0.05  # "bounded": the interval within +-5% of D (the bar for an unresolved cost)
 # The location over a run's signals: the median. Each signal's excess carries D, whose spread from
@@ -54,7 +54,7 @@ def _values(T: dict, S: dict, rate: int, g: int) -> dict | None:
     return {"k": t.events, "e": t.loc("excess", STAT), "d": s.loc("excess", STAT),
             "indirect": t.loc("excess", STAT) - s.loc("excess", STAT), "after": t.loc("after", STAT),
             "in_full": t.loc("whole", "mean") - s.loc("whole", "mean"),
-            "tail": t.loc("tail", STAT) / t.s.get("ref_chunk_ns", math.nan), "chunk": t.s.get("ref_chunk_ns", math.nan)}
+            "tail": t.loc("tail", STAT) / t.num("ref_chunk_ns"), "chunk": t.num("ref_chunk_ns")}
 
 
 def _pool(vals: list[dict]) -> dict:
@@ -108,7 +108,7 @@ def analyse(runs_by_task: dict[str, list], rates: list[int], lo: list[int], fits
         rec = {"per_interrupt": eff(pooled, "indirect"), "in_full": eff(pooled, "in_full"),
                "after_signal_chunk": eff(pooled, "after"),
                "per_signal": eff(pooled, "e"), "tail_share": eff(pooled, "tail"),
-               "chunk_ns": float(np.nanmedian([v["chunk"] for v in pooled.values()])) if pooled else math.nan,
+               "chunk_ns": median_of([v["chunk"] for v in pooled.values()]),
                "rounds": len(pooled),
                "by_rate": {str(r): dict(eff(per_rate[r], "indirect"),
                                         signals=int(np.median([v["k"] for v in per_rate[r].values()])))

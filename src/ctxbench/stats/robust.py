@@ -32,6 +32,12 @@ def hodges_lehmann(x) -> float:
     return float(np.median((v[i] + v[j]) / 2))
 
 
+def median_of(xs) -> float:
+    """The median of the finite values, nan if none (no numpy warning)."""
+    v = np.asarray([x for x in xs if isinstance(x, (int, float)) and math.isfinite(x)], dtype=float)
+    return float(np.median(v)) if v.size else math.nan
+
+
 def hodges_lehmann_rows(m: np.ndarray) -> np.ndarray:
     """hodges_lehmann of every row of m (nan cells left out)."""
     m = np.asarray(m, dtype=float)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ctxbench.core import chunks, cycles
 from ctxbench.stats import recovery
-from ctxbench.stats.robust import Rounds
+from ctxbench.stats.robust import Rounds, median_of
 
 WEIGHTED = ("per_switch", "share_a", "share_b", "inflation", "in_full", "hand_off")
 
@@ -60,10 +60,10 @@ def _round_values(P: dict, E: dict, g: int, n: int) -> dict | None:
             "in_full": (ka * a.loc("whole", "mean") + kb * b.loc("whole", "mean")) / k + infl_mean,
             "hand_off": ge,
             "e_a": ea, "e_b": eb,
-            "tail_a": a.loc("tail") / a.s.get("ref_chunk_ns", math.nan),
-            "tail_b": b.loc("tail") / b.s.get("ref_chunk_ns", math.nan),
-            "chunk_a": a.s.get("ref_chunk_ns", math.nan), "chunk_b": b.s.get("ref_chunk_ns", math.nan),
-            "timer": _mean([x.s.get("ref_chunk_ns", math.nan) for x in (xa, xb) if x is not None])}
+            "tail_a": a.loc("tail") / a.num("ref_chunk_ns"),
+            "tail_b": b.loc("tail") / b.num("ref_chunk_ns"),
+            "chunk_a": a.num("ref_chunk_ns"), "chunk_b": b.num("ref_chunk_ns"),
+            "timer": _mean([x.num("ref_chunk_ns") for x in (xa, xb) if x is not None])}
 
 
 def _mean(xs: list) -> float:
@@ -140,7 +140,7 @@ def analyse(pair_result, empty_result, labels, boot_of=None, resamples: int | No
         out["by_n"][str(n)] = bn
     lo = chunks.bucket_lo(pair_result)
     out["curve"] = {role: _curve([r for r in pr if r.role == role], rounds, lo) for role in ("a", "b")}
-    med = {k: float(np.nanmedian([p[k] for p in pooled.values()])) for k in ("chunk_a", "chunk_b", "timer",
+    med = {k: median_of([p[k] for p in pooled.values()]) for k in ("chunk_a", "chunk_b", "timer",
                                                                               "hand_off")}
     out.update(chunk_ns={"a": med["chunk_a"], "b": med["chunk_b"]}, timer_ns=med["timer"],
                hand_off_ns=med["hand_off"], n_values=[n for n in ns if str(n) in out["by_n"]],
@@ -164,6 +164,8 @@ def _cross_check(rounds: Rounds, by_round: dict, n: int, boot_of) -> tuple[dict,
 
 def describe_method(result) -> str:
     c = chunks.describe(result)
+    trim = c.get("trim")
+    trim = f"{trim:.0%}" if isinstance(trim, (int, float)) and not isinstance(trim, bool) else "?"
     return (f"chunks timed with {c.get('clock')}; per switch-in the excess of its first W chunks over its last W "
             f"(W <= {c.get('window_max')}), paired with the same chunks of the round's n = 1 run; a "
-            f"{c.get('trim', 0):.0%}-trimmed mean over a run's switch-ins, Hodges-Lehmann over rounds")
+            f"{trim}-trimmed mean over a run's switch-ins (each end), Hodges-Lehmann over rounds")
