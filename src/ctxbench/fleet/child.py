@@ -13,20 +13,27 @@ Ctrl-C reaches the children with the fleet (one process group): each
 stops its engine there and ends. SIGTERM to the fleet, or a host past
 --timeout, sends SIGTERM to the child, which does the same; one that has
 not ended in CLEAN_S is killed (its connection drops with it, and its
-host's watcher cleans up)."""
+host's watcher cleans up). A fleet that dies outright (SIGKILL) takes its
+children with it: each has SIGKILL as its parent-death signal, set
+between fork and exec (core/children.py), and its host's watcher cleans
+up there; the fleet's directory here is removed by the next fleet
+(fleet/command.py)."""
 from __future__ import annotations
 
 import asyncio
 import datetime
 import os
+import re
+import shlex
 import signal
 import sys
 import time
 from pathlib import Path
 from typing import Callable
 
+from ctxbench.core import children
 from ctxbench.core.errors import escaped
-from ctxbench.core.ssh.hosts import Host
+from ctxbench.core.ssh.hosts import Host, shown
 from ctxbench.fleet.remote import Outcome, Settings
 
 CLEAN_S = 35  # a child told to stop: its engine's stop (10 s) and its session's close (20 s), bounded
@@ -38,20 +45,38 @@ def host_spec(h: Host) -> str:
     return (f"{h.user}@" if h.user else "") + address + (f":{h.port}" if h.port else "")
 
 
+def key_problem(key: str) -> str | None:
+    """Why an ssh config cannot name this key file (None: it can). Every
+    other character is quoted (key_config); a line break would end the
+    directive and begin another, and asyncssh expands ${NAME} in an
+    IdentityFile with no way to escape it."""
+    if re.search(r"[\x00-\x1f\x7f\x85\u2028\u2029]", key):
+        return f"its key file {shown(key)} has a control character, which an ssh config cannot hold"
+    if "${" in key:
+        return f"its key file {shown(key)} holds '${{', which an ssh config reads as a variable"
+    return None
+
+
 def key_config(h: Host, folder: Path, stem: str) -> str | None:
     """An ssh config that gives the host its inventory key (read before the
-    user's own, so the key given for this host wins), or None."""
+    user's own, so the key given for this host wins), or None. The key's
+    path is absolute and quoted as one word (quotes, #, spaces, %: as they
+    are); key_problem says what cannot be written at all."""
     if not h.key:
         return None
+    key = os.path.abspath(h.key)
+    if why := key_problem(key):
+        raise ValueError(why)  # on_host says it as the host's row before it gets here
     path = folder / f"{stem}.ssh_config"
-    # ssh config words are split at spaces and # starts a comment: quoted, as OpenSSH reads quotes
-    path.write_text(f'Host "{h.address}"\n  IdentityFile "{h.key}"\n  IdentitiesOnly yes\n')
+    # one shell-quoted word each, as asyncssh splits a line (shlex); IdentityFile's % doubled (%d, %h, ...)
+    path.write_text(f"Host {shlex.quote(h.address)}\n  IdentityFile {shlex.quote(key.replace('%', '%%'))}\n"
+                    "  IdentitiesOnly yes\n")
     return str(path)
 
 
 def argv(job, h: Host, out: Path, configs: tuple[str, ...], folder: Path, stem: str) -> list[str]:
     a = [sys.executable, "-m", "ctxbench", *job.argv, "--host", host_spec(h), "-o", str(out), "--no-store"]
-    if h.cpu is not None and job.takes_cpu and not any(x.split("=")[0] == "--cpu" for x in job.argv):
+    if h.cpu is not None and job.takes_cpu and not job.cpu_given:  # the user's --cpu, abbreviated too, wins
         a += ["--cpu", str(h.cpu)]
     for c in ([key_config(h, folder, stem)] if h.key else []) + list(configs):
         a += ["--ssh-config", c]
@@ -66,7 +91,10 @@ async def on_host(h: Host, job, s: Settings, report: Callable[[Host, str], None]
     happened."""
     out = Outcome(h)
     if h.key and not os.path.isfile(h.key):
-        out.reason = f"its key file {h.key} does not exist (ansible_ssh_private_key_file)"
+        out.reason = f"its key file {shown(h.key)} does not exist (ansible_ssh_private_key_file)"
+        return out
+    if h.key and (why := key_problem(os.path.abspath(h.key))):
+        out.reason = f"{why} (ansible_ssh_private_key_file)"
         return out
     path = folder / f"{stem}.json"
     cmd = argv(job, h, path, s.ssh_config, folder, stem)
@@ -74,9 +102,11 @@ async def on_host(h: Host, job, s: Settings, report: Callable[[Host, str], None]
     report(h, f"running ctxbench {escaped(' '.join(job.argv))[:60]}")
     t0 = time.monotonic()
     out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a run
+    # dies with the fleet (SIGKILL when this thread, the event loop's, ends), on the fleet's CPUs
+    setup = children.child_setup(tuple(os.sched_getaffinity(0)), os.getpid())
     proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL,
                                                 stdout=asyncio.subprocess.DEVNULL,
-                                                stderr=asyncio.subprocess.PIPE, env=env)
+                                                stderr=asyncio.subprocess.PIPE, env=env, preexec_fn=setup)
     try:
         _, err = await asyncio.wait_for(proc.communicate(), s.timeout_s)
     except asyncio.TimeoutError:

@@ -22,6 +22,7 @@ from pathlib import Path
 from ctxbench.core import model
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import hosts as hostlist
+from ctxbench.core.ssh.hosts import escaped_name as shown_name  # escaped, and its bidi and format characters
 from ctxbench.fleet import job as jobs
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
@@ -91,15 +92,72 @@ def _chosen_hosts(args) -> list:
     names = [h.name for h in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise UserError(f"fleet: host {escaped(twice[0])} is named twice")
+        raise UserError(f"fleet: host {shown_name(twice[0])} is named twice")
     return found
 
 
 def _ssh_config(args) -> tuple[str, ...]:
-    for f in args.ssh_config or ():
-        if not os.path.isfile(f):
-            raise UserError(f"fleet: --ssh-config {escaped(f)}: no such file")
-    return hostlist.config_files(args.ssh_config)
+    """Each --ssh-config a regular file (a FIFO is never opened), else one line."""
+    try:
+        return hostlist.config_files(args.ssh_config)
+    except UserError as e:
+        raise UserError(f"fleet: {e}")
+
+
+PRIVATE = "ctxbench-fleet-"  # the fleet's private directories here, in the temporary directory
+LOCK = ".lock"               # held (flock) by the fleet that made the directory, for as long as it runs
+
+
+def clean_stale() -> None:
+    """Remove what fleets that died outright (SIGKILL) left here: each
+    fleet holds a lock on its directory's LOCK while it runs, so a
+    directory whose lock can be taken is no running fleet's. Directories
+    without a lock (being made, or an older ctxbench's) are left alone."""
+    import fcntl
+    tmp = tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(tmp))
+    except OSError:
+        return
+    for d in entries:
+        try:
+            if not (d.name.startswith(PRIVATE) and d.is_dir(follow_symlinks=False)
+                    and d.stat(follow_symlinks=False).st_uid == os.getuid()):
+                continue
+            fd = os.open(os.path.join(d.path, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a running fleet's
+        else:
+            shutil.rmtree(d.path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
+def private_dir() -> tuple[Path, int]:
+    """A private directory for the children's files (results, ssh configs)
+    and the descriptor that holds its lock (release_dir ends both). The
+    lock file is locked before it takes its name, so no other fleet's
+    clean_stale ever sees it unlocked while this one runs."""
+    import fcntl
+    clean_stale()
+    folder = Path(tempfile.mkdtemp(prefix=PRIVATE))
+    try:
+        fd = os.open(folder / f"{LOCK}.new", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(folder / f"{LOCK}.new", folder / LOCK)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder, fd
+
+
+def release_dir(folder: Path, fd: int) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    os.close(fd)
 
 
 class _Lines:
@@ -108,7 +166,7 @@ class _Lines:
     log, a pipe), a line at each change, with the time since the start."""
 
     def __init__(self, names: list[str]):
-        self.width = max(len(n) for n in names)
+        self.width = max(len(shown_name(n)) for n in names)
         self.t0 = time.monotonic()
         self.tty = sys.stderr.isatty()
         self.state = {n: "waiting" for n in names}
@@ -118,10 +176,10 @@ class _Lines:
         t = time.monotonic() - self.t0
         self.state[host.name] = f"{what}  ({t:.1f} s)"
         if not self.tty:
-            print(f"{t:6.1f} s  {escaped(host.name):<{self.width}}  {escaped(what)}", file=sys.stderr, flush=True)
+            print(f"{t:6.1f} s  {shown_name(host.name):<{self.width}}  {shown_name(what)}", file=sys.stderr, flush=True)
             return
         up = f"\x1b[{len(self.state)}F" if self.drawn else ""
-        lines = "".join(f"\x1b[2K{escaped(n):<{self.width}}  {escaped(v)}\n" for n, v in self.state.items())
+        lines = "".join(f"\x1b[2K{shown_name(n):<{self.width}}  {shown_name(v)}\n" for n, v in self.state.items())
         sys.stderr.write(up + lines)
         sys.stderr.flush()
         self.drawn = True
@@ -197,7 +255,11 @@ def run(args) -> int:
         return o, doc
 
     started = time.monotonic()
-    folder = Path(tempfile.mkdtemp(prefix="ctxbench-fleet-"))  # the children's files here, removed at the end
+    # the children's files in a directory of the fleet's, removed at the end (or, after a SIGKILL here, by the
+    # next fleet); the fast way makes none here
+    folder, lock = private_dir() if job.child else (None, None)
+    if not job.child:
+        clean_stale()
     try:
         rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished, folder, names))
     except KeyboardInterrupt:
@@ -205,7 +267,8 @@ def run(args) -> int:
             print(line, file=stream)
         raise
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            release_dir(folder, lock)
     wall = time.monotonic() - started
     for stream, line in kept:
         print(line, file=stream)
@@ -224,7 +287,7 @@ def run(args) -> int:
     failed = [o for o, _ in rows if not o.ok]
     if failed:
         print(f"\n{len(failed)} of {len(rows)} host(s) failed: "
-              + ", ".join(f"{escaped(o.host.name)} ({escaped(o.reason)})" for o in failed), file=sys.stderr)
+              + ", ".join(f"{shown_name(o.host.name)} ({shown_name(o.reason)})" for o in failed), file=sys.stderr)
         return 1
     return 0
 
@@ -237,8 +300,10 @@ def _checker(args):
         return None
 
     def check(argv: list[str]):
+        said = io.StringIO()  # --help (-h, --he) would print the command's help: said as one line instead
         try:
-            return parse(argv)
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                return parse(argv)
         except UserError as e:
             raise UserError(f"fleet: the command after --: {e.why}")
         except SystemExit:  # --help
@@ -258,7 +323,9 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
 
     async def one(h):
         async with gate:
-            if job.child:
+            if h.refused:  # an inventory host whose address or user is no name: never contacted
+                o = remote.Outcome(h, reason=h.refused)
+            elif job.child:
                 o = await child.on_host(h, job, settings, report, folder, names[h.name])
             else:
                 o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
@@ -301,7 +368,7 @@ def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
     for o, doc in rows:
         env = model.Document(doc).environment if doc else model.Environment({})
         # every string from outside (the command line, an inventory, a host's engine) escaped, as in errors
-        cells = [escaped(o.host.name), escaped(str(env.cpu_model or "-")[:40]),
+        cells = [shown_name(o.host.name), escaped(str(env.cpu_model or "-")[:40]),
                  escaped(str(env.kernel_release or "-")), _clock(doc, fastest)]
         got = jobs.summary(doc) if doc else {}
         for i in ids:
@@ -311,7 +378,7 @@ def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
                              + (f" = {fmt_value(ns, 'ns')}" if unit == "cycles" else ""))
             else:
                 cells.append("-")
-        cells.append("ok" if o.ok else f"FAILED: {escaped(o.reason)}")
+        cells.append("ok" if o.ok else f"FAILED: {shown_name(o.reason)}")
         body.append(cells)
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head) - 1)]
     fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]  # noqa: E731

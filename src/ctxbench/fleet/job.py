@@ -39,6 +39,7 @@ class Job:
     argv: tuple[str, ...] = field(default_factory=tuple)   # as given, for the record
     child: bool = False          # runs as `ctxbench <argv> --host HOST`, a process per host (fleet/child.py)
     takes_cpu: bool = False      # the command has --cpu (a host's ctxbench_cpu is passed as it)
+    cpu_given: bool = False      # the command's own --cpu was given (abbreviated too): it wins over ctxbench_cpu
 
     def engine_args(self, cpu: int | None) -> list[str]:
         """The engine's arguments on a host (`cpu`: the host's own, which
@@ -70,6 +71,9 @@ def parse(argv: list[str], check=None) -> Job:
     if argv[0] not in MEASURING and argv[0] != "env":
         raise UserError(f"fleet: '{escaped(argv[0])}' is not a measuring command (commands: env, "
                         f"{', '.join(MEASURING)})")
+    # the command's own options first, as its own command line reads them (abbreviations, --cpu -1, --help),
+    # whichever way it then takes: a bad one is its line before any host is touched
+    args = check(list(argv)) if check and argv[0] in MEASURING else None
     if argv[0] in COMMANDS:
         try:
             return _fast(argv)
@@ -77,13 +81,20 @@ def parse(argv: list[str], check=None) -> Job:
             # run with options beyond a preset's (--ids, ...) runs as the command itself; any other fault is said
             if argv[0] != "run" or "unrecognized arguments" not in e.why:
                 raise
-    args = check(list(argv)) if check else None
     # read from the parsed options, so that an abbreviation (--out, --sto) is caught as the option it is
     owned = [flag for name, flag in FLEET_OWNS.items() if getattr(args, name, None) not in (None, False)]
     if owned:
         raise UserError(f"fleet: the command after --: {owned[0]} is the fleet's to decide (each host's results "
                         "file, the store, the figures and the hosts)")
-    return Job(argv[0], argv=tuple(argv), child=True, takes_cpu=args is not None and hasattr(args, "cpu"))
+    given = getattr(args, "cpu", None) is not None if args is not None else _gives_cpu(argv)
+    return Job(argv[0], argv=tuple(argv), child=True, takes_cpu=args is not None and hasattr(args, "cpu"),
+               cpu_given=given)
+
+
+def _gives_cpu(argv: list[str]) -> bool:
+    """Without the command's parser: whether --cpu is given, as argparse
+    reads it (--cpu N, --cpu=N, or a prefix of it: --cp N)."""
+    return any(len(flag := a.split("=", 1)[0]) >= 4 and "--cpu".startswith(flag) for a in argv[1:])
 
 
 def _fast(argv: list[str]) -> Job:
