@@ -7,7 +7,10 @@ runs there while the analysis, figures, store and report stay here.
 asyncssh does the SSH (the user's ssh config, agent and known_hosts are
 honoured; host keys are checked). The front end is synchronous, so the
 connection lives in an event loop on a thread of its own and each call
-waits for its answer; Ctrl-C here interrupts that wait.
+waits for its answer; Ctrl-C here interrupts that wait. So does SIGTERM:
+from the moment the session is made (before it connects) until it is
+closed, SIGTERM is an interruption (KeyboardInterrupt), as in the
+engine's stream.
 
 On the host, one shell (the watcher) makes a private temporary directory,
 takes the static engine for the host's architecture on its standard input
@@ -18,12 +21,25 @@ but the engine's output; its pid goes into the directory's list. When the
 command ends here, the watcher's input is closed: it kills every group on
 the list and removes the directory. A dropped connection closes that
 input too, so a front end killed outright, or a server that goes away,
-leaves nothing running there."""
+leaves nothing running there.
+
+Every command there starts the account's shell, and its start-up files
+may print (a greeting, errors of a .bashrc) on stdout and stderr before
+the command runs. Each command therefore says where its own words begin:
+a tagged first line on stdout, a marker line on stderr. What comes before
+them is the start-up's, said once per ctxbench command (escaped, in one
+line) and never passed on as the engine's. The first exchange is bounded
+by what a start-up needs (STARTUP_S): a start-up that hangs, or one that
+prints without a newline (so that the tagged line never starts a line),
+is one line naming the cause. The directory is taken byte for byte from
+the tagged line (a TMPDIR with spaces, quotes or bytes that are no UTF-8)
+and written back into commands as octal escapes."""
 from __future__ import annotations
 
 import asyncio
 import shlex
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -35,19 +51,36 @@ from ctxbench.core.ssh.hosts import Host
 from ctxbench.core.transports import Finished
 
 PREFIX = "ctxbench-host."
+TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
+MARK = b"ctxbench-host err"  # our line on stderr: what the host's shell printed before it is its start-up's
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
+STARTUP_S = 10        # the first exchange: the account's shell starting (its start-up files) up to our first
+#                       line; 0.1-0.4 s where a .bashrc runs pyenv or similar (docs/host.md)
 START_S = 60          # an engine command's start there (the user's shell, then the pid line)
-OPEN_S = 300         # connecting and copying the engine, on the slowest link we expect
+OPEN_S = 300          # connecting and copying the engine, on the slowest link we expect
 STOP_S = 5            # an engine told to stop has this long to reap its parties before they are killed
 STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any budget (tasks: 24 h); the watcher is the real bound
+# what the watcher and every engine command need on the host besides the shell's builtins
+NEEDED = ("mktemp", "uname", "head", "cat", "grep", "mv", "rm", "chmod", "sleep", "timeout")
 
 # The watcher: as fleet/remote.py's script, but it runs no engine itself;
 # it stays for every engine command of this front end's command. On a
 # dropped connection it gives each engine still running a second to end
 # as on SIGTERM (it kills what it started outside its own group: a peer's
-# process group, `exec`), then kills its group.
-WATCHER = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+# process group, `exec`), then kills its group. First it says where its
+# own words begin on stderr, and names what the host lacks of NEEDED. A
+# write to a connection already gone fails (SIGPIPE ignored), so the
+# script still reaches its clean-up. $d is made absolute (a relative
+# TMPDIR), and refused with a newline in it (our lines are lines).
+WATCHER = r"""trap '' PIPE
+printf '\n%s\n' "{mark}" >&2
+m=; for c in {needed}; do command -v "$c" > /dev/null 2>&1 || m="$m $c"; done
+[ -z "$m" ] || {{ echo "ctxbench-host missing$m"; exit 96; }}
+d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+case $d in /*) ;; *) d="$PWD/$d";; esac
+case $d in *'
+'*) echo "the temporary directory's name has a newline in it (TMPDIR there)" >&2; rm -rf "$d"; exit 97;; esac
 : > "$d/pids" || {{ rm -rf "$d"; exit 98; }}
 """ + engines.take_engine("ctxbench-host") + r"""echo "ctxbench-host copied"
 cat > /dev/null
@@ -60,11 +93,56 @@ cd / && rm -rf "$d"
 # One engine command: `timeout`'s pid (the group it makes for itself and
 # the engine) on the list while it runs and on the first line, then the
 # engine's output; taken off the list when it ends, so that the watcher
-# never kills a group whose number another process has since taken.
-ENGINE = ("cd {d} || exit 97; timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null & p=$!; "
+# never kills a group whose number another process has since taken. The
+# marker on stderr comes first: what the shell printed before it is its
+# start-up's, after it the command's (the engine's, `timeout`'s, `cd`'s).
+ENGINE = ("printf '\\n%s\\n' \"{mark}\" >&2; "
+          "cd {d} || exit 97; timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null & p=$!; "
           "echo $p >> pids; echo \"ctxbench-host pid $p\"; wait $p; s=$?; "
           "grep -vx \"$p\" pids > pids.new; mv pids.new pids; exit $s")
 
+
+def _in_shell(path: bytes) -> str:
+    """`path`, any bytes but NUL, as a shell word that gives it back:
+    octal escapes in printf's format (no quoting, no encoding can bend
+    them; $() drops trailing newlines only, and no path of ours ends so)."""
+    return "\"$(printf '" + "".join(f"\\{b:03o}" for b in path) + "')\""
+
+
+def _on_term(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM is an interruption, as in the engine's stream (core/engine.py)
+
+
+class _NoNewline(Exception):
+    """Our tagged line came in the middle of a line: the shell's start-up
+    printed this without a newline."""
+
+    def __init__(self, before: bytes, line: bytes):
+        super().__init__(before)
+        self.before, self.line = before, line
+
+
+class _Chatter:
+    """What the account's shell printed at start-up, before our lines
+    (stdout's and stderr's): counted, the first line kept."""
+
+    def __init__(self):
+        self.lines = 0
+        self.first = self.last = ""
+
+    def add(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").strip()
+        if text:
+            self.lines += 1
+            self.first, self.last = self.first or text, text
+
+    def said(self, name: str) -> str:
+        """The one line that says it (escaped), '' where it printed nothing."""
+        if not self.lines:
+            return ""
+        more = f" (and {self.lines - 1} more line{'s' if self.lines > 2 else ''})" if self.lines > 1 else ""
+        return (f"warning: --host {name}: its shell's start-up prints this before every command (ignored): "
+                f"'{escaped(self.first[:100])}'{more}")
 
 
 class Session:
@@ -77,12 +155,24 @@ class Session:
         self.conn = None
         self.watcher = None
         self.arch = ""
-        self.workdir = ""
+        self.workdir = ""              # the directory there, for messages (escaped where printed)
+        self._workdir = b""            # ... byte for byte, for commands
         self.lost: str | None = None   # why the connection dropped, once it did
+        self.started_up = False        # the watcher's shell has started and made its directory
         self.opened = False            # the engine is there (a drop before that is the connect's failure)
         self.abandoned = False         # a second Ctrl-C: no more waiting on the host (its watcher cleans up)
         self.timings: dict[str, float] = {}  # connect, copy (s): the command's one-off cost
         self._closed = False
+        self.chatter = _Chatter()      # what its shell's start-up printed (said once, when opened)
+        self._old_term = None
+        # SIGTERM from now on is an interruption: the connection starts later, inside the command
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self._old_term = signal.signal(signal.SIGTERM, _on_term)
+
+    @property
+    def name(self) -> str:
+        return escaped(self.host.name)
 
     # ---- the thread the connection lives on ----------------------------
 
@@ -103,29 +193,40 @@ class Session:
     def _failed(self, doing: str, e: BaseException) -> UserError:
         """One line: `doing` ("measuring") failed, and why."""
         if self.lost:  # the host's watcher stops what ran there and removes its directory
-            return UserError(f"--host {escaped(self.host.name)}: {escaped(self.lost)} while {doing}", code=1)
-        return UserError(f"--host {escaped(self.host.name)}: {doing} failed: {escaped(failures.why(e))}", code=1)
+            return UserError(f"--host {self.name}: {escaped(self.lost)} while {doing}", code=1)
+        return UserError(f"--host {self.name}: {doing} failed: {escaped(failures.why(e))}", code=1)
 
     def open(self) -> "Session":
         if self.conn is not None:
             return self
         if self._closed:
-            raise UserError(f"--host {escaped(self.host.name)}: the connection was closed", code=1)
+            raise UserError(f"--host {self.name}: the connection was closed", code=1)
         if self.loop is None:
             self.loop = asyncio.new_event_loop()
             threading.Thread(target=self.loop.run_forever, name="ctxbench-ssh", daemon=True).start()
         try:
             self._call(asyncio.wait_for(self._open(), OPEN_S))
         except UserError:
-            self.close()
+            self._close_unopened()
             raise
         except Exception as e:  # noqa: BLE001 (every way in fails the same way: one line)
-            self.close()
+            self._close_unopened()
             raise self._failed("connecting and copying the engine", e)
         except BaseException:
-            self.close()
+            self._close_unopened()
             raise
+        if self.chatter.lines:  # once per command, not once per engine command
+            print(self.chatter.said(self.name), file=sys.stderr)
         return self
+
+    def _close_unopened(self) -> None:
+        """After a failed open: a shell that has not yet started (its
+        start-up hangs, or this was interrupted in it) is not waited for:
+        the connection is dropped, and its watcher, if it ever runs, finds
+        its input closed and removes what it made."""
+        if not self.started_up:
+            self.abandoned = True
+        self.close()
 
     async def _open(self) -> None:
         import asyncssh
@@ -138,7 +239,7 @@ class Session:
 
         h = self.host
         if h.key and not Path(h.key).is_file():
-            raise UserError(f"--host {escaped(h.name)}: its key file {escaped(h.key)} does not exist")
+            raise UserError(f"--host {self.name}: its key file {escaped(h.key)} does not exist")
         t0 = time.monotonic()
         # keepalives: a host or network that freezes mid-run is a lost connection within about
         # KEEPALIVE_S * 3, not a command that waits for ever (asyncssh sends none by default)
@@ -150,34 +251,73 @@ class Session:
         self.conn = await asyncssh.connect(h.address, **opts)
         self.timings["connect"] = time.monotonic() - t0
         t0 = time.monotonic()
-        self.watcher = await self.conn.create_process(WATCHER.format(prefix=PREFIX), encoding=None)
-        head = await _first_line(self.watcher, "ctxbench-host")
-        if len(head) != 4 or head[0] != "ctxbench-host":
-            self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
-            raise UserError(f"--host {escaped(h.name)}: could not make a temporary directory there: "
-                            f"{await self._said(self.watcher)}", code=1)
-        _, self.arch, self.workdir, unpack = head
+        head = await self._first_exchange()
+        self.started_up = True
+        _, self.arch, self._workdir, unpack = head
+        self.workdir = self._workdir.decode("utf-8", "surrogateescape")
         try:
             engine = engines.for_arch(self.arch, self.build)
         except engines.NoEngine as e:
-            raise UserError(f"--host {escaped(h.name)}: {e}", code=1)
+            raise UserError(f"--host {self.name}: {escaped(str(e))}", code=1)
         self.watcher.stdin.write(engines.payload(engine, unpack))
         if (await self.watcher.stdout.readline()).strip() != b"ctxbench-host copied":
             self.watcher.stdin.write_eof()
-            raise UserError(f"--host {escaped(h.name)}: could not copy the engine there: "
-                            f"{await self._said(self.watcher)}", code=1)
+            said = await self._said(self.watcher)
+            if said.startswith("the engine does not run on this machine"):  # a directory where programs run
+                why = said.split("): ", 1)[-1]
+                raise UserError(f"--host {self.name}: the {escaped(engine.parent.name)} engine built here "
+                                f"({escaped(str(engine))}) does not run there, though its `uname -m` says "
+                                f"{escaped(self.arch)} ({why})", code=1)
+            raise UserError(f"--host {self.name}: could not copy the engine there: {said}", code=1)
         self.timings["copy"] = time.monotonic() - t0
         self.opened = True
 
+    async def _first_exchange(self) -> tuple[str, str, bytes, str]:
+        """Start the watcher and read its first line (TAG, `uname -m`, its
+        directory, how it unpacks), within STARTUP_S; what the shell's
+        start-up printed before it is said once, here."""
+        t0 = time.monotonic()
+        self.watcher = await self.conn.create_process(
+            WATCHER.format(prefix=PREFIX, mark=MARK.decode(), needed=" ".join(NEEDED)), encoding=None)
+        chatter = self.chatter
+        try:
+            line = await asyncio.wait_for(_tagged(self.watcher, chatter), STARTUP_S)
+            marked = await asyncio.wait_for(_until_mark(self.watcher, chatter),
+                                            max(0.5, STARTUP_S - (time.monotonic() - t0)))
+        except _NoNewline as e:
+            self.watcher.stdin.write_eof()  # the watcher, which has made its directory, removes it and ends
+            text = e.before.decode("utf-8", "replace").strip()
+            raise UserError(f"--host {self.name}: the host's shell printed without a newline at its start-up "
+                            f"('{escaped(text[-60:])}'), so ctxbench's first line was not a line: end what "
+                            "the account's start-up files print with a newline", code=1)
+        except asyncio.TimeoutError:
+            raise UserError(f"--host {self.name}: its start-up did not finish in {STARTUP_S} s (the account's "
+                            "shell start-up files there, .bashrc or $BASH_ENV, hang or wait)", code=1)
+        if line is not None and line.split(b" ")[1:2] == [b"missing"]:
+            gone = ", ".join(w.decode("utf-8", "replace") for w in line.split()[2:])
+            raise UserError(f"--host {self.name}: the host has no {escaped(gone)} on its PATH: --host needs "
+                            "GNU coreutils there (`timeout` runs the engine; docs/host.md)", code=1)
+        head = _head(line)
+        if head is None:
+            self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
+            said = await self._said(self.watcher)
+            if not marked:  # the shell ended before our script ran: its last words are the start-up's
+                raise UserError(f"--host {self.name}: its shell ended during its start-up: "
+                                f"{escaped(chatter.last) if chatter.last else said}", code=1)
+            raise UserError(f"--host {self.name}: could not make a temporary directory there: {said}", code=1)
+        return head
+
     @staticmethod
     async def _said(proc) -> str:
+        """The last line the command said on stderr (after the start-up's),
+        escaped; else its exit status."""
         r = await proc.wait()
-        err = (r.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-        return escaped(err[-1]) if err else f"exit status {r.exit_status}"
+        err = _own(r.stderr or b"").splitlines()
+        return err[-1] if err else f"exit status {r.exit_status}"
 
     def _command(self, args: list[str], limit: float) -> str:
-        return ENGINE.format(d=shlex.quote(self.workdir), stop=STOP_S, limit=max(1, int(limit)),
-                             args=" ".join(map(shlex.quote, args)))
+        return ENGINE.format(mark=MARK.decode(), d=_in_shell(self._workdir), stop=STOP_S,
+                             limit=max(1, int(limit)), args=" ".join(map(shlex.quote, args)))
 
     # ---- the transport --------------------------------------------------
 
@@ -192,11 +332,15 @@ class Session:
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
         proc = await self.conn.create_process(self._command(args, limit), encoding=None)
-        first = await _first_line(proc, "ctxbench-host")
-        if first[:2] != ["ctxbench-host", "pid"] or len(first) != 3 or not first[2].isdigit():
-            raise UserError(f"--host {escaped(self.host.name)}: the engine could not be started there: "
+        try:
+            first = await _tagged(proc, _Chatter())  # the start-up's lines: said once, at the first exchange
+        except _NoNewline as e:  # the first exchange had none: a start-up that prints differently each time
+            first = e.line
+        words = (first or b"").split(b" ")
+        if words[1:2] != [b"pid"] or len(words) != 3 or not words[2].isdigit():
+            raise UserError(f"--host {self.name}: the engine could not be started there: "
                             f"{await self._said(proc)}", code=1)
-        return _Started(self, proc, int(first[2]))
+        return _Started(self, proc, int(words[2]))
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
         started = self.start(args, timeout_s)
@@ -210,9 +354,9 @@ class Session:
             raise
         except Exception as e:  # noqa: BLE001 (a lost connection, no answer: one line)
             started.stop()
-            raise self._failed(f"running 'ctxbench-engine {args[0] if args else ''}'", e)
+            raise self._failed(f"running 'ctxbench-engine {escaped(args[0]) if args else ''}'", e)
         if status == 124:
-            raise TimeoutError(f"'ctxbench-engine {' '.join(args)}' on {self.host.name} did not finish in "
+            raise TimeoutError(f"'ctxbench-engine {escaped(' '.join(args))}' on {self.name} did not finish in "
                                f"{timeout_s:.0f} s")
         return Finished(status, out.decode("utf-8", "replace"), err)
 
@@ -220,17 +364,31 @@ class Session:
         """A text file of the host (its /proc/kallsyms), '' where it cannot
         be read."""
         self.open()
+        start = TAG + b" file\n"  # what the shell's start-up printed comes before it, not in the file
         try:
-            r = self._call(self.conn.run(f"cat {shlex.quote(path)}", check=False, encoding="utf-8",
-                                         errors="replace"))
+            r = self._call(self.conn.run(f"echo '{start.decode().strip()}' && cat {shlex.quote(path)}",
+                                         check=False, encoding=None))
         except Exception:  # noqa: BLE001 (unreadable is what the caller is told)
             return ""
-        return r.stdout if r.exit_status == 0 else ""
+        out = r.stdout or b""
+        i = out.find(start)
+        if r.exit_status != 0 or i < 0:
+            return ""
+        return out[i + len(start):].decode("utf-8", "replace")
 
     def close(self) -> str:
         """End the command there: the watcher kills what is left and
         removes the directory. '' when it did, else what may be left.
         Bounded by CLEAN_S, whatever the connection does."""
+        try:
+            return self._end()
+        finally:
+            if self._old_term is not None and threading.current_thread() is threading.main_thread():
+                if signal.getsignal(signal.SIGTERM) is _on_term:
+                    signal.signal(signal.SIGTERM, self._old_term)
+                self._old_term = None
+
+    def _end(self) -> str:
         if self._closed or self.loop is None:
             self._closed = True
             return ""
@@ -261,12 +419,12 @@ class Session:
             try:
                 self.watcher.stdin.write_eof()
                 await asyncio.wait_for(self.watcher.wait(), CLEAN_S)
-                if self.workdir:
+                if self._workdir:
                     r = await asyncio.wait_for(
-                        self.conn.run(f"test ! -e {shlex.quote(self.workdir)}", check=False), CLEAN_S)
+                        self.conn.run(f"test ! -e {_in_shell(self._workdir)}", check=False), CLEAN_S)
                     left = "" if r.exit_status == 0 else f"{self.workdir} could not be removed"
             except Exception as e:  # noqa: BLE001
-                left = f"{self.workdir} may be left ({failures.why(e)})"
+                left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e)})"
         self.conn.close()
         try:
             await asyncio.wait_for(self.conn.wait_closed(), CLEAN_S)
@@ -275,18 +433,58 @@ class Session:
         return left
 
 
-async def _first_line(proc, tag: str) -> list[str]:
-    """The words of the first line that starts with `tag`; what the
-    account's shell start-up files print comes first (blank lines too), at
-    most 50 lines of it. [] at the end of the output."""
-    for _ in range(50):
+async def _tagged(proc, chatter: _Chatter) -> bytes | None:
+    """Our first line on stdout (it starts with TAG), without its newline;
+    the lines before it are the start-up's (counted in `chatter`). None at
+    the end of the output; _NoNewline where TAG comes inside a line."""
+    while True:
         raw = await proc.stdout.readline()
         if not raw:
-            return []
-        words = raw.decode("utf-8", "replace").split()
-        if words[:1] == [tag]:
-            return words
-    return []
+            return None
+        if raw.startswith(TAG + b" "):
+            return raw.rstrip(b"\r\n")
+        if TAG + b" " in raw:
+            i = raw.index(TAG + b" ")
+            raise _NoNewline(raw[:i], raw[i:].rstrip(b"\r\n"))
+        chatter.add(raw)
+
+
+async def _until_mark(proc, chatter: _Chatter) -> bool:
+    """stderr's lines up to our marker: the start-up's (counted in
+    `chatter`). Whether the marker came."""
+    while True:
+        raw = await proc.stderr.readline()
+        if not raw:
+            return False
+        if raw.rstrip(b"\r\n") == MARK:
+            return True
+        chatter.add(raw)
+
+
+def _head(line: bytes | None) -> tuple[str, str, bytes, str] | None:
+    """The watcher's first line, `TAG <uname -m> <dir> <gzip|plain>`, its
+    directory taken byte for byte (spaces and all: the words around it
+    have none); None where it is not that line."""
+    if line is None:
+        return None
+    _, _, rest = line.partition(b" ")
+    arch, _, rest = rest.partition(b" ")
+    workdir, _, unpack = rest.rpartition(b" ")
+    if not arch or not workdir.startswith(b"/") or unpack not in (b"gzip", b"plain"):
+        return None
+    return TAG.decode(), arch.decode("utf-8", "replace"), workdir, unpack.decode()
+
+
+def _own(err: bytes) -> str:
+    """What a command there said on stderr after our marker (the shell's
+    start-up printed what comes before it), each line escaped; all of it
+    where the marker never came (the shell ended in its start-up)."""
+    i = err.find(b"\n" + MARK + b"\n")
+    if i >= 0:
+        err = err[i + len(MARK) + 2:]
+    elif err.startswith(MARK + b"\n"):
+        err = err[len(MARK) + 1:]
+    return "\n".join(escaped(x) for x in err.decode("utf-8", "replace").split("\n"))
 
 
 class _Started:
@@ -315,7 +513,7 @@ class _Started:
             raise s._failed("measuring", e)
         if s.lost:
             raise s._failed("measuring", ConnectionError())
-        err = (r.stderr or b"").decode("utf-8", "replace")
+        err = _own(r.stderr or b"")
         if r.exit_signal:  # the host's `timeout` or shell killed by a signal: as a local process would end
             name = r.exit_signal[0]
             num = getattr(signal, f"SIG{name}", None)
