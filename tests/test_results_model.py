@@ -14,6 +14,8 @@ from ctxbench.core.results.warnings import CODES, SEVERITY
 ROOT = Path(__file__).resolve().parents[1]
 
 num = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False))
+# what a clock can have measured: the model refuses samples and raw numbers beyond +-2^63 (issue 46)
+measured = st.one_of(st.none(), st.floats(min_value=-2.0**63, max_value=2.0**63))
 count = st.integers(min_value=0, max_value=10**6)
 text = st.text(max_size=12)
 name = st.from_regex(r"x_[a-z]{1,8}", fullmatch=True)  # a member no record declares
@@ -30,8 +32,8 @@ params = st.fixed_dictionaries({}, optional={
     "cpu": count, "n": count, "placement": text, "mechanism": text, "size": count, "rate_hz": count,
     "scale": st.floats(allow_nan=False, allow_infinity=False), "pinned": st.booleans(), "x_free": text})
 result = st.fixed_dictionaries({"id": text}, optional={
-    "quantity": text, "unit": text, "doc": text, "params": params, "samples": st.lists(num, max_size=6),
-    "group": st.lists(st.integers(0, 40), max_size=6), "raw": st.dictionaries(name, st.lists(num, max_size=4),
+    "quantity": text, "unit": text, "doc": text, "params": params, "samples": st.lists(measured, max_size=6),
+    "group": st.lists(st.integers(0, 40), max_size=6), "raw": st.dictionaries(name, st.lists(measured, max_size=4),
                                                                                 max_size=2),
     "warnings": st.lists(warning, max_size=3), "summary": stats, "summary_all": stats,
     "verification": st.fixed_dictionaries({}, optional={"checked": st.booleans(), "verdict": text,

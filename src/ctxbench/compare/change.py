@@ -8,7 +8,14 @@ group share one stretch of machine state), which holds what moved within
 the run only. The change is new/base - 1 of the pooled medians; its
 interval is the project's one method over units (stats.power.effect: the
 bootstrap's standard error, Student's t on the smaller side's units - 1),
-and its MDE is the smallest change this comparison resolves."""
+and its MDE is the smallest change this comparison resolves.
+
+An id has a ratio only where it is a positive quantity on both sides: both
+medians, and every resampled median, above 0. A baseline's residue after
+the timer's overhead is subtracted (baseline/nop, baseline/call) has half
+its samples at or below 0: no ratio (rel and its interval are nan, said
+"n/a"), and the change is its difference, new - base, in the id's unit,
+with its interval over the same resamples."""
 from __future__ import annotations
 
 import math
@@ -46,22 +53,33 @@ class SideSamples:
 
     def spread(self) -> float:
         """The sd of the units' medians over their mean (LKP's %stddev);
-        nan with one unit."""
+        nan with one unit, and where a unit's median is at or below 0 (a
+        share of a mean near 0 is no spread)."""
         m = self.unit_medians()
-        return float(np.std(m, ddof=1) / abs(np.mean(m))) if m.size >= 2 and np.mean(m) else math.nan
+        if m.size < 2 or not np.all(m > 0):
+            return math.nan
+        return float(np.std(m, ddof=1) / np.mean(m))
 
 
 @dataclass(frozen=True)
 class Change:
     base: float                 # pooled medians
     new: float
-    rel: float                  # new / base - 1
+    rel: float                  # new / base - 1; nan where the id has no ratio
     ci: tuple[float, float]     # of rel, 95%
     mde: float                  # of rel: the smallest change the comparison resolves (80% power)
     df: int
     sd_base: float
     sd_new: float
     units: tuple[str, str]      # what was resampled on each side
+    # where the id has no ratio: new - base in its unit, its 95% interval and MDE
+    diff: float = math.nan
+    diff_ci: tuple[float, float] = (math.nan, math.nan)
+    diff_mde: float = math.nan
+
+    @property
+    def has_ratio(self) -> bool:
+        return math.isfinite(self.rel)
 
 
 def side_samples(docs: list[dict], unit: str = "ns") -> dict[str, SideSamples]:
@@ -97,14 +115,23 @@ def side_samples(docs: list[dict], unit: str = "ns") -> dict[str, SideSamples]:
 
 
 def change(a: SideSamples, b: SideSamples) -> Change:
+    """The change from side `a` to side `b`: its ratio where the id has
+    one, else its difference (the module's docstring)."""
     ma, mb = float(np.median(a.samples)), float(np.median(b.samples))
-    rel = mb / ma - 1 if ma > 0 and mb > 0 else math.nan
     units = min(a.count, b.count)
-    if math.isfinite(rel) and units >= MIN_UNITS:
+    ba = bb = None
+    if units >= MIN_UNITS:
         ba = resample.cluster_medians(a.samples, a.units, resample.generator())
         bb = resample.cluster_medians(b.samples, b.units, resample.generator(resample.SEED + 1))
-        e = power.effect(rel, bb / ba - 1, units)
-    else:
-        e = power.effect(rel, np.array([]), 0)
-    lo, hi = e["ci95"]
-    return Change(ma, mb, rel, (lo, hi), e["mde_ns"], units - 1, a.spread(), b.spread(), (a.kind, b.kind))
+    sds = (a.spread(), b.spread())
+    kinds = (a.kind, b.kind)
+    if ma > 0 and mb > 0 and (ba is None or (np.all(ba > 0) and np.all(bb > 0))):
+        rel = mb / ma - 1
+        e = power.effect(rel, bb / ba - 1, units) if ba is not None else power.effect(rel, np.array([]), 0)
+        lo, hi = e["ci95"]
+        return Change(ma, mb, rel, (lo, hi), e["mde_ns"], units - 1, *sds, kinds)
+    diff = mb - ma
+    d = power.effect(diff, bb - ba, units) if ba is not None else power.effect(diff, np.array([]), 0)
+    lo, hi = d["ci95"]
+    return Change(ma, mb, math.nan, (math.nan, math.nan), math.nan, units - 1, *sds, kinds,
+                  diff=diff, diff_ci=(lo, hi), diff_mde=d["mde_ns"])

@@ -21,7 +21,7 @@ from ctxbench.core import writer
 from ctxbench.core.model import Document, Environment
 from ctxbench.ui.format import fmt_effect, fmt_time, fmt_value, fmt_vs_fastest
 from ctxbench.ui.options import add_store
-from ctxbench.stats.rank import MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
+from ctxbench.stats.rank import ALPHA, MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
 from ctxbench.core.errors import UserError, escaped
 
 
@@ -166,7 +166,8 @@ def run(args) -> int:
         # some pairs of runs and not in others (cache contention from a VM's
         # neighbours moves the switches but not this L1-resident work).
         print(f"machine speed: {REFERENCE} (fixed CPU work) changed by {ref - 1:+.1%} in ns"
-              + (f", {found[REFERENCE].rel:+.1%} in cycles" if REFERENCE in in_cycles else "")
+              + (f", {found[REFERENCE].rel:+.1%} in cycles" if REFERENCE in in_cycles and found[REFERENCE].has_ratio
+                 else "")
               + ": what the clock does not explain (a busy neighbour's cache traffic, an SMT sibling) moves it in "
                 "cycles too")
     print()
@@ -175,7 +176,7 @@ def run(args) -> int:
     w = max(len(escaped(k)) for k in common)
     print(f"{'id':<{w}}  {'unit':<6}  {'base median':>12}  {'±%sd':>6}  {'new median':>12}  {'±%sd':>6}  "
           f"{'change [95% CI]':>24}  {'in ns':>7}  {'p (U test)':>10}  verdict")
-    ratios, few, on_samples = [], [], []
+    ratios, few, on_samples, no_ratio = [], [], [], []
     for k in common:
         a, b = pb[k], pn[k]
         c = found[k]
@@ -185,17 +186,19 @@ def run(args) -> int:
             ua, ub = a, b
             on_samples.append(k)
         _, p = mann_whitney(ua, ub)
-        v = verdict(ma, mb, p, thr, len(ua), len(ub))
-        if ma > 0 and mb > 0 and k != REFERENCE:
+        v = verdict(ma, mb, p, thr, len(ua), len(ub)) if c.has_ratio else _difference_verdict(c, p, len(ua), len(ub))
+        if c.has_ratio and k != REFERENCE:
             ratios.append(mb / ma)
+        elif not c.has_ratio:
+            no_ratio.append(k)
         note = ""
         if min(len(a), len(b)) < MIN_SAMPLES:
             few.append(k)
             note = f"  (too few samples: {len(a)} vs {len(b)})"
-        in_ns = f"{found_ns[k].rel:+.1%}" if k in found_ns and math.isfinite(found_ns[k].rel) else ""
+        in_ns = "" if k not in found_ns else f"{found_ns[k].rel:+.1%}" if found_ns[k].has_ratio else "n/a"
         print(f"{escaped(k):<{w}}  {'cycles' if k in in_cycles else 'ns':<6}  {fmt_value(ma, units.get(k, 'ns')):>12}  "
               f"{_pct(c.sd_base):>6}  {fmt_value(mb, units.get(k, 'ns')):>12}  {_pct(c.sd_new):>6}  "
-              f"{_change(c):>24}  {in_ns:>7}  {(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
+              f"{_change(c, units.get(k, 'ns')):>24}  {in_ns:>7}  {(f'{p:.3g}' if math.isfinite(p) else 'n/a'):>10}  {v}{note}")
     only = len(set(pb) ^ set(pn))
     g = geomean_ratio(ratios)
     print()
@@ -204,6 +207,10 @@ def run(args) -> int:
           + f"; threshold {thr:.0%}, Mann-Whitney U (two-sided, alpha 0.05) on per-group medians")
     print(_units_note(found))
     print(_cycles_note(in_cycles, common, args.unit))
+    if no_ratio:
+        print(f"note: {len(no_ratio)} id(s) have no ratio (a median, or a resampled one, at or below 0: a "
+              "baseline's residue after the timer's overhead is subtracted): their change is new - base in their "
+              "unit, with its 95% interval, and they are left out of the geometric mean")
     if on_samples:
         print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
               "samples, which overstates significance when the machine drifts")
@@ -230,14 +237,27 @@ def _side_label(side: sides.Side) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{x:.1%}" if math.isfinite(x) else "-"
+    return f"{x:.1%}" if math.isfinite(x) else "n/a"
 
 
-def _change(c: changes.Change) -> str:
-    if not math.isfinite(c.rel) or abs(c.rel) >= 1e4:
+def _change(c: changes.Change, unit: str = "ns") -> str:
+    """The relative change with its interval; for an id with no ratio,
+    its difference new - base in its unit (compare/change.py)."""
+    if c.has_ratio:
+        ci = f" [{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else " [n/a]"
+        return f"{c.rel:+.1%}{ci}"
+    return gate.difference(c, unit)
+
+
+def _difference_verdict(c: changes.Change, p: float, n_base: int, n_new: int) -> str:
+    """The verdict on an id without a ratio: the U test and the
+    difference's interval (a threshold in percent has nothing to apply to)."""
+    if not math.isfinite(p) or min(n_base, n_new) < 2:
         return "n/a"
-    ci = f" [{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else " [n/a]"
-    return f"{c.rel:+.1%}{ci}"
+    lo, hi = c.diff_ci
+    if p < ALPHA and (lo > 0 or hi < 0):
+        return "slower" if lo > 0 else "faster"
+    return "no significant change"
 
 
 def _units_note(found: dict) -> str:

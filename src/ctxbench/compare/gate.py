@@ -28,17 +28,34 @@ class Verdict:
 
 def judge(key: str, c: Change, pct: float, unit: str = "ns") -> Verdict:
     """The verdict on one id's change (in `unit`: ns or core cycles)."""
-    v = _judge(key, c, pct)
+    v = _judge(key, c, pct, unit)
     return Verdict(v.key, v.status, v.change, f"{v.text} (in {'core cycles' if unit == 'cycles' else 'ns'})", unit)
 
 
-def _judge(key: str, c: Change, pct: float) -> Verdict:
+def signed(x: float, unit: str) -> str:
+    """A difference in its unit, with its sign."""
+    from ctxbench.ui.format import fmt_value
+    s = fmt_value(x, unit)
+    return s if s.startswith("-") or not math.isfinite(x) else f"+{s}"
+
+
+def difference(c: Change, unit: str) -> str:
+    """An id without a ratio: new - base in its unit, with its interval."""
+    if not math.isfinite(c.diff):
+        return "n/a"
+    ci = f" [{signed(c.diff_ci[0], unit)}, {signed(c.diff_ci[1], unit)}]" \
+        if all(math.isfinite(x) for x in c.diff_ci) else " [n/a]"
+    return f"{signed(c.diff, unit)}{ci}"
+
+
+def _judge(key: str, c: Change, pct: float, unit: str = "ns") -> Verdict:
     ci = f"[{c.ci[0]:+.1%}, {c.ci[1]:+.1%}]" if all(math.isfinite(x) for x in c.ci) else "[n/a]"
     mde = f"{c.mde:.1%}" if math.isfinite(c.mde) else "n/a"
     rel = f"{c.rel:+.1%}" if math.isfinite(c.rel) else "n/a"
-    if not math.isfinite(c.rel):
-        return Verdict(key, UNRESOLVED, c, "no relative change: a median is 0 or negative (a baseline's "
-                                           "residue after the timer's overhead is subtracted)")
+    if not c.has_ratio:
+        return Verdict(key, UNRESOLVED, c, f"no ratio to judge at {pct:.1%}: a median, or a resampled one, is 0 or "
+                                           "negative (a baseline's residue after the timer's overhead is "
+                                           f"subtracted); the difference is {difference(c, unit)}")
     if not math.isfinite(c.mde):
         return Verdict(key, UNRESOLVED, c, f"{rel} {ci}: too few runs or groups a side to judge")
     if c.rel > pct and c.rel > c.mde:

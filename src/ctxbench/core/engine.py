@@ -24,28 +24,42 @@ from typing import Callable, Iterable
 
 from ctxbench.core import interrupts, transports
 from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.locations import checkout, packaged
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
 
 
 def engine_path() -> str:
+    """The engine this front end starts here: $CTXBENCH_ENGINE; else, run
+    from a checkout, the checkout's build (`make engine`); else, installed,
+    the static engine the package carries for this machine; else one on
+    PATH. Never an engine found by searching the directories above the
+    package or the current one (checkout())."""
     env = os.environ.get("CTXBENCH_ENGINE")
     if env:
         if not os.access(env, os.X_OK):
             raise UserError(f"CTXBENCH_ENGINE={env} is not an executable file")
         return env
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        cand = parent / "build" / "native" / "ctxbench-engine"
-        if cand.is_file() and os.access(cand, os.X_OK):
+    root = checkout()
+    if root is not None:
+        cand = root / "build" / "native" / "ctxbench-engine"
+        if _executable(cand):
             return str(cand)
-    from ctxbench.core.ssh import engines
-    arch = engines.here()  # an installed wheel: the static engine it carries for this machine
-    cand = engines.packaged() / arch / "ctxbench-engine" if arch else None
-    if cand is not None and cand.is_file() and os.access(cand, os.X_OK):
-        return str(cand)
+    else:
+        from ctxbench.core.ssh import engines
+        arch = engines.here()  # an installed wheel: the static engine it carries for this machine
+        cand = packaged() / arch / "ctxbench-engine" if arch else None
+        if cand is not None and _executable(cand):
+            return str(cand)
     found = shutil.which("ctxbench-engine")
     if found:
         return found
-    raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
+    if root is not None:
+        raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
+    raise UserError(f"ctxbench-engine not found: this package carries no engine for {os.uname().machine} "
+                    f"(in {escaped(str(packaged()))}); set CTXBENCH_ENGINE")
 
 
 # The host the engine runs on when the command was given --host (its SSH

@@ -246,6 +246,31 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
 # figure. The kinds agree on each name's type (tests/test_schema.py).
 PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
                "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
+# JSON Schema's name of each type a declaration uses.
+_JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null", list: "array",
+               dict: "object"}
+
+
+def json_type(types: tuple) -> dict:
+    """A declaration's types as JSON Schema, as strict as fits(): a bool is
+    no int there either (JSON Schema's boolean is not an integer), a string
+    of digits no number. int with float is "number". JSON Schema cannot
+    tell 1.0 from 1 (both are integers to it): the reader refuses 1.0 for
+    an int, the schema cannot."""
+    names = list(dict.fromkeys(_JSON_TYPES[t] for t in types))
+    if "integer" in names and "number" in names:
+        names.remove("integer")
+    return {"type": names[0] if len(names) == 1 else names}
+
+
+def params_json_schema() -> dict:
+    """The published schema of a result's `params` (tools/results_schema.py,
+    through core/results.json_schema): each name of PARAM_TYPES with its
+    type, any other name allowed (params differ by kind)."""
+    return {"type": "object", "properties": {name: json_type(types) for name, types in sorted(PARAM_TYPES.items())},
+            "additionalProperties": True}
+
+
 # A derived result's parts are statistics records (core/results.Stats),
 # except these, which may be a plain number (irq's I as a share of R_task is
 # one since issue 32's analysis; tasks' and older irq files' are records).

@@ -1,6 +1,8 @@
 """How an engine command reaches an engine (core/engine.py picks one).
 
-Local starts build/native/ctxbench-engine here. Recorded replays what a
+Local starts the engine here that core/engine.engine_path() names (a
+checkout's build/native, or the static engine an installed package
+carries: never one found in a directory above it). Recorded replays what a
 real engine said to the same arguments (tests/fixtures/engine/, written
 by Recording around Local: `make record-engine`), so that the front end's
 flow runs with no engine at all. A transport gives `stream` a Started (the

@@ -50,12 +50,14 @@ def _add(args) -> int:
     from ctxbench.core.store.db import open_store
     docs = [(path, reader.load(path)) for path in args.files]  # every file checked before the store is touched
     store = open_store(args.store, writes=True)  # the one command here that makes a store
-    new = 0
+    new, said = 0, []
     with store.begin() as conn:
         for path, doc in docs:
             run_id, added = record.add(conn, doc, args.commit)
             new += added
-            print(f"{'added' if added else 'already kept'}: {shown(path)} (run {run_id})")
+            said.append(f"{'added' if added else 'already kept'}: {shown(path)} (run {run_id})")
+    # said once the transaction committed: a disk that fills at the commit adds nothing, and says so alone
+    print("\n".join(said))
     print(f"{new} of {len(docs)} file(s) added to {store.name}")
     return 0
 

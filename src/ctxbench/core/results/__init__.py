@@ -134,8 +134,11 @@ def encode(rec: Document) -> bytes:
 def json_schema() -> dict:
     """The JSON Schema of a ctxbench/2 file, from the records: open
     records allow other members (kept in `extra`, which is not a member
-    of the file), closed ones do not."""
+    of the file), closed ones do not; a result's params are typed by the
+    table the Result record checks them with (core/schema.PARAM_TYPES)."""
+    from ctxbench.core import schema  # the table the Result record checks params with (result.py)
     out = msgspec.json.schema(Document)
+    out["$defs"]["Result"]["properties"]["params"] = schema.params_json_schema()
     for d in out.get("$defs", {}).values():
         props = d.get("properties", {})
         if codec.EXTRA in props:

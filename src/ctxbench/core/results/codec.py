@@ -93,6 +93,7 @@ def builtins(rec) -> Any:
 
 
 _EXPECTED = re.compile(r"^Expected `(.+)`, got `(.+)`$")
+_BOUND = re.compile(r"^Expected `(?:int|float)` ([<>]=?) (\S+)$")
 _RESULT = re.compile(r"^\$\.results\[(\d+)\]")
 
 
@@ -139,8 +140,12 @@ def _python_type(t: mi.Type):
     if isinstance(t, mi.UnionType):
         import typing
         return typing.Union[tuple(_python_type(x) for x in t.types)]
-    simple = {mi.FloatType: float, mi.IntType: int, mi.StrType: str, mi.BoolType: bool, mi.NoneType: type(None),
-              mi.AnyType: Any}
+    if isinstance(t, (mi.IntType, mi.FloatType)):  # with its bounds (a measured number's)
+        import typing
+        bounds = {k: getattr(t, k) for k in ("gt", "ge", "lt", "le") if getattr(t, k) is not None}
+        base = int if isinstance(t, mi.IntType) else float
+        return typing.Annotated[base, msgspec.Meta(**bounds)] if bounds else base
+    simple = {mi.StrType: str, mi.BoolType: bool, mi.NoneType: type(None), mi.AnyType: Any}
     for k, v in simple.items():
         if isinstance(t, k):
             return v
@@ -164,6 +169,10 @@ def problem(e: msgspec.ValidationError, doc: Any = None, cls: type | None = None
     m = _EXPECTED.match(what)
     if m:
         what = f"expected {m.group(1)}, got {m.group(2)}"
+    b = _BOUND.match(what)
+    if b:
+        what = f"a number out of range (it must be {b.group(1)} {float(b.group(2)):.4g}: no clock or counter " \
+               "measures more)"
     line = f"{what} - at `{path}`"
     r = _RESULT.match(path)
     if r and isinstance(doc, dict) and isinstance(doc.get("results"), list):

@@ -15,9 +15,9 @@ holds is checked against the one type schema.PARAM_TYPES gives its name,
 and raw holds per-sample numbers (and a harness's `source` text)."""
 from __future__ import annotations
 
-from typing import Union
+from typing import Annotated, Union
 
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET, Meta, UnsetType
 
 from ctxbench.core import schema
 from ctxbench.core.results.base import Closed, Ints, Json, Num, Open, Stats
@@ -26,6 +26,14 @@ from ctxbench.core.results.warnings import Warning
 # numbers as the engine wrote them: ints stay ints (counts, ns), floats floats
 Number = Union[int, float, None]
 Numbers = list[Number]
+# A measured number (a sample, a raw component) is a 64-bit clock's or
+# counter's reading, or a share of one: its magnitude is at most 2^63 (ns:
+# 292 years). A file with a larger one is damaged, and the analysis of it
+# (means, sums of squares, the bootstrap, cycles) would overflow a float.
+MEASURABLE = 1 << 63
+Measured = Union[Annotated[int, Meta(ge=-MEASURABLE, le=MEASURABLE - 1)],
+                 Annotated[float, Meta(ge=-float(MEASURABLE), le=float(MEASURABLE))], None]
+Measurements = list[Measured]
 
 
 class EngineSummary(Closed, frozen=True):
@@ -99,11 +107,11 @@ class Result(Closed, frozen=True):
     doc: Union[str, UnsetType] = UNSET
     params: Union[dict[str, Json], UnsetType] = UNSET
     timing: Union[Timing, UnsetType] = UNSET
-    samples: Union[Numbers, UnsetType] = UNSET
+    samples: Union[Measurements, UnsetType] = UNSET
     group: Union[Ints, UnsetType] = UNSET
     # per-sample numbers; a runtime's harness also says where they came
     # from (`source`: "VmRSS of /proc/self/status") and may leave one null
-    raw: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
+    raw: Union[dict[str, Union[Measurements, str, None]], UnsetType] = UNSET
     engine_summary: Union[EngineSummary, UnsetType] = UNSET
     verify: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
     clock_probe: Union[ClockProbe, UnsetType] = UNSET

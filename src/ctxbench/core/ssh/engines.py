@@ -9,6 +9,8 @@ import os
 import zlib
 from pathlib import Path
 
+from ctxbench.core import locations
+
 # uname -m -> the build's directory (mk/static.mk, mk/arm.mk)
 ARCH_DIRS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
              "armv7l": "armv7", "armv8l": "armv7", "armv7": "armv7"}
@@ -26,16 +28,12 @@ def default_dir() -> Path:
     wheel`)."""
     if os.environ.get("CTXBENCH_ENGINES"):
         return Path(os.environ["CTXBENCH_ENGINES"])
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "engine" / "src").is_dir():
-            return parent / "build"
-    return packaged()
+    return locations.static_dir()
 
 
 def packaged() -> Path:
     """The engines inside the installed package: ctxbench/engines/<arch>/."""
-    return Path(__file__).resolve().parents[2] / "engines"
+    return locations.packaged()
 
 
 def here() -> str | None:
@@ -50,14 +48,50 @@ def gzipped(path: Path) -> bytes:
     return z.compress(path.read_bytes()) + z.flush()
 
 
+# the ELF machine (e_machine) of each build's engine: a file there that is
+# not this architecture's engine is no engine for it
+ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "armv7": 40}
+ELF_NAMES = {62: "an x86-64", 183: "an aarch64", 40: "a 32-bit ARM", 3: "an x86 (32-bit)"}
+
+
+def _elf_machine(path: Path) -> int | None:
+    """The ELF file's e_machine, None where it is no ELF file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF" or head[5] not in (1, 2):
+        return None
+    return int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+
+
+def _build_it(sub: str, build: Path) -> str:
+    """How to build the engine for `sub`, for a message."""
+    target = MAKE_TARGET[sub]
+    if build == packaged():  # an installed package: make is a checkout's
+        return (f"this installation carries none: build it in a ctxbench checkout with `make {target}` "
+                "and set CTXBENCH_ENGINES to that checkout's build/")
+    return f"build it with `make {target}`"
+
+
 def for_arch(machine: str, build: Path) -> Path:
+    """The engine for a host whose `uname -m` says `machine`: the static
+    build for that architecture in `build`, checked to be one (an ELF
+    executable for that machine); NoEngine says why not and how to build
+    it."""
     sub = ARCH_DIRS.get(machine.strip())
     if sub is None:
         raise NoEngine(f"no engine for architecture '{machine.strip()[:40]}' (ctxbench builds x86_64, aarch64, "
                        "armv7)")
     path = build / sub / "ctxbench-engine"
     if not (path.is_file() and os.access(path, os.X_OK)):
-        raise NoEngine(f"no {sub} engine here ({path}): make {MAKE_TARGET[sub]}")
+        raise NoEngine(f"no {sub} engine is built here ({path}): {_build_it(sub, build)}")
+    got = _elf_machine(path)
+    if got != ELF_MACHINE[sub]:
+        what = ("not an executable (ELF) file" if got is None else
+                f"{ELF_NAMES.get(got, f'an ELF machine {got}')} executable")
+        raise NoEngine(f"no {sub} engine is built here ({path} is {what}): {_build_it(sub, build)}")
     return path
 
 
@@ -66,15 +100,25 @@ def for_arch(machine: str, build: Path) -> Path:
 # has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the
 # engine's size on a line and then its bytes (gzipped where the host has
 # gzip: a third of the bytes), make it executable and see that it runs
-# there; on any failure remove $d and exit 98 (99: it cannot run there).
+# there; on any failure remove $d and exit 98 (99: it cannot run there,
+# said on stderr: a directory where nothing runs, a noexec file system,
+# or an engine that does not run on this machine). printf, not echo: a
+# backslash in $d is printed as it is.
 _TAKE_ENGINE = r"""if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
-echo "TAG $(uname -m) $d $z"
+printf 'TAG %s %s %s\n' "$(uname -m)" "$d" "$z"
 read n || { rm -rf "$d"; exit 98; }
 if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
   || { rm -rf "$d"; exit 98; }
 chmod 700 "$d/ctxbench-engine" || { rm -rf "$d"; exit 98; }
-"$d/ctxbench-engine" --version > /dev/null 2>&1 \
-  || { echo "the engine cannot run in $d (a noexec file system? set TMPDIR there)" >&2; rm -rf "$d"; exit 99; }
+if ! "$d/ctxbench-engine" --version > /dev/null 2> "$d/err"; then
+  e=; while IFS= read -r l; do [ -n "$l" ] && e=$l; done < "$d/err"
+  if printf '#!/bin/sh\n' > "$d/probe" && chmod 700 "$d/probe" && "$d/probe" 2> /dev/null; then
+    printf 'the engine does not run on this machine (uname -m: %s): %s\n' "$(uname -m)" "${e:-no reason given}" >&2
+  else
+    printf 'the engine cannot run in %s (a noexec file system? set TMPDIR there)\n' "$d" >&2
+  fi
+  rm -rf "$d"; exit 99
+fi
 """
 
 

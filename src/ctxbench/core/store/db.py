@@ -4,7 +4,10 @@ by Alembic, and every failure of the database said in one line naming the
 store, its password masked: a file that is not a database or a damaged
 one, a database that is not a store, a schema from a newer ctxbench, a
 server that is not there or goes away, a role that may not write, a value
-the server refuses. A command that only reads a store never creates one
+the server refuses, a disk that is full or fails (said as such, though
+the error SQLAlchemy raises last is a consequence: SQLite rolls the whole
+transaction back on a full disk, and the savepoint's own rollback then
+finds "no such savepoint"). A command that only reads a store never creates one
 (nor its tables in an empty PostgreSQL database).
 
 Concurrency: two processes adding at once must lose nothing. SQLite
@@ -16,6 +19,7 @@ PostgreSQL migrations take an advisory lock for the same reason; its rows
 need none."""
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import sqlite3
@@ -239,9 +243,49 @@ class _Guard:
             pass
 
 
+# The disk under a store: full, or failing. SQLite's primary result codes
+# (sqlite3.SQLITE_FULL and SQLITE_IOERR from Python 3.11; an extended
+# code's low byte is its primary one), PostgreSQL's SQLSTATEs (disk_full,
+# io_error), the system's errnos.
+_SQLITE_FULL, _SQLITE_IOERR = getattr(sqlite3, "SQLITE_FULL", 13), getattr(sqlite3, "SQLITE_IOERR", 10)
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+
+
+def _disk(e: BaseException) -> str | None:
+    """"full" or "io" where `e` (a driver's error, or SQLAlchemy's around
+    one) says the disk is full or failed; None otherwise."""
+    x = e.orig if isinstance(e, DBAPIError) and e.orig is not None else e
+    low = str(x).lower()
+    code = getattr(x, "sqlite_errorcode", None)
+    state = getattr(x, "sqlstate", None) or getattr(getattr(x, "diag", None), "sqlstate", None)
+    if isinstance(code, int) and code & 0xFF == _SQLITE_FULL or state == "53100" or \
+            isinstance(x, OSError) and x.errno in _FULL_ERRNOS or \
+            "database or disk is full" in low or "no space left on device" in low or "disk quota exceeded" in low:
+        return "full"
+    if isinstance(code, int) and code & 0xFF == _SQLITE_IOERR or state == "58030" or \
+            isinstance(x, OSError) and x.errno == errno.EIO or "disk i/o error" in low:
+        return "io"
+    return None
+
+
+def _cause(e: BaseException) -> BaseException:
+    """The error to say: a full or failing disk wherever it is in `e`'s
+    chain (the error raised last may be what it led to, a rollback's
+    "no such savepoint"), else `e` itself."""
+    seen, x = set(), e
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if _disk(x):
+            return x
+        x = x.__cause__ or x.__context__
+    return e
+
+
 def why(e: BaseException, place: Place | None = None) -> str:
     """The database's own words, first line only, escaped, without the
-    store's password."""
+    store's password; a full or failing disk said as such."""
+    e = _cause(e)
+    disk = _disk(e)
     orig = e.orig if isinstance(e, DBAPIError) and e.orig is not None else e
     said = str(orig).strip()
     line = said.splitlines()[0] if said else type(orig).__name__
@@ -249,6 +293,10 @@ def why(e: BaseException, place: Place | None = None) -> str:
     if secret and len(secret) >= 3:
         line = line.replace(secret, "***")
     low = line.lower()
+    if disk == "full":
+        return f"its disk is full ({escaped(line)}): free space there, or name another store with --store"
+    if disk == "io":
+        return f"an I/O error on its disk ({escaped(line)})"
     if "file is not a database" in low or "malformed" in low or "database disk image" in low:
         return f"not a SQLite database, or a damaged one ({escaped(line)})"
     if "readonly database" in low or "read-only" in low:
