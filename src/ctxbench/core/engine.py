@@ -276,7 +276,7 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
             try:
                 msg = json.loads(line)
             except json.JSONDecodeError:
-                errors.append(f"unreadable engine output: {line[:120]}")
+                errors.append(f"unreadable engine output: {escaped(line[:120])}")
                 continue
             if msg.get("type") == "header":
                 got_header = True
