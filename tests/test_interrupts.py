@@ -149,3 +149,23 @@ def test_a_ctrl_c_python_cannot_raise_is_asked_for_again_not_printed(capsys):
         sys.unraisablehook = hook
         signal.signal(signal.SIGINT, old)
     assert hook is not ctxbench.unraisable  # a test process imports the package: nothing installed
+
+
+def test_sigterm_between_engine_commands_is_an_interruption():
+    """As the command, SIGTERM is KeyboardInterrupt (remembered) from
+    main()'s start, not only while an engine runs: a command told to end
+    in its analysis said nothing and exited 143 (issue 45's audit)."""
+    from ctxbench.core import interrupts
+    old_int, old_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        interrupts.install()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs at the next bytecode
+        with pytest.raises(KeyboardInterrupt):
+            interrupts.check()  # remembered, as a Ctrl-C is
+    finally:
+        interrupts.forget()
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)

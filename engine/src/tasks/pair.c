@@ -171,9 +171,15 @@ static void slots_unmap(pair_state_t *st)
 static void reduce_round(bench_run_t *r, pair_state_t *st)
 {
     const pair_slot_t *ref = NULL;
-    for (int k = 0; k < st->nslots; k++)
+    int listed = 0;
+    for (int k = 0; k < st->nslots; k++) {
+        listed |= st->slot[k].n == 1;
         if (st->slot[k].n == 1 && st->slot[k].have) ref = &st->slot[k];
-    if (!ref || r->group < 0) return;
+    }
+    if (r->group < 0) return;
+    if (!listed && st->nslots > 1) /* said once (bench_warn keeps one of each) */
+        bench_warn(r, "no n = 1 in --n-list: no reference run, so no chunk results");
+    if (!ref) return;
     for (int k = 0; k < st->nslots; k++) {
         const pair_slot_t *sl = &st->slot[k];
         if (!sl->have || sl->n < 2) continue;
@@ -209,6 +215,12 @@ static void reduce_round(bench_run_t *r, pair_state_t *st)
                 bench_warn(r, "%s", bench_last_error());
                 return;
             }
+            if (!rec.s[role].events && rec.s[role].short_events)
+                bench_warn(
+                    r,
+                    "n = %llu splits task %s's %zu chunks into intervals of fewer than 2: no chunk result "
+                    "at this n (a smaller n or a larger --task-scale)",
+                    (unsigned long long)sl->n, st->task[role].ops->name, units);
         }
         if (chunk_log_add(&r->job_state, &rec)) {
             bench_warn(r, "%s", bench_last_error());

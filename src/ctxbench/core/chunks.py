@@ -24,6 +24,20 @@ import numpy as np
 from ctxbench.core import model
 
 STAT = "tmean"  # the location over a run's events the analyses use
+# A number a clock can have measured (the results model's bound on samples): beyond it a value is
+# a damaged file's, read as missing, so that no arithmetic on it overflows
+MEASURABLE = 2.0 ** 63
+
+
+def _number(v) -> float:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= MEASURABLE:
+        return float(v)
+    return math.nan
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b, nan where b is 0 or either is not a number (a damaged record's)."""
+    return a / b if math.isfinite(a) and math.isfinite(b) and b != 0 else math.nan
 
 
 class RoleRun(NamedTuple):
@@ -36,18 +50,16 @@ class RoleRun(NamedTuple):
 
     def loc(self, name: str, stat: str | None = None) -> float:
         d = self.s.get(name)
-        v = d.get(stat or STAT) if isinstance(d, dict) else None
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+        return _number(d.get(stat or STAT) if isinstance(d, dict) else None)
 
     def num(self, name: str) -> float:
         """A number of the reduction (chunk_ns, ref_chunk_ns, ...), nan if not one."""
-        v = self.s.get(name)
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+        return _number(self.s.get(name))
 
     @property
     def events(self) -> int:
         v = self.s.get("events")
-        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MEASURABLE else 0
 
     def curve(self, name: str | None = None) -> np.ndarray:
         c = (self.s.get("curve") or {}).get(name or STAT)
@@ -81,11 +93,13 @@ def _kept_keys(result, key_name: str) -> set:
 def runs(result, round0: int = 0, kept_only: bool = True) -> list[RoleRun]:
     """Every role's reduction of the result's kept runs, rounds numbered from
     round0 (irq's later engine runs continue the first one's rounds);
-    `kept_only` False: every run the record holds (a derived point keeps
-    only its kept runs' records)."""
+    `kept_only` False: the runs of the rounds the result holds (a derived
+    point keeps only its kept runs' records, and its rounds: a record of
+    another round is a damaged file's, left out)."""
     ch = model.Result(result).chunks
     key_name = str(ch.get("key") or "n")
     kept = _kept_keys(result, key_name) if kept_only else set()
+    own = {int(g) for g in model.Result(result).rounds if _is_int(g)}
     kept_gk = {(g, k) for g, k, _ in kept}
     out = []
     for x in ch.get("runs") if isinstance(ch.get("runs"), list) else []:
@@ -95,7 +109,7 @@ def runs(result, round0: int = 0, kept_only: bool = True) -> list[RoleRun]:
         g, k = int(x["group"]), int(x[key_name])
         i = x.get("sample")  # irq: the run's index in its round; tasks: one run per n and round
         ok = (g, k, int(i)) in kept if isinstance(i, int) else (g, k) in kept_gk
-        if kept_only and not ok:
+        if (kept_only and not ok) or (not kept_only and g not in own):
             continue
         for ro in x.get("roles") if isinstance(x.get("roles"), list) else []:
             if isinstance(ro, dict) and isinstance(ro.get("curve", {}), dict):
@@ -114,8 +128,7 @@ def bucket_lo(result) -> list[int]:
 
 def _nums(xs) -> np.ndarray:
     xs = xs if isinstance(xs, list) else []
-    return np.array([v if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan for v in xs],
-                    dtype=float)
+    return np.array([_number(v) for v in xs], dtype=float)
 
 
 def curve_rounds(runs: list[RoleRun], at_event: dict | None = None) -> tuple[dict, np.ndarray, np.ndarray]:

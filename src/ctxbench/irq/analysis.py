@@ -181,10 +181,13 @@ def control_verdict(check: dict | None, spin_points: list[dict]) -> dict:
         lo, hi = _ci(i)
         u = i["unit"]
         if math.isfinite(lo) and (lo > 0 or hi < 0):
+            # a rate whose runs took no signal (100 Hz on a tiny task) has no cost per signal
+            each = fmt_in(i["estimate"] / k, u) + " per signal" if k and math.isfinite(k) else "no signal taken"
             bad.append(f"I = {fmt_in(i['estimate'], u)} [{fmt_in(lo, u)}, {fmt_in(hi, u)}] at "
-                       f"{p.params.rate_hz} Hz ({fmt_in(i['estimate'] / k, u)} per signal)")
+                       f"{p.params.rate_hz} Hz ({each})")
             per_run.append(i["estimate"])
-            per_sig.append(i["estimate"] / k)
+            if k and math.isfinite(k):
+                per_sig.append(i["estimate"] / k)
     if not bad:
         return {"ok": True, "failures": [], "reason": ""}
     part = ("the spin's plain and interrupted runs differ by more than k*D (D as the spin pays it over all rates): "

@@ -54,7 +54,7 @@ def _values(T: dict, S: dict, rate: int, g: int) -> dict | None:
     return {"k": t.events, "e": t.loc("excess", STAT), "d": s.loc("excess", STAT),
             "indirect": t.loc("excess", STAT) - s.loc("excess", STAT), "after": t.loc("after", STAT),
             "in_full": t.loc("whole", "mean") - s.loc("whole", "mean"),
-            "tail": t.loc("tail", STAT) / t.num("ref_chunk_ns"), "chunk": t.num("ref_chunk_ns")}
+            "tail": chunks.ratio(t.loc("tail", STAT), t.num("ref_chunk_ns")), "chunk": t.num("ref_chunk_ns")}
 
 
 def _pool(vals: list[dict]) -> dict:

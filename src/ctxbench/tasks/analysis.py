@@ -220,6 +220,8 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
             return s[k] - s[c1] - (n - 1) * s[0]
         return g(float(i_of(est))), g(np.array([i_of(b) for b in boot]))
     summary["chunks"] = chunked.analyse(pair_result, empty_result, labels, whole_run, resamples)
+    if summary["chunks"] is None:
+        summary["chunks_why"] = chunked.why_none(pair_result)
     warns = list({(w["code"], w["text"]): w for w in wp + we}.values())  # each once
     if cycles.chosen(per_switch)["resolved"] and per_switch["estimate_ns"] < 0:
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "

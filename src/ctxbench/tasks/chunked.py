@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from ctxbench.core import chunks, cycles
+from ctxbench.core import chunks, cycles, model
 from ctxbench.stats import recovery
 from ctxbench.stats.robust import Rounds, median_of
 
@@ -60,8 +60,8 @@ def _round_values(P: dict, E: dict, g: int, n: int) -> dict | None:
             "in_full": (ka * a.loc("whole", "mean") + kb * b.loc("whole", "mean")) / k + infl_mean,
             "hand_off": ge,
             "e_a": ea, "e_b": eb,
-            "tail_a": a.loc("tail") / a.num("ref_chunk_ns"),
-            "tail_b": b.loc("tail") / b.num("ref_chunk_ns"),
+            "tail_a": chunks.ratio(a.loc("tail"), a.num("ref_chunk_ns")),
+            "tail_b": chunks.ratio(b.loc("tail"), b.num("ref_chunk_ns")),
             "chunk_a": a.num("ref_chunk_ns"), "chunk_b": b.num("ref_chunk_ns"),
             "timer": _mean([x.num("ref_chunk_ns") for x in (xa, xb) if x is not None])}
 
@@ -109,6 +109,8 @@ def analyse(pair_result, empty_result, labels, boot_of=None, resamples: int | No
     vals = {n: {g: v for g in groups if (v := _round_values(P, E, g, n)) is not None} for n in ns}
     pooled = {g: _pool([vals[n][g] for n in ns if g in vals[n]]) for g in groups
               if any(g in vals[n] for n in ns)}
+    if not pooled:  # no round with a usable switched run: why_none says why
+        return None
 
     def eff(by_round: dict, name: str, unitless: bool = False) -> dict:
         v = rounds.vector({g: x[name] for g, x in by_round.items()})
@@ -146,6 +148,14 @@ def analyse(pair_result, empty_result, labels, boot_of=None, resamples: int | No
                hand_off_ns=med["hand_off"], n_values=[n for n in ns if str(n) in out["by_n"]],
                method=describe_method(pair_result))
     return out
+
+
+def why_none(pair_result) -> str:
+    """Why a pair has no chunk result, in a phrase."""
+    if not model.Result(pair_result).chunks:
+        return "no chunk timing in these runs (a file from before it)"
+    return ("no chunk result: no switched run kept with its round's n = 1 run, or every interval between "
+            "switches shorter than 2 chunks (n too large for the tasks' chunks: a smaller n or a larger --scale)")
 
 
 def _cross_check(rounds: Rounds, by_round: dict, n: int, boot_of) -> tuple[dict, dict]:

@@ -148,9 +148,11 @@ def run(args) -> int:
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)
         from ctxbench.tasks import figures as tasks_figures
-        life.figures(args.plot, [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv, per_pair)),
-                                 (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair)),
-                                 (tasks_figures.RECOVERY, tasks_figures.recovery(per_pair, env))])
+        figs = [(tasks_figures.FIG2, tasks_figures.figure2(by_pair, env, maxcv, per_pair)),
+                (tasks_figures.FIG3, tasks_figures.figure3(by_pair, env, maxcv, per_pair))]
+        if any(s.get("chunks") for s in per_pair.values()):  # no empty recovery figure
+            figs.append((tasks_figures.RECOVERY, tasks_figures.recovery(per_pair, env)))
+        life.figures(args.plot, figs)
 
     print(render(by_pair, per_pair, maxcv))
     print_warnings([(f"{p.params.pair} n={p.params.n}", p.warnings_stored()) for p in map(model.Result, points)])
@@ -234,7 +236,8 @@ def chunk_lines(pair: str, s: dict) -> list[str]:
     from ctxbench.ui.recovery import recovered_text
     ch = s.get("chunks")
     if not ch:
-        return [f"  {pair:<22} no chunk timing in these runs (a file from before it): the seed's design below only"]
+        why = s.get("chunks_why") or "no chunk timing in these runs (a file from before it)"
+        return [f"  {pair:<22} {why}: the seed's design below only"]
     ta, tb = list(s["per_task"])[:2]
     names = {"a": ta, "b": tb}
     ns_ = ch["n_values"]

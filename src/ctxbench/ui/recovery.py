@@ -30,9 +30,15 @@ def figure(panels: dict[str, dict[str, dict]], env: Environment | dict, title: s
     band; x on a log scale (the positions are bucketed by powers of two
     after the first 16 chunks)."""
     fig, axes = panel_grid(max(1, len(panels)))
+    if not panels:  # no curve at all (every run dropped, or intervals too short): the panel says so
+        axes[0].text(0.5, 0.5, "no recovery curve in these runs", ha="center", va="center",
+                     transform=axes[0].transAxes)
+        axes[0].set_axis_off()
     for ax, (name, curves) in zip(axes, panels.items()):
+        drawn = False
         for k, (label, c) in enumerate(curves.items()):
-            pts = [p for p in c.get("points") or [] if p["x_ns"] > 0 and math.isfinite(p["excess_ns"])]
+            pts = [p for p in c.get("points") or [] if math.isfinite(p["x_ns"]) and p["x_ns"] > 0
+                   and math.isfinite(p["excess_ns"])]
             if not pts:
                 continue
             x = [p["x_ns"] / 1e3 for p in pts]
@@ -42,6 +48,7 @@ def figure(panels: dict[str, dict[str, dict]], env: Environment | dict, title: s
             color = f"C{k}"
             ax.fill_between(x, lo, hi, color=color, alpha=0.25, lw=0)
             ax.plot(x, y, marker="o", ms=2.5, lw=1, color=color, label=f"{label}: {recovered_text(c)}")
+            drawn = True
             after = c.get("recovered_after_ns")
             if c.get("recovered") and after:
                 ax.axvline(after / 1e3, color=color, ls=":", lw=1)
@@ -51,7 +58,10 @@ def figure(panels: dict[str, dict[str, dict]], env: Environment | dict, title: s
         ax.set_title(name, fontsize=8)
         ax.set_xlabel(f"µs since the {event}")
         ax.set_ylabel("excess per chunk (ns)")
-        ax.legend(fontsize=6, loc="upper right")
+        if drawn:
+            ax.legend(fontsize=6, loc="upper right")
+        else:
+            ax.text(0.5, 0.5, "no points", ha="center", va="center", transform=ax.transAxes)
     fig.suptitle(f"{title}; x: the middle of the chunk, in the task's own work since the {event}; band: 95% "
                  f"interval over rounds\n{machine_label(env)}", fontsize=8)
     return finish_titled(fig)
