@@ -329,7 +329,10 @@ def test_the_docs_inventories_through_a_real_fleet(lab, tmp_path, fmt):
     (a process a host): every host's file written, no traceback."""
     from test_fleet import engines_running
     inv = _lab_inventory(lab, fmt, tmp_path)
-    for after in (["env"], ["run", "--quick", "--ids", "baseline/nop", "--groups", "2", "--iterations", "2"]):
+    # the process-per-host way once, with the format that crashed (INI's values were always plain)
+    ways = [["env"]] + ([["run", "--quick", "--ids", "baseline/nop", "--groups", "2", "--iterations", "2"]]
+                        if fmt == "yaml" else [])
+    for after in ways:
         out = tmp_path / after[0]
         p = subprocess.run(_lab_cmd(lab, "--inventory", str(inv), "--no-store", "-o", str(out), "--", *after),
                            capture_output=True, text=True, timeout=600)

@@ -37,6 +37,7 @@ and written back into commands as octal escapes."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import signal
 import sys
@@ -55,8 +56,19 @@ TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
 MARK = b"ctxbench-host err"  # our line on stderr: what the host's shell printed before it is its start-up's
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
-STARTUP_S = 10        # the first exchange: the account's shell starting (its start-up files) up to our first
-#                       line; 0.1-0.4 s where a .bashrc runs pyenv or similar (docs/host.md)
+
+
+def _startup_s() -> float:
+    """The first exchange's bound: 10 s, or CTXBENCH_SSH_STARTUP_S (a test's knob, 0.5 to 600) where it is one."""
+    try:
+        v = float(os.environ.get("CTXBENCH_SSH_STARTUP_S") or 10)
+    except ValueError:
+        return 10.0
+    return v if 0.5 <= v <= 600 else 10.0
+
+
+STARTUP_S = _startup_s()  # the first exchange: the account's shell starting (its start-up files) up to our
+#                           first line; 0.1-0.4 s where a .bashrc runs pyenv or similar (docs/host.md)
 START_S = 60          # an engine command's start there (the user's shell, then the pid line)
 OPEN_S = 300          # connecting and copying the engine, on the slowest link we expect
 STOP_S = 5            # an engine told to stop has this long to reap its parties before they are killed
@@ -291,7 +303,7 @@ class Session:
                             f"('{escaped(text[-60:])}'), so ctxbench's first line was not a line: end what "
                             "the account's start-up files print with a newline", code=1)
         except asyncio.TimeoutError:
-            raise UserError(f"--host {self.name}: its start-up did not finish in {STARTUP_S} s (the account's "
+            raise UserError(f"--host {self.name}: its start-up did not finish in {STARTUP_S:g} s (the account's "
                             "shell start-up files there, .bashrc or $BASH_ENV, hang or wait)", code=1)
         if line is not None and line.split(b" ")[1:2] == [b"missing"]:
             gone = ", ".join(w.decode("utf-8", "replace") for w in line.split()[2:])
