@@ -134,6 +134,7 @@ static int irq_setup(bench_run_t *r)
         }
         memset(st->dur[0], 0, u * sizeof(uint32_t)); /* their pages exist before any timed run */
         memset(st->dur[1], 0, u * sizeof(uint32_t));
+        memset(st->hit, 0, u); /* written in the run with the timer: a fault there would be its cost */
     }
     return irq_timer_create(&st->timer);
 }

@@ -314,6 +314,14 @@ static int get_byte(int fd)
     return k == 1 ? 0 : -1;
 }
 
+/* Write every page of [p, p + len) once, keeping its bytes. */
+static void touch_pages(void *p, size_t len)
+{
+    volatile uint8_t *c = p;
+    for (size_t i = 0; i < len; i += 4096) c[i] = c[i];
+    if (len) c[len - 1] = c[len - 1];
+}
+
 /* The polluter's work after a switch-in: one write to every line of its
  * buffer, which evicts from every cache level what it displaces. */
 static void sweep_lines(uint8_t *buf, size_t len)
@@ -341,8 +349,14 @@ static void party(pair_state_t *st, const pair_cfg_t *cfg, int role, uint64_t n,
     uint64_t *s0 = sl->s0[role], *s1 = sl->s1[role];
     uint8_t *sweep = role == 1 ? st->sweep : NULL;
     t->ops->reset(t); /* copy-on-write faults here, before the clock */
-    /* and in the chunk arrays, which are shared: no fault while timed */
-    for (size_t u = 0; u < t->units; u += 1024) dur[u] = 0;
+    /* and in what the timed loop writes of shared memory (a forked child
+     * faults on each page of a shared mapping again): the chunk times, the
+     * segments' reads (s0[s] is written inside a segment's first chunk)
+     * and the polluter's buffer */
+    touch_pages(dur, t->units * sizeof *dur);
+    touch_pages(s0, mine * sizeof *s0);
+    touch_pages(s1, mine * sizeof *s1);
+    if (sweep) touch_pages(sweep, st->sweep_len);
     put_byte(ready_w);
     if (get_byte(tok[role][0])) _exit(1);
     if (role == 0 && cfg->cold) cache_flush(st->flush, st->flush_len);

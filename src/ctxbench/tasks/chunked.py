@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ctxbench.core import chunks, cycles, model
-from ctxbench.stats import recovery
+from ctxbench.stats import power, recovery
 from ctxbench.stats.robust import Rounds, median_of
 
 WEIGHTED = ("per_switch", "share_a", "share_b", "inflation", "in_full", "hand_off")
@@ -55,7 +55,7 @@ def _round_values(P: dict, E: dict, g: int, n: int) -> dict | None:
     gem = ((ka * xa.loc("gap", "mean") + kb * xb.loc("gap", "mean")) / k) if xa is not None and xb is not None \
         else math.nan
     infl_mean = (ka * a.loc("gap", "mean") + kb * b.loc("gap", "mean")) / k - gem
-    return {"k": k, "share_a": ka * ea / k, "share_b": kb * eb / k, "inflation": infl,
+    return {"k": k, "ka": ka, "kb": kb, "share_a": ka * ea / k, "share_b": kb * eb / k, "inflation": infl,
             "per_switch": (ka * ea + kb * eb) / k + infl,
             "in_full": (ka * a.loc("whole", "mean") + kb * b.loc("whole", "mean")) / k + infl_mean,
             "hand_off": ge,
@@ -72,11 +72,14 @@ def _mean(xs: list) -> float:
 
 
 def _pool(vals: list[dict]) -> dict:
-    """Values of one round over its n: switch-weighted for the costs, mean
-    for the rest."""
+    """Values of one round over its n: the costs weighted by switches (a
+    task's cost per switch-in by its own switch-ins), the mean for the
+    rest."""
     k = sum(v["k"] for v in vals)
     out = {name: sum(v["k"] * v[name] for v in vals) / k for name in WEIGHTED}
-    for name in ("e_a", "e_b", "tail_a", "tail_b", "chunk_a", "chunk_b", "timer"):
+    for name, kk in (("e_a", "ka"), ("e_b", "kb")):
+        out[name] = sum(v[kk] * v[name] for v in vals) / sum(v[kk] for v in vals)
+    for name in ("tail_a", "tail_b", "chunk_a", "chunk_b", "timer"):
         out[name] = float(np.mean([v[name] for v in vals]))
     return out
 
@@ -164,10 +167,12 @@ def _cross_check(rounds: Rounds, by_round: dict, n: int, boot_of) -> tuple[dict,
     draw by draw over the same rounds: agree = the difference's interval
     holds 0; judged only where both resolve."""
     w_est, w_boot = boot_of(lambda s: s / (n - 1), n)
-    whole = rounds.effect_of(w_est, w_boot, rounds.labels.size)
+    rn = rounds.labels.size
+    whole = power.effect(w_est, w_boot, rn)  # the seed's statistic (means over runs), not a Hodges-Lehmann one
     c_est, c_boot = rounds.estimate(rounds.vector({g: x["in_full"] for g, x in by_round.items()}))
-    d = rounds.effect_of(w_est - c_est, w_boot - c_boot, rounds.labels.size)
-    both = bool(whole["resolved"]) and bool(rounds.effect_of(c_est, c_boot, rounds.labels.size)["resolved"])
+    d = power.effect(w_est - c_est, w_boot - c_boot, rn)
+    d["method"] = f"whole runs minus in full (Hodges-Lehmann), draw by draw; {d['method']}"
+    both = bool(whole["resolved"]) and bool(rounds.effect_of(c_est, c_boot, rn)["resolved"])
     verdict = ("agree" if not d["resolved"] else "DISAGREE") if both else "not both resolved"
     return whole, dict(d, verdict=verdict)
 
