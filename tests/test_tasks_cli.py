@@ -63,7 +63,9 @@ def test_tasks_end_to_end(tmp_path):
     from ctxbench.tasks import analysis as tasks_analysis
     assert list(tasks_analysis.runs_in(doc["results"])) == ["sort+crc"]
     for r in pts:
-        assert r["params"]["pair"] == "sort+crc" and r["params"]["rounds"] == 3
+        # a round every run of which the verification dropped (this flow test runs beside others) is not
+        # counted: fewer rounds, never more
+        assert r["params"]["pair"] == "sort+crc" and 1 <= r["params"]["rounds"] <= 3
         for part in ("R_total", "R_prime", "C", "I", "I_task_a", "I_task_b", "I_switch"):
             s = r["parts"][part]
             assert "mean" in s and len(s["ci95"]) == 2
