@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import unicodedata
 from pathlib import Path
@@ -302,3 +303,43 @@ def test_the_start_ups_chatter_is_said_once_and_escaped(tmp_path):
         assert _left(f) == []
     finally:
         f.stop()
+
+
+def test_the_pid_line_comes_before_anything_the_engine_writes(tmp_path):
+    """CI read a fast `list --json` as the start-up's chatter: the engine
+    wrote before the shell that started it said its pid. Here the pid's
+    list is a FIFO nobody reads for 0.3 s, so a shell that writes it before
+    saying the pid is held there while an engine already started would
+    print; the first line must still be the pid's, and the engine's output
+    all that follows."""
+    from ctxbench.core.ssh import session
+    engine = tmp_path / "ctxbench-engine"
+    engine.write_text('#!/bin/sh\necho \'{"fast": true}\'\n')
+    engine.chmod(0o700)
+    os.mkfifo(tmp_path / "pids")
+    done = threading.Event()
+
+    def slow_reader():  # opens the FIFO late, then lets the command's own grep of it end
+        time.sleep(0.3)
+        with open(tmp_path / "pids") as f:
+            f.read()
+        end = time.monotonic() + 10
+        while not done.is_set() and time.monotonic() < end:
+            try:
+                os.close(os.open(tmp_path / "pids", os.O_WRONLY | os.O_NONBLOCK))
+                return
+            except OSError:  # no reader yet (ENXIO), or the FIFO already replaced
+                time.sleep(0.01)
+
+    t = threading.Thread(target=slow_reader, daemon=True)
+    t.start()
+    try:
+        p = subprocess.run(["sh", "-c", session.engine_command(bytes(tmp_path), ["list", "--json"], 30)],
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        done.set()
+        t.join(12)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and lines[0].startswith("ctxbench-host pid ") and lines[1:] == ['{"fast": true}'], \
+        p.stdout + p.stderr
+    assert lines[0].split()[-1] not in (tmp_path / "pids").read_text().split()  # off the list once it ended

@@ -105,13 +105,25 @@ cd / && rm -rf "$d"
 # One engine command: `timeout`'s pid (the group it makes for itself and
 # the engine) on the list while it runs and on the first line, then the
 # engine's output; taken off the list when it ends, so that the watcher
-# never kills a group whose number another process has since taken. The
-# marker on stderr comes first: what the shell printed before it is its
-# start-up's, after it the command's (the engine's, `timeout`'s, `cd`'s).
+# never kills a group whose number another process has since taken. A
+# shell of its own writes both before it becomes `timeout` (exec keeps its
+# pid): the pid line is on stdout before the engine can write a byte (said
+# by the shell that started it, the engine's first line could come first:
+# a fast `list` was then read as the start-up's chatter). The marker on
+# stderr comes first: what the shell printed before it is its start-up's,
+# after it the command's (the engine's, `timeout`'s, `cd`'s).
 ENGINE = ("printf '\\n%s\\n' \"{mark}\" >&2; "
-          "cd {d} || exit 97; timeout -k {stop} {limit} ./ctxbench-engine {args} < /dev/null & p=$!; "
-          "echo $p >> pids; echo \"ctxbench-host pid $p\"; wait $p; s=$?; "
-          "grep -vx \"$p\" pids > pids.new; mv pids.new pids; exit $s")
+          "cd {d} || exit 97; "
+          "sh -c 'echo $$ >> pids && echo \"ctxbench-host pid $$\" && exec timeout -k {stop} {limit} "
+          "./ctxbench-engine \"$@\"' sh {args} < /dev/null & p=$!; "
+          "wait $p; s=$?; grep -vx \"$p\" pids > pids.new; mv pids.new pids; exit $s")
+
+
+def engine_command(workdir: bytes, args: list[str], limit: float) -> str:
+    """The shell command that runs `ctxbench-engine args` in `workdir`
+    under `timeout` (`limit` s), as ENGINE says."""
+    return ENGINE.format(mark=MARK.decode(), d=_in_shell(workdir), stop=STOP_S,
+                         limit=max(1, int(limit)), args=" ".join(map(shlex.quote, args)))
 
 
 def _in_shell(path: bytes) -> str:
@@ -327,10 +339,6 @@ class Session:
         err = _own(r.stderr or b"").splitlines()
         return err[-1] if err else f"exit status {r.exit_status}"
 
-    def _command(self, args: list[str], limit: float) -> str:
-        return ENGINE.format(mark=MARK.decode(), d=_in_shell(self._workdir), stop=STOP_S,
-                             limit=max(1, int(limit)), args=" ".join(map(shlex.quote, args)))
-
     # ---- the transport --------------------------------------------------
 
     def start(self, args: list[str], limit_s: float = STREAM_LIMIT_S) -> "_Started":
@@ -343,7 +351,7 @@ class Session:
             raise self._failed("starting the engine", e)
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
-        proc = await self.conn.create_process(self._command(args, limit), encoding=None)
+        proc = await self.conn.create_process(engine_command(self._workdir, args, limit), encoding=None)
         try:
             first = await _tagged(proc, _Chatter())  # the start-up's lines: said once, at the first exchange
         except _NoNewline as e:  # the first exchange had none: a start-up that prints differently each time
