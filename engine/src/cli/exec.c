@@ -59,10 +59,11 @@ static long stat_ppid(const char *pid)
     return v;
 }
 
-/* The engine's own children other than the program (orphans it adopted as
- * the launch's subreaper: what left the program's group), killed;
- * async-signal-safe, for the signal handler (getdents64, no opendir). */
-static void kill_adopted(void)
+/* SIGKILL to each of the engine's children (the program, and the orphans it
+ * adopted as the launch's subreaper: what left the program's group);
+ * returns -1 where /proc cannot be read. Async-signal-safe, for the signal
+ * handler (getdents64, no opendir). */
+static int kill_children(void)
 {
     struct dirent64_raw {
         uint64_t ino;
@@ -73,7 +74,7 @@ static void kill_adopted(void)
     };
     pid_t self = getpid();
     int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return;
+    if (dfd < 0) return -1;
     char buf[4096] __attribute__((aligned(8)));
     long n;
     while ((n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
@@ -89,6 +90,28 @@ static void kill_adopted(void)
         }
     }
     close(dfd);
+    return 0;
+}
+
+/* Every descendant killed and reaped, until the engine has no child left.
+ * One pass is not enough: a killed process's own children (an escaped
+ * shell's, still forking) come to the engine, its subreaper, only as that
+ * process exits; the next pass kills them. Bounded in passes and in time
+ * (GONE_MS); async-signal-safe (the signal handler's cleanup uses it). */
+static void kill_adopted(void)
+{
+    struct timespec t0, now, pause = {0, 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int pass = 0; pass < GONE_MS; pass++) {
+        if (kill_children()) return;
+        int r;
+        while ((r = waitpid(-1, NULL, WNOHANG)) > 0) {
+        }
+        if (r < 0 && errno == ECHILD) return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > GONE_MS) return;
+        nanosleep(&pause, NULL);
+    }
 }
 
 static void kill_peer_group(void)
@@ -187,6 +210,7 @@ static const char *resolve(const char *name, char *buf, size_t len)
 
 int cmd_which(int argc, char **argv)
 {
+    if (argc < 1) die(2, "which: name at least one program");
     need_stdout();
     json_t j;
     json_init(&j, stdout);
@@ -284,10 +308,9 @@ static void collect(launch_t *l, pid_t pid, int fd, uint64_t timeout_ms, uint64_
     }
 }
 
-/* Each running process (not a zombie: dead, waiting for its parent or init
- * to reap it) whose process group is `group` or whose parent is `parent`
- * (-1: either test off): `fn` is called with its pid; returns how many. */
-static int each_running(pid_t group, pid_t parent, void (*fn)(pid_t))
+/* How many running processes (not zombies: dead, waiting for their parent
+ * or init to reap them) are in process group `group`; -1 without /proc. */
+static int running_in(pid_t group)
 {
     DIR *d = opendir("/proc");
     if (!d) return -1;
@@ -307,10 +330,7 @@ static int each_running(pid_t group, pid_t parent, void (*fn)(pid_t))
         if (!close_paren || sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || state == 'Z' ||
             state == 'X')
             continue;
-        if ((group > 0 && pgrp == group) || (parent > 0 && ppid == parent)) {
-            found++;
-            if (fn) fn((pid_t)atoi(e->d_name));
-        }
+        if (pgrp == group) found++;
     }
     closedir(d);
     return found;
@@ -321,27 +341,7 @@ static int each_running(pid_t group, pid_t parent, void (*fn)(pid_t))
 static int group_runs(pid_t group)
 {
     if (kill(-group, 0) && errno == ESRCH) return 0;
-    return each_running(group, -1, NULL) != 0;
-}
-
-static void kill_one(pid_t pid)
-{
-    kill(pid, SIGKILL);
-}
-
-/* What left the program's group and outlived it (setsid, setpgid): the
- * engine is their subreaper while it launches, so they are its children
- * once their parents are gone. Killed and reaped, bounded. */
-static void kill_escaped(void)
-{
-    for (int i = 0; i < GONE_MS / 10; i++) {
-        int found = each_running(-1, getpid(), kill_one);
-        while (waitpid(-1, NULL, WNOHANG) > 0) {
-        }
-        if (found <= 0) return;
-        struct timespec t = {0, 10 * 1000 * 1000};
-        nanosleep(&t, NULL);
-    }
+    return running_in(group) != 0;
 }
 
 /* Wait (bounded) until no process of the group runs: a peer's orphaned
@@ -388,7 +388,7 @@ static void run(launch_t *l, char **argv, const cpu_set_t *cpus, uint64_t timeou
     close(out[0]);
     wait_gone(pid);
     peer_group = 0;
-    kill_escaped();
+    kill_adopted(); /* what left the group (setsid, setpgid) and outlived it: the engine is its subreaper */
     l->wall_s = now_s() - t0;
 }
 

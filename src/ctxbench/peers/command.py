@@ -96,6 +96,11 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
     return present, absent
 
 
+def _absent_line(a: dict) -> str:
+    """An absent peer and why: "lat_ctx: lat_ctx is not on PATH (...)"."""
+    return f"{a['peer']}: {a['why']}"
+
+
 def _in_engine(peer: catalogue.Peer, count: int, cpu: int) -> dict:
     """ctxbench's own equivalent of a peer (ctx-clock's method), measured by
     the engine through core/engine.py like any id: it pins itself, and it
@@ -181,14 +186,15 @@ def _run(args) -> int:
         raise UserError("nothing to run: the unpinned placement needs two CPUs, and only one is allowed")
     wanted = [p for p in catalogue.PEERS if not args.peer or p.key in args.peer]
     present, absent = _programs(wanted)
-    for a in absent:
-        print(f"note: {a['peer']}: {a['why']}", file=sys.stderr)
     rows = [(p, place) for p in wanted if p.key in present for place in asked if place in p.views]
     if not rows and present:
         raise UserError(f"peers: {', '.join(present)} run(s) only {', '.join(sorted({pl for p in wanted if p.key in present for pl in p.views}))}"
                         f" (asked: {', '.join(asked)}): nothing to run")
-    if not rows:
-        raise UserError("peers: none of the peers asked for is here (see the notes above): nothing to run")
+    if not rows:  # one line that says why each is not here and how to get it (no note before it)
+        raise UserError(f"peers: none of the peers asked for is here: {'; '.join(map(_absent_line, absent))}:"
+                        " nothing to run")
+    for a in absent:  # a row each, the others run
+        print(f"note: {_absent_line(a)}", file=sys.stderr)
 
     listed = {b["id"] for b in engine.list_benchmarks(all_=True)}
     ids = [i for i in parts.IDS if i in listed and (cross is not None or i not in parts.CROSS_IDS)]
