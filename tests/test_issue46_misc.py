@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import FIXTURES, ROOT, ctxbench_cmd, run_cli
 
 from ctxbench.core import engine, locations, reader, results, schema
 from ctxbench.core.errors import UserError
@@ -51,9 +51,10 @@ def _installed(site: Path) -> Path:
 
 
 def _checkout(root: Path) -> None:
-    """What makes a directory a ctxbench checkout: engine/src and a Makefile beside src/."""
+    """What makes a directory a ctxbench checkout: engine/src, a Makefile and ctxbench's pyproject.toml beside src/."""
     (root / "engine" / "src").mkdir(parents=True, exist_ok=True)
     (root / "Makefile").write_text("all:\n")
+    (root / "pyproject.toml").write_text('[project]\nname = "ctxbench"\n')
 
 
 @pytest.fixture
@@ -384,3 +385,16 @@ def test_store_add_when_sqlite_fails_on_its_disk_says_so(tmp_path, monkeypatch, 
     p = run_cli("store", "add", "--store", store, str(_another_run(tmp_path, "bb.json")))
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert said in p.stderr and "savepoint" not in p.stderr, p.stderr
+
+
+def test_an_engine_the_kernel_will_not_start_is_one_line_for_a_run(tmp_path):
+    """An executable file that is no program here (Exec format error): one
+    line naming it, not subprocess's OSError traceback."""
+    bad = tmp_path / "ctxbench-engine"
+    bad.write_bytes(b"\x7fELF garbage")
+    bad.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "CTXBENCH_ENGINE_REPLAY"}
+    p = subprocess.run([*ctxbench_cmd(), "run", "--quick", "--no-store", "-o", str(tmp_path / "o.json")],
+                       capture_output=True, text=True, timeout=60, env=dict(env, CTXBENCH_ENGINE=str(bad)))
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and "cannot be started" in p.stderr, p.stderr

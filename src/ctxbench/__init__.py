@@ -1,12 +1,14 @@
 """ctxbench: what a context switch really costs.
 
-As the ctxbench command, Ctrl-C is one line and exit 130 from the
-package's first instruction: this is the first module of ours Python
-runs, so the handler goes in here, before anything else is imported
-(cli.py imports the commands for a quarter of a second; a SIGINT in that
-window, even in the `from __future__` line of cli.py on a loaded host,
-gave a traceback). Where a program or a test imports the package,
-nothing is installed and nothing runs."""
+As the ctxbench command, Ctrl-C, SIGTERM and SIGHUP (a terminal closed)
+are one line and exit 130 from the package's first instruction: this is
+the first module of ours Python runs, so the handler goes in here, before
+anything else is imported (cli.py imports the commands for a quarter of a
+second; a SIGINT in that window, even in the `from __future__` line of
+cli.py on a loaded host, gave a traceback, and a SIGTERM or SIGHUP killed
+the command silently). Only Python's own start-up comes before it. Where
+a program or a test imports the package, nothing is installed and nothing
+runs."""
 import os as _os
 import sys as _sys
 
@@ -14,7 +16,8 @@ import _signal  # the C module: `signal` imports enum, 4 ms more of a window a C
 
 
 def interrupted_now(signum, frame) -> None:  # pragma: no cover (a signal's timing)
-    """Ctrl-C before main() runs or after it returned: nothing to keep."""
+    """Ctrl-C, SIGTERM or SIGHUP before main() runs or after it returned:
+    nothing to keep."""
     for s in (_sys.stdout, _sys.stderr):
         try:
             s.flush()
@@ -44,8 +47,14 @@ def unraisable(u) -> None:
     _sys.__unraisablehook__(u)
 
 
+# Signals that end the command as Ctrl-C does (main() hands them to core/interrupts)
+ENDING = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+
 if AS_COMMAND:
     _signal.signal(_signal.SIGINT, interrupted_now)
+    for _sig in ENDING[1:]:
+        if _signal.getsignal(_sig) == _signal.SIG_DFL:  # not one a parent set aside (nohup ignores SIGHUP)
+            _signal.signal(_sig, interrupted_now)
     _sys.unraisablehook = unraisable
 
 

@@ -2,13 +2,14 @@
 with add_parser(subparsers) and run(args) -> exit code; the measuring ones
 run through ctxbench.lifecycle.
 
-Ctrl-C is one line and exit 130 from the first instruction to the last:
-while this module imports the commands (a quarter of a second), and once
-main() is done, a SIGINT handler (installed by ctxbench/__init__.py, the
-first module of ours that runs) says so and exits (nothing has been
-measured or is left to clean up then; main() then ends the process
-itself, _exit); in between it is Python's KeyboardInterrupt, which every
-command turns into its own clean-up, and main() into that line."""
+Ctrl-C, SIGTERM and SIGHUP are one line and exit 130 from the first
+instruction to the last: while this module imports the commands (a
+quarter of a second), and once main() is done, a handler (installed by
+ctxbench/__init__.py, the first module of ours that runs) says so and
+exits (nothing has been measured or is left to clean up then; main()
+then ends the process itself, _exit); in between they are Python's
+KeyboardInterrupt, which every command turns into its own clean-up, and
+main() into that line."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,7 @@ import os
 import signal
 import sys
 
-from ctxbench import AS_COMMAND as _AS_COMMAND, interrupted_now as _interrupted_now
+from ctxbench import AS_COMMAND as _AS_COMMAND, ENDING as _ENDING, interrupted_now as _interrupted_now
 
 # Before numpy is imported anywhere: one BLAS thread. Each thread reserves
 # its own memory at start-up, and under `ulimit -v` that alone made a small
@@ -96,6 +97,9 @@ def _tolerant_streams() -> None:
 def main(argv: list[str] | None = None) -> int:
     if _AS_COMMAND and signal.getsignal(signal.SIGINT) is _interrupted_now:
         interrupts.install()  # from here, each command's own clean-up (and a Ctrl-C never lost: interrupts.py)
+        for sig in _ENDING:  # SIGTERM and SIGHUP too, where __init__ took them
+            if signal.getsignal(sig) is _interrupted_now:
+                signal.signal(sig, signal.getsignal(signal.SIGINT))
     try:
         streams.guard()
         try:
@@ -125,7 +129,9 @@ def _exit(rc: int) -> None:
     silently, and nothing of ours is left to it (every file is written
     and closed, every transaction committed or rolled back)."""
     import atexit
-    signal.signal(signal.SIGINT, _interrupted_now)
+    for sig in _ENDING:
+        if signal.getsignal(sig) != signal.SIG_IGN:  # one a parent set aside (nohup) stays so
+            signal.signal(sig, _interrupted_now)
     try:
         atexit._run_exitfuncs()
     finally:
@@ -190,14 +196,14 @@ def _command(argv: list[str] | None) -> int:
         # commands that save as they go (sweep) say what they kept themselves
         print("ctxbench: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:  # before Exception, which it is one of
+        print("ctxbench: out of memory (try a machine with more memory, or fewer files at once)", file=sys.stderr)
+        return 1
     except Exception as e:
         if not _interruption(e):
             raise  # a fault no one foresaw: its traceback is what a bug report needs
         print("ctxbench: interrupted", file=sys.stderr)
         return 130
-    except MemoryError:
-        print("ctxbench: out of memory (try a machine with more memory, or fewer files at once)", file=sys.stderr)
-        return 1
     except SystemExit as e:  # argparse's --help and --version
         return e.code if isinstance(e.code, int) else 0
 

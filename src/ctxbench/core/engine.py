@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import threading
@@ -28,38 +27,38 @@ from ctxbench.core.locations import checkout, packaged
 
 
 def _executable(path: Path) -> bool:
+    """A regular file we may run (a directory passes os.access(X_OK))."""
     return path.is_file() and os.access(path, os.X_OK)
 
 
 def engine_path() -> str:
-    """The engine this front end starts here: $CTXBENCH_ENGINE; else, run
-    from a checkout, the checkout's build (`make engine`); else, installed,
-    the static engine the package carries for this machine; else one on
-    PATH. Never an engine found by searching the directories above the
-    package or the current one (checkout())."""
+    """The engine this front end starts here: $CTXBENCH_ENGINE; else its
+    own, and only its own: run from a checkout, the checkout's build (`make
+    engine`); installed, the static engine the package carries for this
+    machine. Never one on PATH or found by searching the directories above
+    the package or the current one (locations.checkout()): an engine that
+    is missing or not executable is one line saying so."""
     env = os.environ.get("CTXBENCH_ENGINE")
     if env:
-        if not os.access(env, os.X_OK):
-            raise UserError(f"CTXBENCH_ENGINE={env} is not an executable file")
+        if not _executable(Path(env)):
+            raise UserError(f"CTXBENCH_ENGINE={escaped(env)} is not an executable file")
         return env
     root = checkout()
     if root is not None:
-        cand = root / "build" / "native" / "ctxbench-engine"
-        if _executable(cand):
-            return str(cand)
+        cand, fix = root / "build" / "native" / "ctxbench-engine", "run 'make engine'"
     else:
         from ctxbench.core.ssh import engines
         arch = engines.here()  # an installed wheel: the static engine it carries for this machine
-        cand = packaged() / arch / "ctxbench-engine" if arch else None
-        if cand is not None and _executable(cand):
-            return str(cand)
-    found = shutil.which("ctxbench-engine")
-    if found:
-        return found
-    if root is not None:
-        raise UserError("ctxbench-engine not found: run 'make engine' or set CTXBENCH_ENGINE")
-    raise UserError(f"ctxbench-engine not found: this package carries no engine for {os.uname().machine} "
-                    f"(in {escaped(str(packaged()))}); set CTXBENCH_ENGINE")
+        if arch is None:
+            raise UserError(f"ctxbench-engine not found: this package carries no engine for {os.uname().machine} "
+                            f"(in {escaped(str(packaged()))}); set CTXBENCH_ENGINE")
+        cand, fix = packaged() / arch / "ctxbench-engine", "reinstall ctxbench"
+    if _executable(cand):
+        return str(cand)
+    if cand.exists():
+        raise UserError(f"this package's engine {escaped(str(cand))} is not an executable file: "
+                        f"{'make it one (chmod +x) or ' if cand.is_file() else ''}{fix}, or set CTXBENCH_ENGINE")
+    raise UserError(f"ctxbench-engine not found: {escaped(str(cand))} is not there: {fix} or set CTXBENCH_ENGINE")
 
 
 # The host the engine runs on when the command was given --host (its SSH
@@ -321,7 +320,8 @@ def stream(args: Iterable[str], on_header: Callable[[dict], None],
 
 
 # how an engine ends when a signal meant for the whole run reached it (reap.c: 128 + signal)
-_INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, -signal.SIGINT, -signal.SIGTERM}
+_INTERRUPTED = {128 + s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)} | \
+    {-s for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
 
 def run_json(args: Iterable[str], timeout_s: float = 120) -> object:
@@ -352,7 +352,7 @@ def build() -> str:
         where = (f"--host {escaped(_remote.host.name)}" if _remote is not None else
                  "a recording" if os.environ.get("CTXBENCH_ENGINE_REPLAY") else escaped(engine_path()))
         tool = run_json(["--version"])
-    except UserError as e:
+    except UserError as e:  # also an executable file the kernel will not run (core/transports.py)
         return f"not available: {escaped(e.why)}"
     if not isinstance(tool, dict):
         return f"{where} printed no version record"

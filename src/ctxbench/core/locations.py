@@ -2,8 +2,8 @@
 installed package uses the engines it carries; a checkout's build is used
 only when the package runs from that checkout, decided by the package's
 own location, never by a search upward from it, the virtualenv or the
-current directory. Its own module: core/engine.py and core/ssh/engines.py
-both ask it, and neither may import the other."""
+current directory. Its own module: core/engine.py, core/ssh/engines.py and
+runtimes/harness.py all ask it, and none may import another."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,19 +14,42 @@ def package() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
+def installed(pkg: Path | None = None) -> bool:
+    """Whether the package is an installed distribution: pip (a wheel, also
+    with --target) writes ctxbench-<version>.dist-info beside it, whatever
+    the directory is called. An editable install's dist-info is in
+    site-packages, not beside the checkout's src/ctxbench."""
+    pkg = package() if pkg is None else pkg
+    return any(pkg.parent.glob("ctxbench-*.dist-info"))
+
+
 def checkout(pkg: Path | None = None) -> Path | None:
     """The checkout this package runs from (an editable install, `make
-    run`): the package is src/ctxbench of a directory that has engine/src
-    and a Makefile beside src/. None for an installed package (a wheel in
-    a virtualenv), wherever it is: a build/ or an engine/src in a directory
-    above the virtualenv, or above the current directory, is another
-    project's, not this package's."""
+    run`): the package is src/ctxbench of a directory whose pyproject.toml
+    is ctxbench's and that has engine/src and a Makefile, and it is no
+    installed distribution (installed()). None for an installed package,
+    wherever it is: a build/ or an engine/src in a directory above it, even
+    one that looks like a checkout (pip install --target D/src), is
+    another project's, not this package's."""
     pkg = package() if pkg is None else pkg
     root = pkg.parent.parent
-    if pkg.name == "ctxbench" and pkg.parent.name == "src" and (root / "engine" / "src").is_dir() \
-            and (root / "Makefile").is_file():
-        return root
-    return None
+    if pkg.name != "ctxbench" or pkg.parent.name != "src" or installed(pkg) \
+            or not (root / "engine" / "src").is_dir() or not (root / "Makefile").is_file():
+        return None
+    return root if _project(root / "pyproject.toml") == "ctxbench" else None
+
+
+def _project(path: Path) -> object:
+    """The [project] name a pyproject.toml gives; None where it cannot be read."""
+    try:
+        import tomllib  # the standard library's TOML reader (Python 3.11)
+    except ImportError:  # older Pythons: the same reader, packaged (pyproject.toml)
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f).get("project", {}).get("name")
+    except (OSError, ValueError, AttributeError):  # ValueError: TOMLDecodeError, UnicodeDecodeError
+        return None
 
 
 def packaged(pkg: Path | None = None) -> Path:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, escaped
 
 RERECORD = "make record-engine"  # what re-records every recording (tools/record_engine.py)
 
@@ -56,10 +56,19 @@ class Transport(Protocol):
 
 # ---- local: a process here ------------------------------------------------
 
+def _popen(cmd: list[str], **kw) -> subprocess.Popen:
+    """The engine started, or one line saying why the kernel would not
+    (a file that is no program for this machine, a noexec mount)."""
+    try:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                                **kw)
+    except OSError as e:
+        raise UserError(f"the engine {escaped(cmd[0])} cannot be started: {e.strerror or e}", code=1)
+
+
 class _LocalStarted:
     def __init__(self, cmd: list[str]):
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-                                     errors="replace")
+        self.proc = _popen(cmd, bufsize=1)
         self.stopped = False
 
     def lines(self) -> Iterator[str]:
@@ -98,8 +107,7 @@ class Local:
         return _LocalStarted([self.path, *args])
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
-        proc = subprocess.Popen([self.path, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace")
+        proc = _popen([self.path, *args])
         try:
             out, err = proc.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:

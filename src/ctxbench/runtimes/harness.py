@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ctxbench import __version__
+from ctxbench.core import locations
 from ctxbench.core.children import child_setup, kill_group
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.model import Result
@@ -108,17 +109,16 @@ class Settings:
 
 
 def root() -> Path:
-    """The repository root (where runtimes/ and build/ are), or the folder
+    """The checkout the package runs from (where runtimes/ and build/ are),
+    decided as the engine's is (core/locations.checkout: never a search
+    upward); an installed package has no harnesses, so its own directory,
+    where none is found ("harness not built"). Or the folder
     CTXBENCH_RUNTIMES_ROOT names (the tests' fake harnesses: `make check`
     starts no real one)."""
     other = os.environ.get("CTXBENCH_RUNTIMES_ROOT")
     if other:
         return Path(other)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "pyproject.toml").is_file() and (parent / "runtimes").is_dir():
-            return parent
-    return here.parents[3]
+    return locations.checkout() or locations.package()
 
 
 def runtimes() -> list[Runtime]:
