@@ -90,7 +90,13 @@ def address_problem(address: str) -> str | None:
         except ValueError:
             pass
         return "not an IPv6 address"
-    return _word_problem(address, "host name", 253)
+    why = _word_problem(address, "host name", 253)
+    if why is None:
+        try:  # the resolver's encoding: else a Python UnicodeError when connecting
+            address.encode("idna")
+        except UnicodeError:
+            why = "a label (between dots) is empty or longer than 63 characters once encoded (IDNA)"
+    return why
 
 
 def user_problem(user: str) -> str | None:
@@ -122,25 +128,25 @@ def from_spec(spec: str) -> Host:
     return Host(spec, host.strip("[]"), port, m["user"])
 
 
-def _regular(path: str) -> None:
+def regular(path: str, what: str = "--ssh-config") -> os.stat_result:
     """`path` is a regular file (or /dev/null, as ssh -F takes it), seen
     without opening it: a FIFO would be waited on for ever, a device read
-    for ever."""
+    for ever. `what` names it in the line (--ssh-config, IdentityFile)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UserError(f"--ssh-config {shown(path)}: no such file")
+        raise UserError(f"{what} {shown(path)}: no such file")
     except OSError as e:
-        raise UserError(f"--ssh-config {shown(path)}: {e.strerror or e}")
+        raise UserError(f"{what} {shown(path)}: {e.strerror or e}")
     if stat.S_ISREG(st.st_mode):
-        return
+        return st
     with contextlib.suppress(OSError):
         if os.path.samestat(st, os.stat(os.devnull)):
-            return
-    what = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else
+            return st
+    kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else
             "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else
             "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
-    raise UserError(f"--ssh-config {shown(path)}: not a regular file ({what})")
+    raise UserError(f"{what} {shown(path)}: not a regular file ({kind})")
 
 
 def config_files(given: list[str] | None) -> tuple[str, ...]:
@@ -148,7 +154,7 @@ def config_files(given: list[str] | None) -> tuple[str, ...]:
     file, else one line), else ~/.ssh/config when there is one."""
     if given:
         for path in given:
-            _regular(path)
+            regular(path)
         return tuple(given)
     home = os.path.expanduser("~/.ssh/config")
     return (home,) if os.path.isfile(home) else ()

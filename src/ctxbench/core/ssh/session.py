@@ -47,13 +47,15 @@ from pathlib import Path
 from typing import Iterator
 
 from ctxbench.core.errors import UserError, escaped
-from ctxbench.core.ssh import engines, failures
+from ctxbench.core.ssh import engines, failures, preflight
+from ctxbench.core.ssh.loop import Loop
 from ctxbench.core.ssh.hosts import Host
 from ctxbench.core.transports import Finished
 
 PREFIX = "ctxbench-host."
 TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
 MARK = b"ctxbench-host err"  # our line on stderr: what the host's shell printed before it is its start-up's
+FULL = "No space left on device"
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
 
@@ -84,12 +86,17 @@ NEEDED = ("mktemp", "uname", "head", "cat", "grep", "mv", "rm", "chmod", "sleep"
 # own words begin on stderr, and names what the host lacks of NEEDED. A
 # write to a connection already gone fails (SIGPIPE ignored), so the
 # script still reaches its clean-up. $d is made absolute (a relative
-# TMPDIR), and refused with a newline in it (our lines are lines).
-WATCHER = r"""trap '' PIPE
+# TMPDIR; `--`: one that starts with '-'), and refused with a newline in
+# it (our lines are lines). Its last line says the directory is gone.
+# Our scripts first undo what the account's start-up may have set (SETS).
+SETS = "set +Ceux"  # errexit would end a script at a kill of a group gone, before rm -rf; xtrace
+#                     would say our lines on stderr; nounset, noclobber: lines of ours they would break
+WATCHER = SETS + r"""
+trap '' PIPE
 printf '\n%s\n' "{mark}" >&2
 m=; for c in {needed}; do command -v "$c" > /dev/null 2>&1 || m="$m $c"; done
 [ -z "$m" ] || {{ echo "ctxbench-host missing$m"; exit 96; }}
-d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+d=$(mktemp -d -- "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 case $d in /*) ;; *) d="$PWD/$d";; esac
 case $d in *'
 '*) echo "the temporary directory's name has a newline in it (TMPDIR there)" >&2; rm -rf "$d"; exit 97;; esac
@@ -100,6 +107,7 @@ for p in $(cat "$d/pids"); do kill -TERM -- -"$p"; done 2>/dev/null
 [ -s "$d/pids" ] && sleep 1
 for p in $(cat "$d/pids"); do kill -KILL -- -"$p"; done 2>/dev/null
 cd / && rm -rf "$d"
+[ -e "$d" ] || echo "ctxbench-host removed"
 """
 
 # One engine command: `timeout`'s pid (the group it makes for itself and
@@ -112,7 +120,7 @@ cd / && rm -rf "$d"
 # a fast `list` was then read as the start-up's chatter). The marker on
 # stderr comes first: what the shell printed before it is its start-up's,
 # after it the command's (the engine's, `timeout`'s, `cd`'s).
-ENGINE = ("printf '\\n%s\\n' \"{mark}\" >&2; "
+ENGINE = (SETS + "; printf '\\n%s\\n' \"{mark}\" >&2; "
           "cd {d} || exit 97; "
           "sh -c 'echo $$ >> pids && echo \"ctxbench-host pid $$\" && exec timeout -k {stop} {limit} "
           "./ctxbench-engine \"$@\"' sh {args} < /dev/null & p=$!; "
@@ -156,6 +164,8 @@ class _Chatter:
 
     def add(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").strip()
+        if text.endswith(SETS):  # the trace of our first line (PS4 before it): the start-up set -x
+            text = "set -x (the shell traces every command: ctxbench's scripts turn it off)"
         if text:
             self.lines += 1
             self.first, self.last = self.first or text, text
@@ -188,6 +198,7 @@ class Session:
         self.timings: dict[str, float] = {}  # connect, copy (s): the command's one-off cost
         self._closed = False
         self.chatter = _Chatter()      # what its shell's start-up printed (said once, when opened)
+        self.checked: preflight.Checked | None = None  # the files asyncssh reads here, checked
         self._old_term = None
         # SIGTERM from now on is an interruption: the connection starts later, inside the command
         if threading.current_thread() is threading.main_thread() and \
@@ -218,15 +229,17 @@ class Session:
         """One line: `doing` ("measuring") failed, and why."""
         if self.lost:  # the host's watcher stops what ran there and removes its directory
             return UserError(f"--host {self.name}: {escaped(self.lost)} while {doing}", code=1)
-        return UserError(f"--host {self.name}: {doing} failed: {escaped(failures.why(e))}", code=1)
+        return UserError(f"--host {self.name}: {doing} failed: {escaped(failures.why(e, self.checked))}", code=1)
 
     def open(self) -> "Session":
         if self.conn is not None:
             return self
         if self._closed:
             raise UserError(f"--host {self.name}: the connection was closed", code=1)
+        if self.checked is None:  # before asyncssh opens any of them (a FIFO, /dev/zero)
+            self.checked = preflight.check(self.host, self.ssh_config)
         if self.loop is None:
-            self.loop = asyncio.new_event_loop()
+            self.loop = Loop()
             threading.Thread(target=self.loop.run_forever, name="ctxbench-ssh", daemon=True).start()
         try:
             self._call(asyncio.wait_for(self._open(), OPEN_S))
@@ -262,8 +275,6 @@ class Session:
                     session.lost = session.lost or ("the connection was lost" + (f" ({exc})" if exc else ""))
 
         h = self.host
-        if h.key and not Path(h.key).is_file():
-            raise UserError(f"--host {self.name}: its key file {escaped(h.key)} does not exist")
         t0 = time.monotonic()
         # keepalives: a host or network that freezes mid-run is a lost connection within about
         # KEEPALIVE_S * 3, not a command that waits for ever (asyncssh sends none by default)
@@ -286,7 +297,10 @@ class Session:
         self.watcher.stdin.write(engines.payload(engine, unpack))
         if (await self.watcher.stdout.readline()).strip() != b"ctxbench-host copied":
             self.watcher.stdin.write_eof()
-            said = await self._said(self.watcher)
+            said = await self._said(self.watcher, FULL)
+            if FULL in said:  # else the line is head's 'Broken pipe', after gzip's write failed
+                raise UserError(f"--host {self.name}: the disk of its TMPDIR is full: could not copy the engine "
+                                f"to {escaped(self.workdir)}: {said}", code=1)
             if said.startswith("the engine does not run on this machine"):  # a directory where programs run
                 why = said.split("): ", 1)[-1]
                 raise UserError(f"--host {self.name}: the {escaped(engine.parent.name)} engine built here "
@@ -328,16 +342,24 @@ class Session:
             if not marked:  # the shell ended before our script ran: its last words are the start-up's
                 raise UserError(f"--host {self.name}: its shell ended during its start-up: "
                                 f"{escaped(chatter.last) if chatter.last else said}", code=1)
-            raise UserError(f"--host {self.name}: could not make a temporary directory there: {said}", code=1)
+            if line is not None:  # the directory is made: the words about it are `uname -m`'s
+                arch = line.split(b" ")[1]
+                raise UserError(f"--host {self.name}: its `uname -m` printed " + (
+                    f"not one word on one line ('{escaped(arch.decode('utf-8', 'replace'))}' and more)" if arch
+                    else "nothing") + ": ctxbench picks the engine by it", code=1)
+            raise UserError(f"--host {self.name}: could not make a temporary directory there (in its TMPDIR, "
+                            f"else /tmp): {said}", code=1)
         return head
 
     @staticmethod
-    async def _said(proc) -> str:
+    async def _said(proc, rather: str = "") -> str:
         """The last line the command said on stderr (after the start-up's),
-        escaped; else its exit status."""
+        escaped, the last that holds `rather` where one does; else its exit
+        status."""
         r = await proc.wait()
         err = _own(r.stderr or b"").splitlines()
-        return err[-1] if err else f"exit status {r.exit_status}"
+        return next((x for x in reversed(err) if rather and rather in x), err[-1] if err else
+                    f"exit status {r.exit_status}")
 
     # ---- the transport --------------------------------------------------
 
@@ -426,8 +448,20 @@ class Session:
                 self._call(self._abort(), 2)
             except BaseException:  # noqa: BLE001 (the process's exit closes the socket anyway)
                 pass
+        self.loop.end_children()  # a ProxyCommand asyncssh started, however the connection ended
         self.loop.call_soon_threadsafe(self.loop.stop)
         return left
+
+    async def _left(self) -> str:
+        """Whether the directory is still there, when the watcher did not
+        say it removed it (it ended on a failure): a word on stdout, as
+        bytes (the start-up may print bytes that are no UTF-8 there)."""
+        r = await self.conn.run(f"if [ -e {_in_shell(self._workdir)} ]; then echo '{TAG.decode()} left'; "
+                                f"else echo '{TAG.decode()} gone'; fi", check=False, encoding=None)
+        said = (r.stdout or b"").splitlines()
+        if TAG + b" gone" in said:
+            return ""
+        return f"{self.workdir} " + ("could not be removed" if TAG + b" left" in said else "may be left")
 
     async def _abort(self) -> None:
         self.conn.abort()
@@ -438,11 +472,9 @@ class Session:
         if self.watcher is not None and self.lost is None:
             try:
                 self.watcher.stdin.write_eof()
-                await asyncio.wait_for(self.watcher.wait(), CLEAN_S)
-                if self._workdir:
-                    r = await asyncio.wait_for(
-                        self.conn.run(f"test ! -e {_in_shell(self._workdir)}", check=False), CLEAN_S)
-                    left = "" if r.exit_status == 0 else f"{self.workdir} could not be removed"
+                r = await asyncio.wait_for(self.watcher.wait(), CLEAN_S)
+                if self._workdir and TAG + b" removed" not in (r.stdout or b"").splitlines():
+                    left = await asyncio.wait_for(self._left(), CLEAN_S)
             except Exception as e:  # noqa: BLE001
                 left = f"{self.workdir or 'a temporary directory'} may be left ({failures.why(e)})"
         self.conn.close()
