@@ -70,7 +70,7 @@ def test_a_member_of_the_wrong_type_is_one_line(tmp_path, capsys, command, fixtu
 def test_a_pair_without_its_plus_is_one_line(tmp_path, capsys):
     path = _mutated(tmp_path, "tasks-small.json", _set_param("pair", "x"))
     err = one_line_error(capsys, ["report", path, "-o", str(tmp_path / "r.html")], code=2)
-    assert "malformed tasks" in err, err
+    assert "is malformed: params.pair" in err, err
     assert not (tmp_path / "r.html").exists()
 
 

@@ -11,7 +11,8 @@ bootstrap's standard error, Student's t on the smaller side's units - 1),
 and its MDE is the smallest change this comparison resolves.
 
 An id has a ratio only where it is a positive quantity on both sides: both
-medians, and every resampled median, above 0. A baseline's residue after
+medians, and every resampled median, above 0, and the ratios within a
+float's range (a median of 5e-324 against one of 9e18 has none). A baseline's residue after
 the timer's overhead is subtracted (baseline/nop, baseline/call) has half
 its samples at or below 0: no ratio (rel and its interval are nan, said
 "n/a"), and the change is its difference, new - base, in the id's unit,
@@ -125,9 +126,13 @@ def change(a: SideSamples, b: SideSamples) -> Change:
         bb = resample.cluster_medians(b.samples, b.units, resample.generator(resample.SEED + 1))
     sds = (a.spread(), b.spread())
     kinds = (a.kind, b.kind)
+    ratios = None
     if ma > 0 and mb > 0 and (ba is None or (np.all(ba > 0) and np.all(bb > 0))):
-        rel = mb / ma - 1
-        e = power.effect(rel, bb / ba - 1, units) if ba is not None else power.effect(rel, np.array([]), 0)
+        with np.errstate(over="ignore"):  # a ratio past float's range (5e-324 to 9e18) is none: checked below
+            ratios = (mb / ma - 1, bb / ba - 1 if ba is not None else np.array([]))
+    if ratios is not None and math.isfinite(ratios[0]) and np.all(np.isfinite(ratios[1])):
+        rel = ratios[0]
+        e = power.effect(rel, ratios[1], units) if ba is not None else power.effect(rel, np.array([]), 0)
         lo, hi = e["ci95"]
         return Change(ma, mb, rel, (lo, hi), e["mde_ns"], units - 1, *sds, kinds)
     diff = mb - ma

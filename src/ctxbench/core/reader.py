@@ -14,11 +14,13 @@ import msgspec
 from msgspec import UNSET
 
 from ctxbench.core import model, results
-from ctxbench.core.errors import UserError, shown
+from ctxbench.core.errors import UserError, escaped, shown
 
-# C0 controls (tab and newline kept), DEL and C1 controls: ESC starts
-# terminal escape sequences (colour, window title, clear screen), BEL rings.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Replaced by U+FFFD: C0 controls (tab and newline kept), DEL and C1
+# controls (ESC starts terminal escape sequences: colour, window title,
+# clear screen; BEL rings), and lone surrogates (JSON's "\ud800": no UTF-8
+# holds one, so an HTML or Markdown report could not be written).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 # Bounds for what a results file may hold: five times a real 200 MB file
 # (a long sweep with its raw arrays), yet a size whose JSON still fits in
 # the memory of a machine that runs the benchmark.
@@ -27,8 +29,12 @@ MAX_DEPTH = 64
 
 
 def safe_text(s: str) -> str:
-    """A string from a results file, fit for a terminal, HTML or Markdown."""
-    return _CONTROL.sub("\ufffd", s)
+    """A string from a results file, fit for a terminal, HTML or Markdown:
+    controls and lone surrogates replaced; the invisible characters that
+    change what is shown (format characters such as U+202E, which reverses
+    the text after it in a table) written as escapes (`\u202e`), as the
+    terminal shows them (core/errors.escaped), so every output says the same."""
+    return escaped(_CONTROL.sub("\ufffd", s))
 
 
 def _clean(o, depth: int = 0):

@@ -246,6 +246,17 @@ def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> 
 # figure. The kinds agree on each name's type (tests/test_schema.py).
 PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
                "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
+
+
+@dataclass(frozen=True)
+class Pattern:
+    regex: str   # what the whole string matches (re.fullmatch; the schema's "pattern", anchored)
+    what: str    # what it is, for the reader's line
+
+
+# Params whose text has a form readers split: a task pair is two tasks
+# joined by '+' (core/workloads.pairs), the figures and tables split it.
+PARAM_PATTERNS = {"pair": Pattern(r"[^+]+\+[^+]+", "two tasks joined by '+'")}
 # JSON Schema's name of each type a declaration uses.
 _JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null", list: "array",
                dict: "object"}
@@ -267,8 +278,10 @@ def params_json_schema() -> dict:
     """The published schema of a result's `params` (tools/results_schema.py,
     through core/results.json_schema): each name of PARAM_TYPES with its
     type, any other name allowed (params differ by kind)."""
-    return {"type": "object", "properties": {name: json_type(types) for name, types in sorted(PARAM_TYPES.items())},
-            "additionalProperties": True}
+    props = {name: json_type(types) for name, types in sorted(PARAM_TYPES.items())}
+    for name, p in PARAM_PATTERNS.items():
+        props[name]["pattern"] = f"^(?:{p.regex})$"
+    return {"type": "object", "properties": props, "additionalProperties": True}
 
 
 # A derived result's parts are statistics records (core/results.Stats),

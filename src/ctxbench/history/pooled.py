@@ -35,7 +35,10 @@ def pool(estimates: list[float], lows: list[float | None], highs: list[float | N
     from statsmodels.stats.meta_analysis import combine_effects
     eff = np.array([r[0] for r in rows])
     var = np.array([((r[2] - r[1]) / (2 * Z95)) ** 2 for r in rows])
-    res = combine_effects(eff, var, method_re="pm", use_t=True)
+    # runs that agree exactly make Q = 0, and statsmodels' I^2 (1 - 1/H^2,
+    # not used here) divides by it: numpy's warning, not ours to print
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = combine_effects(eff, var, method_re="pm", use_t=True)
     # (fixed, random, fixed HKSJ, random HKSJ): the random effect's, on t(runs - 1)
     lo, hi = (float(x) for x in res.conf_int(alpha=0.05, use_t=True)[3])
     tau2 = float(res.tau2)

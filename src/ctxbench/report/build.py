@@ -7,7 +7,7 @@ import datetime
 import os
 
 from ctxbench.core import checks
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, shown
 from ctxbench.report import kinds as report_kinds
 from ctxbench.core.model import Document, Environment, Result
 from ctxbench.report.model import Report, Section
@@ -40,7 +40,9 @@ def _render(kind, rs: list[dict], machine: tuple) -> list:
     try:
         return report_kinds.render(kind, rs, env=env)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, OverflowError) as e:
-        raise UserError(f"{', '.join(paths)}: malformed {kind.name} results: {type(e).__name__}: {e}")
+        names = " or ".join(shown(p) for p in dict.fromkeys(paths))
+        raise UserError(f"{names} is malformed: {kind.name} results no table or figure can show "
+                        f"({type(e).__name__}: {e})")
 
 
 def build(docs: list[tuple[str, dict]]) -> Report:

@@ -34,9 +34,13 @@ Z95 = 1.959963984540054
 def log_table(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """Ids x rounds: log(round median / id median), nan where an id has no
     kept sample in a round. `series`: per id, (kept samples, their round
-    labels 0..R-1)."""
-    rounds = 1 + max((int(g.max()) for _, g in series if g.size), default=-1)
-    table = np.full((len(series), max(rounds, 0)), np.nan)
+    labels, in order). One column per label present, and one nan column
+    where labels skip (so a lag still pairs only adjacent rounds): never
+    sized by the largest label, which a damaged file may make 10^9."""
+    present = [g for _, g in series if g.size]
+    labels = np.unique(np.concatenate(present)) if present else np.zeros(0, dtype=int)
+    cols = np.arange(labels.size) + np.concatenate([[0], np.cumsum(np.diff(labels) > 1)]).astype(int)
+    table = np.full((len(series), int(cols[-1]) + 1 if cols.size else 0), np.nan)
     for i, (x, g) in enumerate(series):
         ok = np.isfinite(x) & (x > 0)
         x, g = x[ok], g[ok]
@@ -44,7 +48,7 @@ def log_table(series: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
             continue
         med = np.median(x)
         for r in np.unique(g):
-            table[i, int(r)] = math.log(np.median(x[g == r]) / med)
+            table[i, cols[np.searchsorted(labels, r)]] = math.log(np.median(x[g == r]) / med)
     return table
 
 

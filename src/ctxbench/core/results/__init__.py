@@ -45,7 +45,7 @@ from msgspec import UNSET
 from ctxbench.core.results import codec, sections, upgrade as _upgrade
 from ctxbench.core.results.base import Open, Stats
 from ctxbench.core.results.document import SCHEMA, Document
-from ctxbench.core.results.result import Result
+from ctxbench.core.results.result import TEXT_MEMBER, Result
 from ctxbench.core.results.warnings import SEVERITY
 
 __all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "document", "section_of",
@@ -138,7 +138,19 @@ def json_schema() -> dict:
     table the Result record checks them with (core/schema.PARAM_TYPES)."""
     from ctxbench.core import schema  # the table the Result record checks params with (result.py)
     out = msgspec.json.schema(Document)
-    out["$defs"]["Result"]["properties"]["params"] = schema.params_json_schema()
+    props = out["$defs"]["Result"]["properties"]
+    props["params"] = schema.params_json_schema()
+    # what Result.__post_init__ checks, said in the schema too: in raw and
+    # verify only `source` is text; a part is a statistics record, except
+    # the few that may be a plain number (schema.NUMBER_PARTS)
+    for name in ("raw", "verify"):
+        kinds = props[name]["additionalProperties"]["anyOf"]
+        text = [k for k in kinds if k.get("type") in ("string", "null")]
+        props[name] = {"type": "object", "properties": {TEXT_MEMBER: {"anyOf": text}},
+                       "additionalProperties": {"anyOf": [k for k in kinds if k.get("type") != "string"]}}
+    part = props["parts"]["additionalProperties"]
+    props["parts"] = {"type": "object", "properties": {name: part for name in schema.NUMBER_PARTS},
+                      "additionalProperties": {"$ref": "#/$defs/Stats"}}
     for d in out.get("$defs", {}).values():
         props = d.get("properties", {})
         if codec.EXTRA in props:

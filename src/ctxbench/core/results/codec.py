@@ -8,6 +8,7 @@ back where they were. A validation error carries its JSON path
 names the result it is in."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
@@ -94,6 +95,7 @@ def builtins(rec) -> Any:
 
 _EXPECTED = re.compile(r"^Expected `(.+)`, got `(.+)`$")
 _BOUND = re.compile(r"^Expected `(?:int|float)` ([<>]=?) (\S+)$")
+_ENUM = re.compile(r"^Invalid enum value (.+)$")
 _RESULT = re.compile(r"^\$\.results\[(\d+)\]")
 
 
@@ -156,6 +158,33 @@ def _python_type(t: mi.Type):
     return Any
 
 
+def _at(doc: Any, path: str) -> Any:
+    """The value at a JSON path as problem() names it (None if not there)."""
+    o = doc
+    for m in _STEP.finditer(path[1:]):
+        name, index = m.group(1), m.group(2)
+        if name is not None and isinstance(o, dict):
+            o = o.get(name)
+        elif index is not None and isinstance(o, list) and int(index) < len(o):
+            o = o[int(index)]
+        else:
+            return None
+    return o
+
+
+def _out_of_range(v: Any, op: str, bound: str, path: str) -> str:
+    """A bound msgspec found broken, in ctxbench's words: NaN and the
+    infinities (Python's json reads them, JSON has none) said as such."""
+    if isinstance(v, float) and v != v:
+        return "NaN (not a number) where a measured number belongs"
+    if isinstance(v, float) and v in (math.inf, -math.inf):
+        return f"{'-' if v < 0 else ''}Infinity where a measured number belongs"
+    if re.search(r"\.group\[\d+\]$", path):
+        return f"a group id out of range (it must be {op} {bound}: the engine's group ids are C ints)"
+    return "a number out of range (a measured number is a signed 64-bit reading, -2^63 <= x < 2^63: " \
+           "no clock or counter measures more)"
+
+
 def problem(e: msgspec.ValidationError, doc: Any = None, cls: type | None = None) -> str:
     """msgspec's error as one line: what is wrong, at which JSON path (map
     keys named), and in which result (by id) when the path is inside one."""
@@ -169,10 +198,12 @@ def problem(e: msgspec.ValidationError, doc: Any = None, cls: type | None = None
     m = _EXPECTED.match(what)
     if m:
         what = f"expected {m.group(1)}, got {m.group(2)}"
+    c = _ENUM.match(what)
+    if c and path.endswith(".code"):
+        what = f"warning code {c.group(1)} is none of this ctxbench's (docs/results-file.md, Warnings)"
     b = _BOUND.match(what)
     if b:
-        what = f"a number out of range (it must be {b.group(1)} {float(b.group(2)):.4g}: no clock or counter " \
-               "measures more)"
+        what = _out_of_range(_at(doc, path), b.group(1), b.group(2), path)
     line = f"{what} - at `{path}`"
     r = _RESULT.match(path)
     if r and isinstance(doc, dict) and isinstance(doc.get("results"), list):

@@ -15,6 +15,7 @@ holds is checked against the one type schema.PARAM_TYPES gives its name,
 and raw holds per-sample numbers (and a harness's `source` text)."""
 from __future__ import annotations
 
+import re
 from typing import Annotated, Union
 
 from msgspec import UNSET, Meta, UnsetType
@@ -26,14 +27,24 @@ from ctxbench.core.results.warnings import Warning
 # numbers as the engine wrote them: ints stay ints (counts, ns), floats floats
 Number = Union[int, float, None]
 Numbers = list[Number]
-# A measured number (a sample, a raw component) is a 64-bit clock's or
-# counter's reading, or a share of one: its magnitude is at most 2^63 (ns:
-# 292 years). A file with a larger one is damaged, and the analysis of it
-# (means, sums of squares, the bootstrap, cycles) would overflow a float.
+# A measured number (a sample, a raw component, a switch count) is a
+# 64-bit clock's or counter's reading, or a share of one: it lies in a
+# signed 64-bit integer's range, -2^63 <= x < 2^63 (ns: 292 years), int or
+# float alike (msgspec bounds ints only within int64, so this is the one
+# bound both can say). A file with a larger one is damaged, and the
+# analysis of it (means, sums of squares, the bootstrap, cycles) would
+# overflow a float. NaN and infinities are not JSON and never measured.
 MEASURABLE = 1 << 63
 Measured = Union[Annotated[int, Meta(ge=-MEASURABLE, le=MEASURABLE - 1)],
-                 Annotated[float, Meta(ge=-float(MEASURABLE), le=float(MEASURABLE))], None]
+                 Annotated[float, Meta(ge=-float(MEASURABLE), lt=float(MEASURABLE))], None]
 Measurements = list[Measured]
+# A group (round) label is the engine's C int (harness.c); a larger one is
+# damaged, and bounding it keeps every table indexed by group small.
+GROUP_MAX = (1 << 31) - 1
+Groups = list[Annotated[int, Meta(ge=-GROUP_MAX - 1, le=GROUP_MAX)]]
+# `raw` and `verify` hold per-sample numbers; only `source` (who measured
+# or counted them: "VmRSS of /proc/self/status") is text.
+TEXT_MEMBER = "source"
 
 
 class EngineSummary(Closed, frozen=True):
@@ -63,7 +74,7 @@ class ClockProbe(Open, frozen=True):
     walk_steps: Union[int, UnsetType] = UNSET
     pmu: Union[str, None, UnsetType] = UNSET
     timed_with: Union[str, UnsetType] = UNSET
-    group: Union[Ints, UnsetType] = UNSET
+    group: Union[Groups, UnsetType] = UNSET
     before_ns: Union[Numbers, UnsetType] = UNSET
     after_ns: Union[Numbers, UnsetType] = UNSET
     check_before_ns: Union[Numbers, UnsetType] = UNSET
@@ -108,12 +119,12 @@ class Result(Closed, frozen=True):
     params: Union[dict[str, Json], UnsetType] = UNSET
     timing: Union[Timing, UnsetType] = UNSET
     samples: Union[Measurements, UnsetType] = UNSET
-    group: Union[Ints, UnsetType] = UNSET
+    group: Union[Groups, UnsetType] = UNSET
     # per-sample numbers; a runtime's harness also says where they came
     # from (`source`: "VmRSS of /proc/self/status") and may leave one null
     raw: Union[dict[str, Union[Measurements, str, None]], UnsetType] = UNSET
     engine_summary: Union[EngineSummary, UnsetType] = UNSET
-    verify: Union[dict[str, Union[Numbers, str, None]], UnsetType] = UNSET
+    verify: Union[dict[str, Union[Measurements, str, None]], UnsetType] = UNSET
     clock_probe: Union[ClockProbe, UnsetType] = UNSET
     warnings: Union[list[Warning], UnsetType] = UNSET
     # analysed (core/model.analyse)
@@ -152,6 +163,13 @@ class Result(Closed, frozen=True):
             types = schema.PARAM_TYPES.get(name)
             if types and not schema.fits(v, types):
                 raise ValueError(f"params.{name} of '{self.id}' is {schema.type_of(v)}, not {schema.type_name(types)}")
+            pattern = schema.PARAM_PATTERNS.get(name)
+            if pattern and not re.fullmatch(pattern.regex, v):
+                raise ValueError(f"params.{name} of '{self.id}' is '{v}', not {pattern.what}")
+        for member in ("raw", "verify"):
+            for name, v in (getattr(self, member) or {}).items():
+                if isinstance(v, str) and name != TEXT_MEMBER:
+                    raise ValueError(f"{member}.{name} of '{self.id}' is a string, not per-sample numbers")
         for name, part in (self.parts or {}).items():
             if not isinstance(part, Stats) and name not in schema.NUMBER_PARTS:
                 raise ValueError(f"parts.{name} is {schema.type_of(part)}, not an object in '{self.id}'")
