@@ -34,7 +34,7 @@ from typing import Callable
 from ctxbench.core import children
 from ctxbench.core.errors import escaped
 from ctxbench.core.ssh.hosts import Host, shown
-from ctxbench.fleet.remote import Outcome, Settings
+from ctxbench.fleet.remote import Outcome, Settings, key_file_problem
 
 CLEAN_S = 35  # a child told to stop: its engine's stop (10 s) and its session's close (20 s), bounded
 
@@ -58,10 +58,12 @@ def key_problem(key: str) -> str | None:
 
 
 def key_config(h: Host, folder: Path, stem: str) -> str | None:
-    """An ssh config that gives the host its inventory key (read before the
-    user's own, so the key given for this host wins), or None. The key's
-    path is absolute and quoted as one word (quotes, #, spaces, %: as they
-    are); key_problem says what cannot be written at all."""
+    """An ssh config that gives the host its inventory key, or None. The
+    key's path is absolute and quoted as one word (quotes, #, spaces, %: as
+    they are); key_problem says what cannot be written at all. It is read
+    after the user's own (argv): asyncssh expands the % of every file read
+    so far again at the end of each file, so only in the last one is a
+    doubled % read once, as the one % it stands for."""
     if not h.key:
         return None
     key = os.path.abspath(h.key)
@@ -78,7 +80,7 @@ def argv(job, h: Host, out: Path, configs: tuple[str, ...], folder: Path, stem: 
     a = [sys.executable, "-m", "ctxbench", *job.argv, "--host", host_spec(h), "-o", str(out), "--no-store"]
     if h.cpu is not None and job.takes_cpu and not job.cpu_given:  # the user's --cpu, abbreviated too, wins
         a += ["--cpu", str(h.cpu)]
-    for c in ([key_config(h, folder, stem)] if h.key else []) + list(configs):
+    for c in list(configs) + ([key_config(h, folder, stem)] if h.key else []):  # the key's last: key_config
         a += ["--ssh-config", c]
     return a
 
@@ -90,8 +92,8 @@ async def on_host(h: Host, job, s: Settings, report: Callable[[Host, str], None]
     cancellation, after stopping the child): its outcome says what
     happened."""
     out = Outcome(h)
-    if h.key and not os.path.isfile(h.key):
-        out.reason = f"its key file {shown(h.key)} does not exist (ansible_ssh_private_key_file)"
+    if h.key and (why := key_file_problem(h.key)):
+        out.reason = why
         return out
     if h.key and (why := key_problem(os.path.abspath(h.key))):
         out.reason = f"{why} (ansible_ssh_private_key_file)"

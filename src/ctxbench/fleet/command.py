@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import logging
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ from ctxbench.core import model
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import hosts as hostlist
 from ctxbench.core.ssh.hosts import escaped_name as shown_name  # escaped, and its bidi and format characters
-from ctxbench.fleet import job as jobs
+from ctxbench.fleet import inventory, job as jobs
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
 from ctxbench.ui.format import fmt_value, fmt_vs_fastest
@@ -84,7 +85,7 @@ def stems(targets: list) -> dict[str, str]:
 def _chosen_hosts(args) -> list:
     found = [hostlist.from_spec(h) for h in args.hosts]
     if args.inventory:
-        found += hostlist.from_inventory(args.inventory, args.limit)
+        found += inventory.read(args.inventory, args.limit)
     elif args.limit is not None:
         raise UserError("fleet: --limit selects from an --inventory")
     if not found:
@@ -189,11 +190,14 @@ def run(args) -> int:
     from ctxbench.core.store import choice
     from ctxbench.core.ssh import engines
     from ctxbench.fleet import remote
+    if args.output == "":  # argparse takes it; os.makedirs('') would not, and -o would be silently dropped
+        raise UserError("fleet: -o '': an empty directory name (leave -o out to keep each run in the data directory)")
     job = jobs.parse(args.remote or [], check=_checker(args))
     targets = _chosen_hosts(args)
     build = Path(args.engines) if args.engines else engines.default_dir()
     if args.engines and not build.is_dir():
         raise UserError(f"fleet: --engines {escaped(args.engines)}: no such directory")
+    _decidable_here(job, targets, build)
     shown_ids = [i.strip() for i in (args.show if args.show is not None else SHOWN).split(",") if i.strip()]
     if not shown_ids:
         raise UserError("fleet: --show: empty list (leave the option out for the default)")
@@ -204,7 +208,13 @@ def run(args) -> int:
             os.makedirs(args.output, exist_ok=True)
         except OSError as e:
             raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
-    choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
+    place = choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
+    if place is not None and not place.sqlite:  # a server not there: said before any host measures, not after
+        from ctxbench.core.store import db
+        try:
+            db.Store(place).engine.dispose()
+        except UserError as e:
+            raise UserError(f"fleet: {e}")
     # every output decided before anything is measured (the lifecycle's rule), one file per host
     names = stems(targets)
     lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")
@@ -216,7 +226,8 @@ def run(args) -> int:
     def finished(o) -> tuple:
         """A host that has ended: its document analysed, written and
         recorded now, not at the end of the command, so that Ctrl-C or a
-        later host's failure loses nothing it brought back."""
+        later host's failure loses nothing it brought back (_all runs it
+        uninterrupted)."""
         doc = None
         if o.ok and not o.arch:  # a command's own process (fleet/child.py): its document says where it ran
             from ctxbench.core import reader
@@ -261,7 +272,8 @@ def run(args) -> int:
     if not job.child:
         clean_stale()
     try:
-        rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished, folder, names))
+        with quiet_lost_writes():
+            rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished, folder, names))
     except KeyboardInterrupt:
         for stream, line in kept:  # what ended before Ctrl-C is kept, and said where
             print(line, file=stream)
@@ -292,6 +304,79 @@ def run(args) -> int:
     return 0
 
 
+# qemu-user for each architecture's engine, to list its ids on this machine
+QEMU = {"x86_64": "qemu-x86_64", "aarch64": "qemu-aarch64", "armv7": "qemu-arm"}
+
+
+def known_ids(build: Path) -> set[str] | None:
+    """The ids the engines the hosts get know: each engine built in `build`
+    lists its own (`ctxbench-engine list --json --all`), run here natively
+    or under qemu-user; their union, since ids differ by architecture
+    (timer/rdtsc, timer/cntvct). None where an engine cannot be listed
+    here: then the hosts decide, each row saying so."""
+    import json
+    import subprocess
+    from ctxbench.core.ssh import engines
+    known: set[str] = set()
+    for sub in engines.MAKE_TARGET:
+        path = build / sub / "ctxbench-engine"
+        if not path.is_file():
+            continue
+        qemu = None if sub == engines.here() else shutil.which(QEMU[sub])
+        if sub != engines.here() and qemu is None:
+            return None
+        try:
+            p = subprocess.run([*([qemu] if qemu else []), str(path), "list", "--json", "--all"],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+            known |= {b["id"] for b in json.loads(p.stdout)}
+        except (OSError, subprocess.SubprocessError, ValueError, TypeError, KeyError):
+            return None
+    return known or None
+
+
+def _decidable_here(job, targets: list, build: Path) -> None:
+    """What the hosts would each refuse alike is refused here, before any
+    of them is contacted: run's ids that no engine the fleet has knows,
+    and --cross-cpu on the CPU measured (the command's --cpu, else a
+    host's ctxbench_cpu; without either, the host's highest CPU, which only
+    the host knows)."""
+    if job.ids and (known := known_ids(build)) is not None:
+        bad = [i for i in job.ids if i not in known]
+        if bad:
+            raise UserError(f"fleet: the command after --: unknown id '{escaped(bad[0])}': no engine in "
+                            f"{escaped(str(build))} knows it (see 'ctxbench-engine list')")
+    x = job.cross_cpu
+    if x is None:
+        return
+    if job.cpu is not None and job.cpu == x:
+        raise UserError(f"fleet: the command after --: --cross-cpu {x} is the measured CPU (--cpu {x}): a "
+                        "cross-CPU wake-up needs another CPU")
+    same = next((h for h in targets if h.cpu == x), None) if job.cpu is None else None
+    if same is not None:
+        raise UserError(f"fleet: inventory host {shown_name(same.name)}: its ctxbench_cpu {x} is the command's "
+                        "--cross-cpu: a cross-CPU wake-up needs another CPU")
+
+
+class _LostWrites(logging.Filter):
+    """asyncio's "socket.send() raised exception." (a transport written to
+    after its connection was lost, logged from the fifth write on): on
+    Ctrl-C while an engine is being copied, a dozen such lines came above
+    'ctxbench: interrupted'. The host's row or the interruption says it."""
+
+    def filter(self, record) -> bool:
+        return record.getMessage() != "socket.send() raised exception."
+
+
+@contextlib.contextmanager
+def quiet_lost_writes():
+    log, quiet = logging.getLogger("asyncio"), _LostWrites()
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
+
+
 def _checker(args):
     """The command after -- parsed as the command line would (cli gives
     its parser): its own bad option is one line, before any host."""
@@ -312,6 +397,13 @@ def _checker(args):
     return check
 
 
+# A host's end (its document written, recorded, said) is one step: no await
+# in it lets a cancellation cut it, and these signals (the command's handler
+# raises KeyboardInterrupt at any instruction) are held by the kernel until
+# it is done, then answered. Bounded: a store's connection times out in 10 s.
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 async def _all(targets, job, settings, parallel: int, report, finished, folder: Path, names: dict) -> list:
     """Every host, at most `parallel` at once, each one `finished` (its
     results written and recorded) as soon as it ends. Ctrl-C or SIGTERM
@@ -329,8 +421,12 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
                 o = await child.on_host(h, job, settings, report, folder, names[h.name])
             else:
                 o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
-        o, doc = finished(o)  # no await from here on: a cancellation cannot cut it short
-        report(h, "done" if o.ok else f"FAILED: {o.reason}")
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)  # one step: see ENDING
+        try:
+            o, doc = finished(o)
+            report(h, "done" if o.ok else f"FAILED: {o.reason}")
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return o, doc
 
     tasks = [asyncio.ensure_future(one(h)) for h in targets]

@@ -40,6 +40,8 @@ class Job:
     child: bool = False          # runs as `ctxbench <argv> --host HOST`, a process per host (fleet/child.py)
     takes_cpu: bool = False      # the command has --cpu (a host's ctxbench_cpu is passed as it)
     cpu_given: bool = False      # the command's own --cpu was given (abbreviated too): it wins over ctxbench_cpu
+    cross_cpu: int | None = None  # the command's --cross-cpu, where it has one
+    ids: tuple[str, ...] = ()    # run's --ids, checked against the engines' lists before any host (command.py)
 
     def engine_args(self, cpu: int | None) -> list[str]:
         """The engine's arguments on a host (`cpu`: the host's own, which
@@ -87,8 +89,11 @@ def parse(argv: list[str], check=None) -> Job:
         raise UserError(f"fleet: the command after --: {owned[0]} is the fleet's to decide (each host's results "
                         "file, the store, the figures and the hosts)")
     given = getattr(args, "cpu", None) is not None if args is not None else _gives_cpu(argv)
-    return Job(argv[0], argv=tuple(argv), child=True, takes_cpu=args is not None and hasattr(args, "cpu"),
-               cpu_given=given)
+    ids = tuple(i.strip() for i in (getattr(args, "ids", None) or "").split(",") if i.strip()) \
+        if argv[0] == "run" else ()
+    return Job(argv[0], cpu=getattr(args, "cpu", None), argv=tuple(argv), child=True,
+               takes_cpu=args is not None and hasattr(args, "cpu"), cpu_given=given,
+               cross_cpu=getattr(args, "cross_cpu", None), ids=ids)
 
 
 def _gives_cpu(argv: list[str]) -> bool:

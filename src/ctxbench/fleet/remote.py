@@ -20,13 +20,14 @@ import datetime
 import os
 import shlex
 import signal
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from ctxbench.core.ssh import engines, failures
-from ctxbench.core.ssh.hosts import Host
+from ctxbench.core.ssh.hosts import Host, shown
 
 CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
 PREFIX = "ctxbench-fleet."
@@ -56,6 +57,23 @@ class HostFailed(Exception):
     """This host's row fails with this reason."""
 
 
+def key_file_problem(key: str) -> str | None:
+    """Why the inventory's key file cannot be offered (None: it can), said
+    as what it is: missing, a directory, a FIFO (never opened here)."""
+    try:
+        mode = os.stat(key).st_mode
+    except FileNotFoundError:
+        what = "does not exist"
+    except OSError as e:
+        what = f"cannot be read ({e.strerror or e})"
+    else:
+        if stat.S_ISREG(mode):
+            return None
+        what = "is " + ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+                        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return f"its key file {shown(key)} {what} (ansible_ssh_private_key_file)"
+
+
 def _why(e: BaseException) -> str:
     return str(e) if isinstance(e, HostFailed) else failures.why(e)
 
@@ -69,8 +87,13 @@ def _why(e: BaseException) -> str:
 # dropped) a watcher removes the directory and kills the group, so a front
 # end killed with SIGKILL leaves no engine running on the host. `timeout`
 # puts itself and the engine in a process group of their own: its pid is
-# the second line of the pid file, and both groups are killed.
-SCRIPT = r"""d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+# the second line of the pid file, and both groups are killed. Until the
+# watcher runs, the shell's own traps remove the directory: a connection cut
+# while the script writes its first line (SIGPIPE there) or before the
+# engine arrives would otherwise leave it for good; `exit` in a trap runs
+# the EXIT trap, a signal alone would not.
+SCRIPT = r"""d=; trap '[ -z "$d" ] || rm -rf "$d"' EXIT; trap 'exit 129' HUP INT PIPE TERM
+d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
 """ + engines.take_engine("ctxbench-fleet") + r"""exec 3<&0
 ( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
@@ -105,8 +128,8 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
 
     async def steps() -> None:
         nonlocal conn, workdir, proc
-        if host.key and not os.path.isfile(host.key):
-            raise HostFailed(f"its key file {host.key} does not exist (ansible_ssh_private_key_file)")
+        if host.key and (why := key_file_problem(host.key)):
+            raise HostFailed(why)
         report(host, "connecting")
         opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
                     connect_timeout=s.connect_s)
