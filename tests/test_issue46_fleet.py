@@ -395,14 +395,18 @@ def test_a_fleet_killed_outright_leaves_no_child_and_nothing_behind(lab, tmp_pat
     tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(tmp))
     # measuring for tens of seconds: a child that outlived the fleet would still be measuring when looked for
-    proc = subprocess.Popen(_lab_cmd(lab, "h0", "h1", "--no-store", "--", "run", "--quick", "--ids",
-                                     "kernel/thread/pipe/same-cpu", "--groups", "1000"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    said = tmp_path / "stderr"
+    with open(said, "wb") as err:
+        proc = subprocess.Popen(_lab_cmd(lab, "h0", "h1", "--no-store", "-o", str(tmp_path / "out"), "--", "run",
+                                         "--quick", "--ids", "kernel/thread/pipe/same-cpu", "--groups", "1000"),
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, env=env)
     left: list[int] = []
     try:
         deadline = time.monotonic() + 120  # both seen at once: an engine alone may be another test's, ending
-        while time.monotonic() < deadline and not (engines_running(lab.root) and _children_of_the_lab(lab)):
+        while time.monotonic() < deadline and proc.poll() is None and \
+                not (engines_running(lab.root) and _children_of_the_lab(lab)):
             time.sleep(0.05)
+        assert proc.poll() is None, f"the fleet ended ({proc.returncode}) before it was seen: {said.read_text()}"
         assert engines_running(lab.root), "no engine was seen measuring"
         assert _children_of_the_lab(lab), "no child was seen"
         os.kill(proc.pid, signal.SIGKILL)
@@ -413,6 +417,9 @@ def test_a_fleet_killed_outright_leaves_no_child_and_nothing_behind(lab, tmp_pat
         left = _children_of_the_lab(lab)
         assert left == [], "children outlived the fleet"
     finally:
+        if proc.poll() is None:  # an assertion above failed: the fleet this test started goes too
+            proc.kill()
+            proc.wait()
         for pid in left:  # the ones this test's fleet started
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -313,3 +313,26 @@ def test_a_connection_cut_while_the_script_starts_leaves_no_directory():
         assert s.left() == []
     finally:
         lab.stop()
+
+
+# ---- the fast way reads what --host reads, checked first (core/ssh/preflight.py) ----------------
+
+@pytest.mark.parametrize("way", [["env"], ["run", "--quick", "--ids", "baseline/nop"]])
+def test_a_key_the_ssh_config_names_that_is_a_device_costs_its_row_at_once(tmp_path, way):
+    """IdentityFile /dev/zero in the ssh config: asyncssh would read it until
+    memory runs out; both ways, the host's row says what it is, before any
+    connection."""
+    config = tmp_path / "ssh_config"
+    config.write_text("Host *\n  IdentityFile /dev/zero\n")
+    t = time.monotonic()
+    p = subprocess.run([*ctxbench_cmd(), "fleet", "127.0.0.1:1", "--ssh-config", str(config), "--no-store",
+                        "--", *way], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stdout + p.stderr
+    assert "/dev/zero" in p.stdout + p.stderr and "a device" in p.stdout + p.stderr, p.stdout + p.stderr
+    assert time.monotonic() - t < 30
+
+
+def test_the_fast_ways_script_is_immune_to_the_start_ups_set_e_and_a_tmpdir_starting_with_a_dash():
+    from ctxbench.core.ssh import engines
+    from ctxbench.fleet import remote
+    assert remote.SCRIPT.startswith(engines.SETS + "\n") and "mktemp -d -- " in remote.SCRIPT

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ctxbench.core.ssh import engines, failures
+from ctxbench.core.errors import UserError
+from ctxbench.core.ssh import engines, failures, preflight
 from ctxbench.core.ssh.hosts import Host, shown
 
 CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
@@ -92,8 +93,9 @@ def _why(e: BaseException) -> str:
 # while the script writes its first line (SIGPIPE there) or before the
 # engine arrives would otherwise leave it for good; `exit` in a trap runs
 # the EXIT trap, a signal alone would not.
-SCRIPT = r"""d=; trap '[ -z "$d" ] || rm -rf "$d"' EXIT; trap 'exit 129' HUP INT PIPE TERM
-d=$(mktemp -d "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
+SCRIPT = engines.SETS + r"""
+d=; trap '[ -z "$d" ] || rm -rf "$d"' EXIT; trap 'exit 129' HUP INT PIPE TERM
+d=$(mktemp -d -- "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
 """ + engines.take_engine("ctxbench-fleet") + r"""exec 3<&0
 ( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
@@ -130,6 +132,10 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
         nonlocal conn, workdir, proc
         if host.key and (why := key_file_problem(host.key)):
             raise HostFailed(why)
+        try:  # what asyncssh will read here, before it reads it (a FIFO key waits for ever, /dev/zero fills memory)
+            preflight.check(host, tuple(s.ssh_config))
+        except UserError as e:
+            raise HostFailed(e.why)
         report(host, "connecting")
         opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
                     connect_timeout=s.connect_s)

@@ -95,6 +95,12 @@ def for_arch(machine: str, build: Path) -> Path:
     return path
 
 
+# The first line of every script of ours on a host (--host's and the
+# fleet's): it undoes what the account's start-up may have set. errexit
+# would end a script at a kill of a group gone, before rm -rf; xtrace would
+# say our lines on stderr; nounset, noclobber: lines of ours they would break.
+SETS = "set +Ceux"
+
 # The shell lines that take the engine on a host, shared by --host's watcher
 # (core/ssh/session.py) and the fleet's script (fleet/remote.py), after each
 # has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the

@@ -48,6 +48,7 @@ from typing import Iterator
 
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import engines, failures, preflight
+from ctxbench.core.ssh.engines import SETS
 from ctxbench.core.ssh.loop import Loop
 from ctxbench.core.ssh.hosts import Host
 from ctxbench.core.transports import Finished
@@ -88,9 +89,7 @@ NEEDED = ("mktemp", "uname", "head", "cat", "grep", "mv", "rm", "chmod", "sleep"
 # script still reaches its clean-up. $d is made absolute (a relative
 # TMPDIR; `--`: one that starts with '-'), and refused with a newline in
 # it (our lines are lines). Its last line says the directory is gone.
-# Our scripts first undo what the account's start-up may have set (SETS).
-SETS = "set +Ceux"  # errexit would end a script at a kill of a group gone, before rm -rf; xtrace
-#                     would say our lines on stderr; nounset, noclobber: lines of ours they would break
+# Our scripts first undo what the account's start-up may have set (engines.SETS).
 WATCHER = SETS + r"""
 trap '' PIPE
 printf '\n%s\n' "{mark}" >&2
