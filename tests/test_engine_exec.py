@@ -28,9 +28,9 @@ def launch(*args: str, timeout: float = 60) -> dict:
     return json.loads(p.stdout)
 
 
-def alive(tag: str) -> list[str]:
-    """Processes (not zombies) whose command line holds `tag`."""
-    out = []
+def running(tag: str) -> dict[str, str]:
+    """Processes (not zombies) whose command line holds `tag`: pid -> command line."""
+    out = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
@@ -41,8 +41,13 @@ def alive(tag: str) -> list[str]:
             except (OSError, IndexError):
                 continue
             if tag in cmd and state != "Z" and cmd.split()[1:2] != ["exec"]:  # the engine's own line aside
-                out.append(cmd)
+                out[d] = cmd
     return out
+
+
+def alive(tag: str) -> list[str]:
+    """The command lines of running(tag)."""
+    return list(running(tag).values())
 
 
 def test_the_program_runs_on_its_cpus_and_the_launcher_leaves_them():

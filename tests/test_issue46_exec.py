@@ -25,6 +25,7 @@ import unicodedata
 import pytest
 
 from conftest import ENGINE, run_cli
+from test_engine_exec import running
 
 pytestmark = [pytest.mark.machine, pytest.mark.flow]
 
@@ -86,20 +87,8 @@ def test_which_without_a_name_is_one_line():
 
 
 def alive(tag: str) -> list[int]:
-    """Running processes (not zombies) whose command line holds `tag`."""
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/cmdline", "rb") as f:
-                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-                with open(f"/proc/{d}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if tag in cmd and state != "Z" and "exec" not in cmd.split()[1:2]:  # the engine's own line aside
-                out.append(int(d))
-    return out
+    """Running processes (not zombies) whose command line holds `tag`, by pid."""
+    return [int(p) for p in running(tag)]
 
 
 def hydra(tmp_path, tag: str, heavy: bool = False):

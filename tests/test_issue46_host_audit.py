@@ -21,6 +21,7 @@ import pytest
 from conftest import ctxbench_cmd
 from ctxbench.core.errors import UserError
 from ssh_servers import Fleet, keygen
+from test_issue46_host import _procs
 from test_fleet import engines_running
 
 pytestmark = [pytest.mark.machine, pytest.mark.flow]
@@ -107,18 +108,6 @@ def test_a_timed_out_read_in_the_loops_executor_does_not_hold_the_process():  # 
 
 # ---- a ProxyCommand ends with the command -------------------------------------
 
-def _pids(marker: str) -> list[int]:
-    out = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if marker in (d / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace"):
-                    out.append(int(d.name))
-            except OSError:
-                pass
-    return out
-
-
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_a_proxy_command_is_ended_with_the_command(tmp_path, how):  # A143, A144
     marker = f"sleep 986.{os.getpid()}{len(how)}"
@@ -128,9 +117,9 @@ def test_a_proxy_command_is_ended_with_the_command(tmp_path, how):  # A143, A144
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 30
-        while not _pids(marker) and proc.poll() is None and time.monotonic() < deadline:
+        while not _procs(marker) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert _pids(marker), "the ProxyCommand never started"
+        assert _procs(marker), "the ProxyCommand never started"
         if how == "ctrl-c":
             os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C: the command's process group
         else:
@@ -138,14 +127,14 @@ def test_a_proxy_command_is_ended_with_the_command(tmp_path, how):  # A143, A144
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130 and "interrupted" in err, (proc.returncode, err)
         deadline = time.monotonic() + 3
-        while _pids(marker) and time.monotonic() < deadline:
+        while _procs(marker) and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert _pids(marker) == []
+        assert _procs(marker) == []
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        for pid in _pids(marker):  # ours: the marker is this test's
+        for pid in _procs(marker):  # ours: the marker is this test's
             os.kill(pid, signal.SIGKILL)
 
 

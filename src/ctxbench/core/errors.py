@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import stat
 
 # What a name or a text from outside may not carry raw onto a terminal:
 # C0 controls, DEL and C1 controls (ESC and CSI start terminal escapes, BEL
@@ -53,3 +54,11 @@ class UserError(Exception):
         super().__init__(message)
         self.code = code
         self.why = why or message
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a line that refuses
+    it ("a FIFO", "a directory", ...), from its stat's st_mode."""
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")

@@ -14,7 +14,7 @@ import msgspec
 from msgspec import UNSET
 
 from ctxbench.core import model, results
-from ctxbench.core.errors import UserError, escaped, shown
+from ctxbench.core.errors import UserError, escaped, file_kind, shown
 
 # Replaced by U+FFFD: C0 controls (tab and newline kept), DEL and C1
 # controls (ESC starts terminal escape sequences: colour, window title,
@@ -69,9 +69,7 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
         if stat.S_ISDIR(mode):
             raise UserError(f"cannot read {name}: it is a directory")
         if not stat.S_ISREG(mode):
-            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
-                else "not a regular file"
-            raise UserError(f"cannot read {name}: it is {kind}, not a results file (give a regular file)")
+            raise UserError(f"cannot read {name}: it is {file_kind(mode)}, not a results file (give a regular file)")
         chunks, got = [], 0
         while got <= limit:
             b = os.read(fd, min(limit + 1 - got, 1 << 24))

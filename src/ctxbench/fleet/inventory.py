@@ -27,7 +27,7 @@ import shlex
 import stat
 import string
 
-from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.errors import UserError, escaped, file_kind
 from ctxbench.core.ssh import hosts as hostlist
 
 MAX_BYTES = 4 << 20        # 10,000 hosts with their variables take 1-2 MiB; ansible reads YAML at ~5 s a MiB
@@ -58,12 +58,6 @@ def read(path: str, limit: str | None = None) -> list:
         raise UserError(f"{what}: ansible could not read it: {escaped(first)}")
 
 
-def _kind(mode: int) -> str:
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else
-            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
-            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-
-
 def _text(path: str, what: str) -> str:
     """The file's text: a regular file (stat before open: a FIFO is never
     opened) of at most MAX_BYTES (read no further, whatever stat said)."""
@@ -74,7 +68,7 @@ def _text(path: str, what: str) -> str:
     except OSError as e:
         raise UserError(f"{what}: {e.strerror or e}")
     if not stat.S_ISREG(st.st_mode):
-        raise UserError(f"{what}: not a regular file ({_kind(st.st_mode)})")
+        raise UserError(f"{what}: not a regular file ({file_kind(st.st_mode)})")
     too_big = UserError(f"{what}: larger than {MAX_BYTES >> 20} MiB: not an inventory ctxbench reads")
     if st.st_size > MAX_BYTES:
         raise too_big

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ctxbench.core.errors import UserError
+from ctxbench.core.errors import UserError, file_kind
 from ctxbench.core.ssh import engines, failures, preflight
 from ctxbench.core.ssh.hosts import Host, shown
 
@@ -70,8 +70,7 @@ def key_file_problem(key: str) -> str | None:
     else:
         if stat.S_ISREG(mode):
             return None
-        what = "is " + ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
-                        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        what = "is " + file_kind(mode)
     return f"its key file {shown(key)} {what} (ansible_ssh_private_key_file)"
 
 

@@ -25,7 +25,7 @@ import unicodedata
 import warnings
 from dataclasses import dataclass
 
-from ctxbench.core.errors import UserError, escaped
+from ctxbench.core.errors import UserError, escaped, file_kind
 
 _SPEC = re.compile(r"^(?:(?P<user>[^@]*)@)?(?P<host>\[[^\]]*\]|[^:@]*)(?::(?P<port>\d{1,5}))?$")
 _ZONE = re.compile(r"[A-Za-z0-9._-]{1,64}")  # an IPv6 scope (fe80::1%eth0)
@@ -143,10 +143,7 @@ def regular(path: str, what: str = "--ssh-config") -> os.stat_result:
     with contextlib.suppress(OSError):
         if os.path.samestat(st, os.stat(os.devnull)):
             return st
-    kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else
-            "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else
-            "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
-    raise UserError(f"{what} {shown(path)}: not a regular file ({kind})")
+    raise UserError(f"{what} {shown(path)}: not a regular file ({file_kind(st.st_mode)})")
 
 
 def config_files(given: list[str] | None) -> tuple[str, ...]:
