@@ -226,3 +226,31 @@ def test_history_pool_of_runs_that_agree_exactly_warns_nothing():
         warnings.simplefilter("error")
         p = pool([16.8] * 6, [16.6] * 6, [16.8] * 6)
     assert p.runs == 6 and p.estimate == pytest.approx(16.8) and p.tau == 0 and p.covers == 6
+
+
+# ---- the final audit (tests/audits/issue46-final-model-report-store-peers.md) -------------------
+
+@pytest.mark.parametrize("member", ["raw", "verify"])
+def test_a_source_that_is_not_text_is_refused_by_both_in_the_readers_words(validator, member):
+    """A301, A302: `source` (who measured) is text or null, in the reader as
+    in the schema; the line names the result and the member, not msgspec's
+    path of a record the file does not have."""
+    doc = _v2()
+    doc["results"][PING].setdefault(member, {})["source"] = [1, 2]
+    assert not validator.is_valid(doc)
+    with pytest.raises(UserError) as e:
+        reader.parse(doc, "'bad.json'")
+    assert f"{member}.source" in e.value.why and "not text" in e.value.why and "Expected" not in e.value.why, \
+        e.value.why
+
+
+@pytest.mark.parametrize("text, says", [("NaN", "NaN (not a number) is not JSON"), ("-Infinity", "-Infinity is not"),
+                                        ("1e999", "past a float's range")])
+def test_nan_infinity_and_numbers_past_a_float_anywhere_in_a_file_are_refused(tmp_path, text, says):
+    """A376: not only samples: a NaN in an irq part's statistics, in
+    `timing` or in `I_pct` was read and never shown. No JSON parser reads
+    NaN or Infinity; the reader refuses them wherever they are."""
+    doc = json.dumps(_v2()).replace('"unit": "ns"', f'"unit": "ns", "x": {text}', 1)
+    with pytest.raises(UserError) as e:
+        reader.decode(doc.encode(), "'bad.json'")
+    assert says in e.value.why, e.value.why

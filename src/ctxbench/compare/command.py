@@ -209,8 +209,9 @@ def run(args) -> int:
     print(_cycles_note(in_cycles, common, args.unit))
     if no_ratio:
         print(f"note: {len(no_ratio)} id(s) have no ratio (a median, or a resampled one, at or below 0: a "
-              "baseline's residue after the timer's overhead is subtracted): their change is new - base in their "
-              "unit, with its 95% interval, and they are left out of the geometric mean")
+              "baseline's residue after the timer's overhead is subtracted; or a ratio past a float's range): their "
+              "change is new - base in their unit, with its 95% interval, and they are left out of the geometric "
+              "mean")
     if on_samples:
         print(f"note: {len(on_samples)} id(s) have fewer than {MIN_GROUPS} groups on a side: tested on single "
               "samples, which overstates significance when the machine drifts")

@@ -6,6 +6,7 @@ result re-analysed by the model."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -92,6 +93,19 @@ def load(path: str) -> results.Document:
     return parse(decode(read_bytes(path), name), name)
 
 
+def _not_json(constant: str):
+    """NaN, Infinity: Python's json reads them, no JSON parser does."""
+    raise ValueError(f"{'NaN (not a number)' if constant == 'NaN' else constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A number past a float's range (1e999) is no measurement, not infinity."""
+    v = float(text)
+    if math.isinf(v):
+        raise ValueError(f"the number {text[:24]} is past a float's range")
+    return v
+
+
 def decode(data: bytes, name: str):
     """The JSON value of a document's bytes, cleaned (core/reader._clean);
     one clear UserError for bytes that are not one."""
@@ -102,7 +116,7 @@ def decode(data: bytes, name: str):
     except UnicodeDecodeError as e:
         raise UserError(f"{name} is not a ctxbench results file (not UTF-8 text: byte {e.start})")
     try:
-        doc = _clean(json.loads(text))
+        doc = _clean(json.loads(text, parse_constant=_not_json, parse_float=_finite))
     except json.JSONDecodeError as e:
         raise UserError(f"{name} is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
     except RecursionError:

@@ -170,6 +170,8 @@ class Result(Closed, frozen=True):
             for name, v in (getattr(self, member) or {}).items():
                 if isinstance(v, str) and name != TEXT_MEMBER:
                     raise ValueError(f"{member}.{name} of '{self.id}' is a string, not per-sample numbers")
+                if name == TEXT_MEMBER and not isinstance(v, (str, type(None))):  # who measured: text, as the schema says
+                    raise ValueError(f"{member}.{name} of '{self.id}' is {schema.type_of(v)}, not text")
         for name, part in (self.parts or {}).items():
             if not isinstance(part, Stats) and name not in schema.NUMBER_PARTS:
                 raise ValueError(f"parts.{name} is {schema.type_of(part)}, not an object in '{self.id}'")
