@@ -280,7 +280,7 @@ CASES = [
     C("F10", 3, "a YAML inventory with a bad indent", ["fleet", "--inventory", "{D}/bad.yml", "--", "env"], 2,
       "YAML"),
     C("F11", 3, "a JSON inventory cut short", ["fleet", "--inventory", "{D}/bad.json", "--", "env"], 2, "inventory"),
-    C("F12", 3, "an inventory that is a directory", ["fleet", "--inventory", "{D}", "--", "env"], 2, "no such file"),
+    C("F12", 3, "an inventory that is a directory", ["fleet", "--inventory", "{D}", "--", "env"], 2, "a directory"),
     C("F13", 3, "an inventory host's key file missing",
       ["fleet", "--inventory", "{D}/inv-nokey.ini", "--no-store", "--", "env"], 1, lines=None, stdout=["key file"]),
     C("F14", 5, "fleet --store ftp://", ["fleet", "127.0.0.1:1", "--store", "ftp://u:" + SECRET + "@x/y", "--",
