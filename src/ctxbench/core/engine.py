@@ -42,7 +42,7 @@ def engine_path() -> str:
     if env:
         if not _executable(Path(env)):
             raise UserError(f"CTXBENCH_ENGINE={escaped(env)} is not an executable file")
-        return env
+        return os.path.abspath(env)  # the file checked: a bare name would be looked up on PATH by exec
     root = checkout()
     if root is not None:
         cand, fix = root / "build" / "native" / "ctxbench-engine", "run 'make engine'"
@@ -338,7 +338,9 @@ def run_json(args: Iterable[str], timeout_s: float = 120) -> object:
     interrupts.check()
     if p.status != 0:
         last = (p.stderr.strip().splitlines() or [f"exit status {p.status}"])[-1]
-        raise UserError(last.replace("ctxbench-engine: ", "", 1), code=p.status or 1)
+        # the engine's 2 is its refusal of the arguments (docs/engine.md); any other status is its failure: 1,
+        # never the engine's own number as ctxbench's
+        raise UserError(last.replace("ctxbench-engine: ", "", 1), code=2 if p.status == 2 else 1)
     try:
         return json.loads(p.stdout)
     except json.JSONDecodeError:

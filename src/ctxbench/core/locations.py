@@ -6,7 +6,11 @@ current directory. Its own module: core/engine.py, core/ssh/engines.py and
 runtimes/harness.py all ask it, and none may import another."""
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
+
+PYPROJECT_MAX = 1 << 20  # bytes: a checkout's pyproject.toml is a few KiB; /dev/zero must not fill memory
 
 
 def package() -> Path:
@@ -45,9 +49,14 @@ def _project(path: Path) -> object:
         import tomllib  # the standard library's TOML reader (Python 3.11)
     except ImportError:  # older Pythons: the same reader, packaged (pyproject.toml)
         import tomli as tomllib
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f).get("project", {}).get("name")
+    try:  # O_NONBLOCK: a FIFO opens at once (and is refused), never waited on
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a FIFO, /dev/zero: no project's file
+                return None
+            data = f.read(PYPROJECT_MAX + 1)  # bounded: a file can grow after the check
+        if len(data) > PYPROJECT_MAX:
+            return None
+        return tomllib.loads(data.decode()).get("project", {}).get("name")
     except (OSError, ValueError, AttributeError):  # ValueError: TOMLDecodeError, UnicodeDecodeError
         return None
 

@@ -14,8 +14,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import selectors
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
@@ -23,6 +26,9 @@ from typing import Iterator, Protocol
 from ctxbench.core.errors import UserError, escaped
 
 RERECORD = "make record-engine"  # what re-records every recording (tools/record_engine.py)
+OUT_MAX = 256 << 20  # bytes of stdout a one-document command (list, env, which, exec) may print: its
+#                      largest, exec's, is a few MiB; an engine that prints without end must not fill memory
+ERR_KEEP = 1 << 20   # bytes of its stderr kept, the last: its last line is the reason
 
 
 @dataclass(frozen=True)
@@ -109,14 +115,49 @@ class Local:
     def run(self, args: list[str], timeout_s: float) -> Finished:
         proc = _popen([self.path, *args])
         try:
-            out, err = proc.communicate(timeout=timeout_s)
+            out, err = _collect(proc, timeout_s)
         except subprocess.TimeoutExpired:
             _stop(proc)
             raise TimeoutError(f"'{' '.join([self.path, *args])}' did not finish in {timeout_s:.0f} s")
         except BaseException:  # Ctrl-C or SIGTERM here: the engine's own handler reaps what it started
             _stop(proc)
             raise
-        return Finished(proc.returncode, out, err)
+        if out is None:
+            raise UserError(f"the engine {escaped(self.path)} printed more than {OUT_MAX >> 20} MiB for "
+                            f"'{escaped(' '.join(args))}' (one JSON document): it is not ctxbench's engine, or it "
+                            "is broken", code=1)
+        return Finished(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+def _collect(proc: subprocess.Popen, timeout_s: float) -> tuple[bytes | None, bytes]:
+    """What `proc` printed, read to its end within `timeout_s`
+    (subprocess.TimeoutExpired past it): stdout, None once it passes
+    OUT_MAX (the process is then stopped); stderr's last ERR_KEEP bytes.
+    communicate() would hold all of both, however much that is."""
+    deadline = time.monotonic() + timeout_s
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    got = {out_fd: bytearray(), err_fd: bytearray()}
+    with selectors.DefaultSelector() as sel:
+        for fd in got:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout_s)
+            for key, _ in sel.select(left):
+                chunk = os.read(key.fd, 1 << 16)  # the raw pipe: its text wrapper is never read
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                buf = got[key.fd]
+                buf += chunk
+                if key.fd == out_fd and len(buf) > OUT_MAX:
+                    _stop(proc)
+                    return None, bytes(got[err_fd])
+                if key.fd == err_fd and len(buf) > 2 * ERR_KEEP:
+                    del buf[:-ERR_KEEP]
+    proc.wait(max(0.0, deadline - time.monotonic()))
+    return bytes(got[out_fd]), bytes(got[err_fd])
 
 
 def _stop(proc: subprocess.Popen, grace_s: float = 5.0) -> None:

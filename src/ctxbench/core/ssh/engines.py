@@ -15,6 +15,7 @@ from ctxbench.core import locations
 ARCH_DIRS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
              "armv7l": "armv7", "armv8l": "armv7", "armv7": "armv7"}
 MAKE_TARGET = {"x86_64": "engine-x86_64", "aarch64": "engine-aarch64", "armv7": "engine-armv7"}
+ENGINE_MAX = 256 << 20  # bytes: a static engine is a few MiB; it is read whole (and gzipped) to be copied
 
 
 class NoEngine(Exception):
@@ -87,6 +88,10 @@ def for_arch(machine: str, build: Path) -> Path:
     path = build / sub / "ctxbench-engine"
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise NoEngine(f"no {sub} engine is built here ({path}): {_build_it(sub, build)}")
+    size = path.stat().st_size
+    if size > ENGINE_MAX:  # read whole to be copied: a sparse file of GiBs costs no disk, but memory
+        raise NoEngine(f"{path} is no {sub} engine: {size} bytes, larger than any engine (ctxbench copies at most "
+                       f"{ENGINE_MAX >> 20} MiB)")
     got = _elf_machine(path)
     if got != ELF_MACHINE[sub]:
         what = ("not an executable (ELF) file" if got is None else
@@ -98,8 +103,15 @@ def for_arch(machine: str, build: Path) -> Path:
 # The first line of every script of ours on a host (--host's and the
 # fleet's): it undoes what the account's start-up may have set. errexit
 # would end a script at a kill of a group gone, before rm -rf; xtrace would
-# say our lines on stderr; nounset, noclobber: lines of ours they would break.
-SETS = "set +Ceux"
+# say our lines on stderr; nounset, noclobber: lines of ours they would
+# break. Then the functions the start-up may define that hide what our
+# scripts call by name: a ~/.bashrc `rm() { return 1; }` or `cd() {...}`
+# left the directory and its engine there for good (unset -f: the builtin
+# or the program is found again).
+OPTIONS = "set +Ceux"
+CALLED = ("cd rm mktemp printf echo command kill sleep cat grep mv chmod head gzip uname timeout sh sed "
+          "wait read trap exec")
+SETS = f"{OPTIONS}; unset -f {CALLED}"
 
 # The shell lines that take the engine on a host, shared by --host's watcher
 # (core/ssh/session.py) and the fleet's script (fleet/remote.py), after each

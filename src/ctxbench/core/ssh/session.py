@@ -37,6 +37,7 @@ and written back into commands as octal escapes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import signal
@@ -48,7 +49,7 @@ from typing import Iterator
 
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import engines, failures, preflight
-from ctxbench.core.ssh.engines import SETS
+from ctxbench.core.ssh.engines import OPTIONS, SETS
 from ctxbench.core.ssh.loop import Loop
 from ctxbench.core.ssh.hosts import Host
 from ctxbench.core.transports import Finished
@@ -95,6 +96,7 @@ trap '' PIPE
 printf '\n%s\n' "{mark}" >&2
 m=; for c in {needed}; do command -v "$c" > /dev/null 2>&1 || m="$m $c"; done
 [ -z "$m" ] || {{ echo "ctxbench-host missing$m"; exit 96; }}
+timeout -k 1 5 true > /dev/null 2>&1 || {{ echo "ctxbench-host oldtimeout"; exit 96; }}
 d=$(mktemp -d -- "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 case $d in /*) ;; *) d="$PWD/$d";; esac
 case $d in *'
@@ -163,7 +165,7 @@ class _Chatter:
 
     def add(self, raw: bytes) -> None:
         text = raw.decode("utf-8", "replace").strip()
-        if text.endswith(SETS):  # the trace of our first line (PS4 before it): the start-up set -x
+        if text.endswith(OPTIONS):  # the trace of our first command (PS4 before it): the start-up set -x
             text = "set -x (the shell traces every command: ctxbench's scripts turn it off)"
         if text:
             self.lines += 1
@@ -334,6 +336,10 @@ class Session:
             gone = ", ".join(w.decode("utf-8", "replace") for w in line.split()[2:])
             raise UserError(f"--host {self.name}: the host has no {escaped(gone)} on its PATH: --host needs "
                             "GNU coreutils there (`timeout` runs the engine; docs/host.md)", code=1)
+        if line is not None and line.split(b" ")[1:2] == [b"oldtimeout"]:  # busybox's, or an old one
+            raise UserError(f"--host {self.name}: its `timeout` is not GNU coreutils' (`timeout -k 1 5 true` "
+                            "failed: ctxbench stops the engine with -k): --host needs GNU coreutils there "
+                            "(docs/host.md)", code=1)
         head = _head(line)
         if head is None:
             self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
@@ -379,8 +385,10 @@ class Session:
             first = e.line
         words = (first or b"").split(b" ")
         if words[1:2] != [b"pid"] or len(words) != 3 or not words[2].isdigit():
-            raise UserError(f"--host {self.name}: the engine could not be started there: "
-                            f"{await self._said(proc)}", code=1)
+            said = await self._said(proc)
+            if said == "exit status 97":  # ENGINE's `cd {d} || exit 97`, which says nothing itself
+                said = f"`cd` into its directory {escaped(self.workdir)} failed"
+            raise UserError(f"--host {self.name}: the engine could not be started there: {said}", code=1)
         return _Started(self, proc, int(words[2]))
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
@@ -434,6 +442,35 @@ class Session:
             self._closed = True
             return ""
         self._closed = True
+        with self._children_first():
+            return self._end_open()
+
+    @contextlib.contextmanager
+    def _children_first(self):
+        """While the session closes, a signal (SIGTERM, Ctrl-C, SIGHUP)
+        first ends the processes the loop started (a ProxyCommand and its
+        group), then does what it did: at the command's end (atexit, in
+        cli._exit) it is an immediate exit that would leave them running."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        old = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+        def ending(signum, frame):
+            self.loop.end_children(0.5)
+            old[signum](signum, frame)
+
+        for sig, handler in old.items():
+            if callable(handler):  # not SIG_IGN (nohup's), not SIG_DFL
+                signal.signal(sig, ending)
+        try:
+            yield
+        finally:
+            for sig, handler in old.items():
+                if callable(handler):
+                    signal.signal(sig, handler)
+
+    def _end_open(self) -> str:
         left = ""
         if self.conn is not None and not self.abandoned:
             try:
