@@ -266,3 +266,30 @@ def test_a_host_whose_start_up_hides_rm_and_cd_or_has_an_old_timeout(host, tmp_p
         assert _left(host) == []
     finally:
         extra.unlink(missing_ok=True)
+
+
+def test_a_hosts_engine_output_is_read_to_a_bound():
+    """--host: what a one-document command prints there is read in pieces up
+    to the bound, as a local engine's is, never whole."""
+    import asyncio
+
+    from ctxbench.core.ssh import session
+
+    class Endless:
+        def __init__(self):
+            self.given = 0
+
+        async def read(self, n):
+            self.given += n
+            return b"x" * n
+
+    s = Endless()
+    assert asyncio.run(session._bounded(s, 5 << 20)) is None and s.given <= 6 << 20
+
+    class Short:
+        def __init__(self):
+            self.parts = [b"{}", b"\n", b""]
+
+        async def read(self, n):
+            return self.parts.pop(0)
+    assert asyncio.run(session._bounded(Short(), 5 << 20)) == b"{}\n"

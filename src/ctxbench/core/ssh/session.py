@@ -52,7 +52,7 @@ from ctxbench.core.ssh import engines, failures, preflight
 from ctxbench.core.ssh.engines import OPTIONS, SETS
 from ctxbench.core.ssh.loop import Loop
 from ctxbench.core.ssh.hosts import Host
-from ctxbench.core.transports import Finished
+from ctxbench.core.transports import OUT_MAX, Finished
 
 PREFIX = "ctxbench-host."
 TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
@@ -394,7 +394,11 @@ class Session:
     def run(self, args: list[str], timeout_s: float) -> Finished:
         started = self.start(args, timeout_s)
         try:  # past the host's own `timeout` and the keepalives' verdict on a frozen connection
-            out = self._call(started.proc.stdout.read(), timeout_s + STOP_S + 4 * KEEPALIVE_S)
+            out = self._call(_bounded(started.proc.stdout, OUT_MAX), timeout_s + STOP_S + 4 * KEEPALIVE_S)
+            if out is None:  # as a local engine's (core/transports.py): a one-document command never prints this much
+                started.stop()
+                raise UserError(f"--host {self.name}: 'ctxbench-engine {escaped(args[0]) if args else ''}' printed "
+                                f"more than {OUT_MAX >> 20} MiB: no document of the engine's is that large", code=1)
             status, err = started.end()
         except KeyboardInterrupt:
             started.stop()
@@ -519,6 +523,17 @@ class Session:
         except Exception:  # noqa: BLE001
             pass
         return left
+
+
+async def _bounded(stream, limit: int) -> bytes | None:
+    """All of `stream` up to its end, None past `limit` bytes (read no further)."""
+    chunks, got = [], 0
+    while chunk := await stream.read(1 << 20):
+        got += len(chunk)
+        if got > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 async def _tagged(proc, chatter: _Chatter) -> bytes | None:
