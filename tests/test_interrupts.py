@@ -169,3 +169,19 @@ def test_sigterm_between_engine_commands_is_an_interruption():
         interrupts.forget()
         signal.signal(signal.SIGINT, old_int)
         signal.signal(signal.SIGTERM, old_term)
+
+
+@pytest.mark.machine
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_end_a_command_started_with_sigint_ignored(tmp_path, sig):
+    """A command started in the background by a script (`ctxbench ... &`:
+    SIGINT ignored) still says it was interrupted on SIGTERM or SIGHUP: the
+    handlers hung on SIGINT's being Python's own, and such a fleet died
+    silently (final audit V31-V37)."""
+    p = subprocess.Popen([*ctxbench_cmd(), "run", "--quick", "--no-store", "--groups", "200", "-o",
+                          str(tmp_path / "o.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    time.sleep(0.5)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    assert (p.returncode, err.strip().splitlines()[-1:]) == (130, ["ctxbench: interrupted"]), (p.returncode, err)

@@ -28,11 +28,14 @@ def interrupted_now(signum, frame) -> None:  # pragma: no cover (a signal's timi
 
 
 # The console script (argv[0] .../ctxbench) or `python -m ctxbench` (argv[0]
-# is "-m" while Python imports the package it runs), and SIGINT as Python set it.
+# is "-m" while Python imports the package it runs). Each signal is taken
+# on its own where it is as the system left it (SIGINT: Python's own
+# handler): one a parent set aside stays so (a shell's `&` ignores SIGINT,
+# nohup SIGHUP), and the others are still taken (SIGTERM killed such a
+# fleet silently when all hung on SIGINT's).
 _ARGV0 = _sys.argv[0] if getattr(_sys, "argv", None) and isinstance(_sys.argv[0], str) else ""
-AS_COMMAND = ((_os.path.basename(_ARGV0) == "ctxbench" or _ARGV0 == "-m"
-               or _ARGV0.endswith(_os.path.join("ctxbench", "__main__.py")))
-              and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler)
+AS_COMMAND = (_os.path.basename(_ARGV0) == "ctxbench" or _ARGV0 == "-m"
+              or _ARGV0.endswith(_os.path.join("ctxbench", "__main__.py")))
 
 
 def unraisable(u) -> None:
@@ -50,10 +53,16 @@ def unraisable(u) -> None:
 # Signals that end the command as Ctrl-C does (main() hands them to core/interrupts)
 ENDING = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
+
+
+def _as_left(sig) -> bool:
+    """The signal's handler is the one the system (or Python, for SIGINT) left: not one a parent set aside."""
+    return _signal.getsignal(sig) is (_signal.default_int_handler if sig == _signal.SIGINT else _signal.SIG_DFL)
+
+
 if AS_COMMAND:
-    _signal.signal(_signal.SIGINT, interrupted_now)
-    for _sig in ENDING[1:]:
-        if _signal.getsignal(_sig) == _signal.SIG_DFL:  # not one a parent set aside (nohup ignores SIGHUP)
+    for _sig in ENDING:
+        if _as_left(_sig):
             _signal.signal(_sig, interrupted_now)
     _sys.unraisablehook = unraisable
 

@@ -95,11 +95,8 @@ def _tolerant_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if _AS_COMMAND and signal.getsignal(signal.SIGINT) is _interrupted_now:
-        interrupts.install()  # from here, each command's own clean-up (and a Ctrl-C never lost: interrupts.py)
-        for sig in _ENDING:  # SIGTERM and SIGHUP too, where __init__ took them
-            if signal.getsignal(sig) is _interrupted_now:
-                signal.signal(sig, signal.getsignal(signal.SIGINT))
+    if _AS_COMMAND:  # from here, each command's own clean-up (and a Ctrl-C never lost: interrupts.py)
+        interrupts.install([sig for sig in _ENDING if signal.getsignal(sig) is _interrupted_now])
     try:
         streams.guard()
         try:

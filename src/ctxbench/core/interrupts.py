@@ -23,15 +23,16 @@ def _on_sigint(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def install() -> None:
-    """SIGINT from here on: KeyboardInterrupt, remembered; and SIGTERM the
-    same (where nothing else took it): a command told to end between two
-    engine commands (its analysis, its figures) says so in one line and
-    exits 130, as it does while an engine runs, instead of dying silently
-    (exit 143)."""
-    signal.signal(signal.SIGINT, _on_sigint)
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _on_sigint)
+def install(signals=None) -> None:
+    """`signals` (SIGINT and, where nothing else took it, SIGTERM) from
+    here on: KeyboardInterrupt, remembered: a command told to end between
+    two engine commands (its analysis, its figures) says so in one line
+    and exits 130, as it does while an engine runs, instead of dying
+    silently (exit 143)."""
+    if signals is None:
+        signals = [signal.SIGINT] + ([signal.SIGTERM] if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else [])
+    for sig in signals:
+        signal.signal(sig, _on_sigint)
 
 
 def check() -> None:
