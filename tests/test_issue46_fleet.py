@@ -402,13 +402,15 @@ def test_a_fleet_killed_outright_leaves_no_child_and_nothing_behind(lab, tmp_pat
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, env=env)
     left: list[int] = []
     try:
-        deadline = time.monotonic() + 120  # both seen at once: an engine alone may be another test's, ending
-        while time.monotonic() < deadline and proc.poll() is None and \
-                not (engines_running(lab.root) and _children_of_the_lab(lab)):
+        # both seen at once (an engine alone may be another test's, ending), and judged as seen: a child
+        # runs several engine commands (list, env, the run), with none running between two of them
+        deadline, seen = time.monotonic() + 120, (False, False)
+        while time.monotonic() < deadline and proc.poll() is None and not all(seen):
+            seen = (bool(engines_running(lab.root)), bool(_children_of_the_lab(lab)))
             time.sleep(0.05)
         assert proc.poll() is None, f"the fleet ended ({proc.returncode}) before it was seen: {said.read_text()}"
-        assert engines_running(lab.root), "no engine was seen measuring"
-        assert _children_of_the_lab(lab), "no child was seen"
+        assert seen[0], "no engine was seen measuring"
+        assert seen[1], "no child was seen"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         deadline = time.monotonic() + 3

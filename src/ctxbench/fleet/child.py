@@ -57,13 +57,16 @@ def key_problem(key: str) -> str | None:
     return None
 
 
-def key_config(h: Host, folder: Path, stem: str) -> str | None:
+def key_config(h: Host, folder: Path, stem: str, expansions: int = 1) -> str | None:
     """An ssh config that gives the host its inventory key, or None. The
     key's path is absolute and quoted as one word (quotes, #, spaces, %: as
     they are); key_problem says what cannot be written at all. It is read
-    after the user's own (argv): asyncssh expands the % of every file read
-    so far again at the end of each file, so only in the last one is a
-    doubled % read once, as the one % it stands for."""
+    before the user's own (argv): asyncssh appends the IdentityFile of
+    every file, and offers them in that order, so the inventory's key is
+    the first offered (as the fast way's client_keys), and its
+    IdentitiesOnly the one that holds. asyncssh expands the % of every
+    file read so far again at the end of each file: read `expansions`
+    times, each % is written as 2**expansions of them, read as the one."""
     if not h.key:
         return None
     key = os.path.abspath(h.key)
@@ -71,7 +74,8 @@ def key_config(h: Host, folder: Path, stem: str) -> str | None:
         raise ValueError(why)  # on_host says it as the host's row before it gets here
     path = folder / f"{stem}.ssh_config"
     # one shell-quoted word each, as asyncssh splits a line (shlex); IdentityFile's % doubled (%d, %h, ...)
-    path.write_text(f"Host {shlex.quote(h.address)}\n  IdentityFile {shlex.quote(key.replace('%', '%%'))}\n"
+    key = key.replace("%", "%" * 2 ** expansions)
+    path.write_text(f"Host {shlex.quote(h.address)}\n  IdentityFile {shlex.quote(key)}\n"
                     "  IdentitiesOnly yes\n")
     return str(path)
 
@@ -80,7 +84,8 @@ def argv(job, h: Host, out: Path, configs: tuple[str, ...], folder: Path, stem: 
     a = [sys.executable, "-m", "ctxbench", *job.argv, "--host", host_spec(h), "-o", str(out), "--no-store"]
     if h.cpu is not None and job.takes_cpu and not job.cpu_given:  # the user's --cpu, abbreviated too, wins
         a += ["--cpu", str(h.cpu)]
-    for c in list(configs) + ([key_config(h, folder, stem)] if h.key else []):  # the key's last: key_config
+    first = [key_config(h, folder, stem, len(configs) + 1)] if h.key else []  # the key's first: key_config
+    for c in first + list(configs):
         a += ["--ssh-config", c]
     return a
 

@@ -263,6 +263,8 @@ def run(args) -> int:
                                      f"{f[0]['error']})")
         if o.left:
             o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
+        if getattr(o, "startup", ""):  # said once, after the progress lines
+            kept.append((sys.stderr, o.startup))
         return o, doc
 
     started = time.monotonic()
@@ -306,6 +308,25 @@ def run(args) -> int:
 
 # qemu-user for each architecture's engine, to list its ids on this machine
 QEMU = {"x86_64": "qemu-x86_64", "aarch64": "qemu-aarch64", "armv7": "qemu-arm"}
+LIST_S = 20  # an engine listing its ids here (under qemu-user: a few seconds)
+
+
+def _listed(engine: list[str]) -> bytes:
+    """`engine list --json --all`'s output, within LIST_S. The engine runs in
+    a process group of its own, which is killed on a timeout, Ctrl-C or
+    SIGTERM (subprocess.run kills its child alone: what it started would
+    stay), and dies with this process (core/children.child_setup)."""
+    import subprocess
+    from ctxbench.core import children
+    p = subprocess.Popen([*engine, "list", "--json", "--all"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, start_new_session=True,
+                         preexec_fn=children.child_setup(tuple(os.sched_getaffinity(0)), os.getpid()))
+    try:
+        return p.communicate(timeout=LIST_S)[0]
+    except BaseException:
+        children.kill_group(p.pid)  # its leader not yet reaped: the group's id is still its own
+        p.wait()
+        raise
 
 
 def known_ids(build: Path) -> set[str] | None:
@@ -325,10 +346,12 @@ def known_ids(build: Path) -> set[str] | None:
         qemu = None if sub == engines.here() else shutil.which(QEMU[sub])
         if sub != engines.here() and qemu is None:
             return None
+        try:  # an engine, before it runs here: whatever else sits there is never run (the hosts say what it is)
+            engines.for_arch(sub, build)
+        except engines.NoEngine:
+            return None
         try:
-            p = subprocess.run([*([qemu] if qemu else []), str(path), "list", "--json", "--all"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
-            known |= {b["id"] for b in json.loads(p.stdout)}
+            known |= {b["id"] for b in json.loads(_listed([*([qemu] if qemu else []), str(path)]))}
         except (OSError, subprocess.SubprocessError, ValueError, TypeError, KeyError):
             return None
     return known or None
@@ -399,9 +422,29 @@ def _checker(args):
 
 # A host's end (its document written, recorded, said) is one step: no await
 # in it lets a cancellation cut it, and these signals (the command's handler
-# raises KeyboardInterrupt at any instruction) are held by the kernel until
-# it is done, then answered. Bounded: a store's connection times out in 10 s.
+# raises KeyboardInterrupt at any instruction) wait until it is done, then
+# are answered. Bounded: a store's connection times out in 10 s.
 ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _one_step():
+    """ENDING's signals answered after the block, not inside it. Not by
+    blocking them (pthread_sigmask holds them in this thread only: the
+    kernel gives a process's signal to any thread that does not block it,
+    asyncio's executor threads among them, and Python then runs the handler
+    here all the same): the Python-level handlers are swapped for one that
+    notes the signal, and the first noted is sent again after."""
+    noted: list[int] = []
+    swapped = {s: signal.signal(s, lambda n, _: noted.append(n))
+               for s in ENDING if callable(signal.getsignal(s))}  # ignored or default: left as they are
+    try:
+        yield
+    finally:
+        for s, handler in swapped.items():
+            signal.signal(s, handler)
+        if noted:
+            signal.raise_signal(noted[0])  # the command's own handler answers it now
 
 
 async def _all(targets, job, settings, parallel: int, report, finished, folder: Path, names: dict) -> list:
@@ -421,12 +464,9 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
                 o = await child.on_host(h, job, settings, report, folder, names[h.name])
             else:
                 o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)  # one step: see ENDING
-        try:
+        with _one_step():  # see ENDING
             o, doc = finished(o)
             report(h, "done" if o.ok else f"FAILED: {o.reason}")
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return o, doc
 
     tasks = [asyncio.ensure_future(one(h)) for h in targets]

@@ -21,6 +21,8 @@ values nor follows aliases); a file these checks cannot read is left to
 ansible, whose words say what is wrong with it."""
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import shlex
@@ -34,7 +36,7 @@ MAX_BYTES = 4 << 20        # 10,000 hosts with their variables take 1-2 MiB; ans
 MAX_HOSTS = 10_000         # hosts an inventory may give, ranges expanded
 MAX_ALIASED = 1_000_000    # values YAML aliases may add (ansible: about a second and 70 MB a million)
 MAX_VARS_FILES = 10_000    # files under group_vars/ and host_vars/ looked at
-YAML_EXT = (".yml", ".yaml", ".json")  # ansible's yaml plugin takes these (JSON is YAML); the INI one the rest
+MAX_DEPTH = 100            # groups nested in groups (children:); ansible recurses without a bound
 VAULT_TAGS = ("!vault", "!vault-encrypted")
 
 
@@ -43,8 +45,11 @@ def read(path: str, limit: str | None = None) -> list:
     above; whatever ansible still raises is one line, never a traceback."""
     what = f"fleet: inventory {escaped(path)}"
     text = _text(path, what)
-    if not path.lower().endswith(YAML_EXT) or not _yaml(text, what, path):
-        _ini(text, what)
+    # Whatever the file's name: ansible's yaml plugin reads a file with no
+    # extension, and ANSIBLE_YAML_FILENAME_EXT or ansible.cfg may give it
+    # any; where it fails (or does not take the file) the INI parser reads it.
+    read_as_yaml = _yaml(text, what)
+    _ini(text, what, read_as_yaml)
     _vars_dirs(os.path.dirname(os.path.abspath(path)), what)
     try:
         return hostlist.from_inventory(path, limit)
@@ -108,7 +113,10 @@ def _hosts_of(pattern: str) -> int:
             i, j = string.ascii_letters.index(beg), string.ascii_letters.index(end)
             n = len(string.ascii_letters[i:j + 1:int(step)])
         except ValueError:  # not a range of letters (ansible's own test)
-            n = len(range(int(beg), int(end) + 1, int(step)))
+            try:
+                n = len(range(int(beg), int(end) + 1, int(step)))
+            except OverflowError:  # more than sys.maxsize hosts: past any bound
+                n = MAX_HOSTS + 1
         count *= n
     return count
 
@@ -130,11 +138,14 @@ def _count(patterns, what: str) -> None:
 _SECTION = re.compile(r"^\[([^:\]\s]+)(?::(\w+))?\]\s*(?:#.*)?$")  # ansible's INI parser's own
 
 
-def _ini(text: str, what: str) -> None:
+def _ini(text: str, what: str, yaml_read: bool = False) -> None:
     """The host lines of an INI inventory, as ansible's INI parser finds
     them: those before any section and in [group] or [group:hosts]
-    sections, the first word of each its host pattern."""
-    if text.startswith("\ufeff"):
+    sections, the first word of each its host pattern. `yaml_read`: the
+    yaml plugin reads it (a mapping); the INI parser reads it only where
+    that fails, and stops at its first line that is no host pattern (a
+    YAML key, `all:`): counted up to there, nothing refused."""
+    if text.startswith("\ufeff") and not yaml_read:
         raise UserError(f"{what}: it begins with a byte order mark (U+FEFF), which ansible's INI parser reads as "
                         "part of its first line: save it as UTF-8 without one")
 
@@ -153,8 +164,21 @@ def _ini(text: str, what: str) -> None:
                 except ValueError:
                     words = line.split()  # ansible says what is wrong with the line
                 if words:
+                    if yaml_read and words[0].endswith(":"):  # ansible's INI parser raises there
+                        return
                     yield words[0]
-    _count(patterns(), what)
+    found = patterns()
+    if yaml_read:  # where ansible's expansion of a pattern fails, its INI parser stops: so does the count
+        found = itertools.takewhile(_expands, found)
+    _count(found, what)
+
+
+def _expands(pattern: str) -> bool:
+    try:
+        _hosts_of(pattern)
+    except ValueError:
+        return False
+    return True
 
 
 def _yaml_nodes(text: str):
@@ -204,33 +228,72 @@ def _check_values(root, what: str) -> None:
                         f"(more than {MAX_ALIASED} beyond those written): not an inventory ctxbench reads")
 
 
-def _yaml(text: str, what: str, path: str) -> bool:
-    """A YAML inventory's checks; False where it is no YAML (then ansible
-    tries its INI parser on it, and so do the checks)."""
+MERGE = "tag:yaml.org,2002:merge"
+
+
+def _pairs(node) -> list:
+    """A mapping's (key, value) pairs as ansible's loader makes them: a
+    JSON object's items; a YAML mapping's, with those its merge keys
+    (`<<: *anchor`, or a list of them) bring in; [] for anything else.
+    The merged mappings hold no loop (_check_values refused one)."""
     import yaml
-    root = _yaml_nodes(text)
-    if root is None:
+    if isinstance(node, dict):
+        return list(node.items())
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    pairs = []
+    for k, v in node.value:
+        if k.tag == MERGE:
+            for m in (v.value if isinstance(v, yaml.SequenceNode) else [v]):
+                pairs.extend(_pairs(m))
+        else:
+            pairs.append((k.value if isinstance(k, yaml.ScalarNode) else None, v))
+    return pairs
+
+
+def _names(node) -> list[str]:
+    """The host names a `hosts:` value gives: a mapping's keys, or one
+    name as a string (ansible takes that too)."""
+    import yaml
+    if isinstance(node, (str, yaml.ScalarNode)):
+        return [node if isinstance(node, str) else node.value]
+    return [str(k) for k, _ in _pairs(node) if k is not None]
+
+
+def _yaml(text: str, what: str) -> bool:
+    """A YAML (or JSON) inventory's checks, whatever the file's name: its
+    aliases bounded and its hosts counted (merge keys followed, as
+    ansible's loader follows them). True where the yaml plugin reads it as
+    an inventory (a mapping); then the INI parser reads it only if that
+    plugin fails."""
+    try:  # ansible's loader tries JSON first (a key PyYAML would refuse, longer than 1024 characters, is JSON)
+        root = json.loads(text)
+    except (ValueError, RecursionError):
+        root = _yaml_nodes(text)
+        if root is None:
+            return False
+        _check_values(root, what)
+    if not _pairs(root):
         return False
-    _check_values(root, what)
     found, seen = [], set()
 
     def group(node, depth=0):  # a group's hosts, and its children's (each node once: aliases repeat none)
-        if not isinstance(node, yaml.MappingNode) or id(node) in seen or depth > 100:
+        if depth > MAX_DEPTH:
+            raise UserError(f"{what}: groups nested more than {MAX_DEPTH} deep (children:): not an inventory "
+                            "ctxbench reads")
+        if id(node) in seen:
             return
         seen.add(id(node))
-        for k, v in node.value:
-            if k.value == "hosts" and isinstance(v, yaml.MappingNode) and id(v) not in seen:
+        for k, v in _pairs(node):
+            if k == "hosts" and id(v) not in seen:
                 seen.add(id(v))
-                found.extend(h.value for h, _ in v.value if isinstance(h, yaml.ScalarNode))
-            elif k.value == "hosts" and isinstance(v, yaml.ScalarNode):
-                found.append(v.value)  # ansible takes one host's name as a string there
-            elif k.value == "children" and isinstance(v, yaml.MappingNode):
-                for _, sub in v.value:
+                found.extend(_names(v))
+            elif k == "children":
+                for _, sub in _pairs(v):
                     group(sub, depth + 1)
 
-    if isinstance(root, yaml.MappingNode):
-        for _, g in root.value:
-            group(g)
+    for _, g in _pairs(root):
+        group(g)
     _count(found, what)
     return True
 

@@ -26,11 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ctxbench.core.errors import UserError, file_kind
+from ctxbench.core.errors import UserError, escaped, file_kind
 from ctxbench.core.ssh import engines, failures, preflight
 from ctxbench.core.ssh.hosts import Host, shown
+# --host's reading of a host's first line (its start-up's chatter skipped, the directory byte for byte)
+from ctxbench.core.ssh.session import STARTUP_S, TAG, _Chatter, _head, _in_shell, _NoNewline, _tagged
 
 CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
+ERR_KEPT = 64 << 10  # of a host's stderr (its start-up's, the engine's), the last bytes kept
 PREFIX = "ctxbench-fleet."
 
 
@@ -51,6 +54,7 @@ class Outcome:
     output: bytes = b""
     timings: dict[str, float] = field(default_factory=dict)   # connect, prepare, copy, run, clean (s)
     left: str = ""               # what the clean-up could not remove, if anything
+    startup: str = ""            # what the host's shell start-up printed before our first line (ignored)
     started: str | None = None   # when the engine started measuring (local clock, ISO)
 
 
@@ -96,7 +100,7 @@ SCRIPT = engines.SETS + r"""
 d=; trap '[ -z "$d" ] || rm -rf "$d"' EXIT; trap 'exit 129' HUP INT PIPE TERM
 d=$(mktemp -d -- "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
 echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
-""" + engines.take_engine("ctxbench-fleet") + r"""exec 3<&0
+""" + engines.take_engine(TAG.decode()) + r"""exec 3<&0
 ( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
   kill -KILL -- -$$ ) > /dev/null 2>&1 &
 echo "ctxbench-fleet copied"
@@ -112,7 +116,7 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
     cleaning up): its outcome says what happened."""
     import asyncssh
     out = Outcome(host)
-    conn, workdir, proc = None, None, None
+    conn, workdir, proc, drained = None, None, None, None
     t0 = time.monotonic()
 
     def lap(name: str) -> None:
@@ -121,14 +125,50 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
         out.timings[name] = now - t0
         t0 = now
 
+    err: list[bytes] = []  # stderr's last bytes, read as they come: unread, a full buffer stalls the channel
+
+    async def drain() -> None:
+        kept = 0
+        while chunk := await proc.stderr.read(1 << 16):
+            err.append(chunk)
+            kept += len(chunk)
+            while kept - len(err[0]) >= ERR_KEPT:
+                kept -= len(err.pop(0))
+
     async def ended() -> tuple:
         """(the remote shell's completion, its last line on stderr)."""
-        r = await proc.wait()  # collects what stdout and stderr still hold
-        err = (r.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-        return r, (err[-1] if err else "")
+        r = await proc.wait()
+        await drained
+        said = b"".join(err).decode("utf-8", "replace").strip().splitlines()
+        return r, (escaped(said[-1]) if said else "")
+
+    async def first_line() -> tuple:
+        """(arch, directory as bytes, how it unpacks) from the script's
+        first line, within STARTUP_S: the lines the shell's start-up
+        prints before it (a banner, with or without a newline) skipped,
+        and kept in out.startup."""
+        chatter = _Chatter()
+        try:
+            line = await asyncio.wait_for(_tagged(proc, chatter), STARTUP_S)
+        except _NoNewline as e:  # our line is whole after the start-up's text
+            chatter.add(e.before)
+            line = e.line
+        except asyncio.TimeoutError:
+            raise HostFailed(f"its start-up did not finish in {STARTUP_S:g} s (the account's shell start-up "
+                             "files there, .bashrc or $BASH_ENV, hang or wait)")
+        if chatter.lines:
+            more = f" (and {chatter.lines - 1} more line(s))" if chatter.lines > 1 else ""
+            out.startup = (f"warning: fleet: host {shown(host.name)}: its shell's start-up prints this before "
+                           f"every command (ignored): '{escaped(chatter.first[:100])}'{more}")
+        head = _head(line)
+        if head is None:
+            proc.stdin.write_eof()  # its `read` fails: it removes what it made and ends
+            why = (await ended())[1]
+            raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
+        return head[1:]
 
     async def steps() -> None:
-        nonlocal conn, workdir, proc
+        nonlocal conn, workdir, proc, drained
         if host.key and (why := key_file_problem(host.key)):
             raise HostFailed(why)
         try:  # what asyncssh will read here, before it reads it (a FIFO key waits for ever, /dev/zero fills memory)
@@ -145,11 +185,8 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
         limit = max(1, int(s.timeout_s))
         script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args)))
         proc = await conn.create_process(script, encoding=None)
-        head = (await proc.stdout.readline()).decode("utf-8", "replace").split()
-        if len(head) != 4 or head[0] != "ctxbench-fleet":
-            why = (await ended())[1]
-            raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
-        _, out.arch, workdir, unpack = head
+        drained = asyncio.ensure_future(drain())
+        out.arch, workdir, unpack = await first_line()
         try:
             engine = engines.for_arch(out.arch, s.build)
         except engines.NoEngine as e:
@@ -200,22 +237,25 @@ async def on_host(host: Host, engine_args: list[str], s: Settings,
             if workdir:
                 out.timings["clean"] = time.monotonic() - t1
             conn.close()
+        if drained is not None:
+            drained.cancel()
     return out
 
 
-async def _clean(conn, workdir: str | None) -> str:
+async def _clean(conn, workdir: bytes | None) -> str:
     """Kill the engine's process group and remove the directory; '' when
     nothing is left, else what could not be removed. Bounded by CLEAN_S and
     run to its end even when the host's task is being cancelled."""
     if not workdir:
         return ""
-    wd = shlex.quote(workdir)
+    wd = _in_shell(workdir)  # byte for byte: a TMPDIR with a space, a quote or no UTF-8
+    shown_wd = escaped(workdir.decode("utf-8", "replace"))
     cmd = (f"if [ -f {wd}/pid ]; then for p in $(sed -n '2p;1p' {wd}/pid); do kill -KILL -- -$p; done; "
            f"fi 2>/dev/null; rm -rf {wd}; test ! -e {wd}")
 
     async def clean() -> str:
         r = await conn.run(cmd, check=False)
-        return "" if r.exit_status == 0 else f"{workdir} could not be removed"
+        return "" if r.exit_status == 0 else f"{shown_wd} could not be removed"
 
     task = asyncio.ensure_future(asyncio.wait_for(clean(), CLEAN_S))
     try:
@@ -227,4 +267,4 @@ async def _clean(conn, workdir: str | None) -> str:
             pass
         raise
     except Exception as e:  # noqa: BLE001
-        return f"{workdir} may be left ({_why(e)})"
+        return f"{shown_wd} may be left ({_why(e)})"
