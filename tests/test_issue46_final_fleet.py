@@ -208,3 +208,30 @@ def test_the_child_way_offers_the_inventorys_key_first(tmp_path):
     configs = [a[i + 1] for i, x in enumerate(a) if x == "--ssh-config"]
     cfg = SSHClientConfig.load(None, configs, False, False, False, "root", (), "127.0.0.1", ())
     assert cfg.get("IdentityFile")[0] == str(key) and cfg.get("IdentitiesOnly") is True
+
+
+def test_an_engine_that_does_not_answer_on_a_host_is_ended_with_what_it_started(tmp_path, monkeypatch):
+    """The final audit's re-check: an --engines file that is an ELF but hangs
+    ran `--version` on each host with no bound, and it and its children
+    stayed there. The host's lines that take the engine (run here by sh, as
+    a host runs them) end it within the bound, its group with it, and
+    remove the directory."""
+    import os
+    import shlex
+    import shutil
+
+    from ctxbench.core.ssh import engines
+    monkeypatch.setattr(engines, "VERSION_S", 1)
+    mark = f"{os.getpid() % 1000}.{time.time_ns() % 10**6}"
+    fake = tmp_path / "fake-engine"
+    fake.write_text(f"#!/bin/sh\nsleep 31{mark} &\nexec sleep 32{mark}\n")
+    d = tmp_path / "d"
+    script = f"d={shlex.quote(str(d))}; mkdir \"$d\"\n" + \
+        engines.take_engine("T").replace("{{", "{").replace("}}", "}")
+    p = subprocess.run(["sh", "-c", script], input=engines.payload(fake, "gzip" if shutil.which("gzip") else "plain"),
+                       capture_output=True, timeout=30)
+    assert p.returncode == 99 and b"did not answer --version in 1 s" in p.stderr, p.stderr
+    assert not d.exists()
+    time.sleep(0.2)
+    from test_issue46_host import _procs
+    assert _procs(mark) == [], "what the engine started outlived it"

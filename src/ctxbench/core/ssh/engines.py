@@ -118,9 +118,11 @@ SETS = f"{OPTIONS}; unset -f {CALLED}"
 # has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the
 # engine's size on a line and then its bytes (gzipped where the host has
 # gzip: a third of the bytes), make it executable and see that it runs
-# there; on any failure remove $d and exit 98 (99: it cannot run there,
-# said on stderr: a directory where nothing runs, a noexec file system,
-# or an engine that does not run on this machine). printf, not echo: a
+# there (bounded: `timeout` ends an engine that does not answer, and what
+# it started, its group); on any failure remove $d and exit 98 (99: it
+# cannot run there, said on stderr: a directory where nothing runs, a
+# noexec file system, an engine that does not run on this machine or does
+# not answer). printf, not echo: a
 # backslash in $d is printed as it is.
 _TAKE_ENGINE = r"""if command -v gzip >/dev/null; then z=gzip; else z=plain; fi
 printf 'TAG %s %s %s\n' "$(uname -m)" "$d" "$z"
@@ -128,7 +130,11 @@ read n || { rm -rf "$d"; exit 98; }
 if [ $z = gzip ]; then head -c "$n" | gzip -dc > "$d/ctxbench-engine"; else head -c "$n" > "$d/ctxbench-engine"; fi \
   || { rm -rf "$d"; exit 98; }
 chmod 700 "$d/ctxbench-engine" || { rm -rf "$d"; exit 98; }
-if ! "$d/ctxbench-engine" --version > /dev/null 2> "$d/err"; then
+timeout -k 1 VERSION_S "$d/ctxbench-engine" --version > /dev/null 2> "$d/err"; s=$?
+if [ $s -eq 124 ] || [ $s -eq 137 ]; then
+  printf 'the engine did not answer --version in VERSION_S s there (is it a ctxbench engine?)\n' >&2; rm -rf "$d"; exit 99
+fi
+if [ $s -ne 0 ]; then
   e=; while IFS= read -r l; do [ -n "$l" ] && e=$l; done < "$d/err"
   if printf '#!/bin/sh\n' > "$d/probe" && chmod 700 "$d/probe" && "$d/probe" 2> /dev/null; then
     printf 'the engine does not run on this machine (uname -m: %s): %s\n' "$(uname -m)" "${e:-no reason given}" >&2
@@ -140,10 +146,13 @@ fi
 """
 
 
+VERSION_S = 10  # an engine's --version there: a ctxbench engine answers at once
+
+
 def take_engine(tag: str) -> str:
     """Those lines, saying `tag`, as a piece of a str.format template (its
     braces doubled: the scripts are formatted with their own fields)."""
-    return _TAKE_ENGINE.replace("TAG", tag).replace("{", "{{").replace("}", "}}")
+    return _TAKE_ENGINE.replace("TAG", tag).replace("VERSION_S", str(VERSION_S)).replace("{", "{{").replace("}", "}}")
 
 
 def payload(engine: Path, unpack: str) -> bytes:
