@@ -254,3 +254,13 @@ def test_nan_infinity_and_numbers_past_a_float_anywhere_in_a_file_are_refused(tm
     with pytest.raises(UserError) as e:
         reader.decode(doc.encode(), "'bad.json'")
     assert says in e.value.why, e.value.why
+
+
+def test_a_document_the_store_kept_with_nan_still_reads():
+    """Stores kept documents written by json.dumps, NaN and all (now
+    msgspec: null): what the store kept reads back, its NaN as null (an
+    unknown), while a file holding NaN is refused."""
+    assert reader.decode(b'{"a": NaN, "b": [1e999, 1.5]}', "run 1 in the store", strict=False) == \
+        {"a": None, "b": [None, 1.5]}
+    with pytest.raises(UserError):
+        reader.decode(b'{"a": NaN}', "'f.json'")

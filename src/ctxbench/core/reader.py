@@ -106,9 +106,17 @@ def _finite(text: str) -> float:
     return v
 
 
-def decode(data: bytes, name: str):
+def _finite_or_none(text: str) -> float | None:
+    v = float(text)
+    return None if math.isinf(v) else v
+
+
+def decode(data: bytes, name: str, strict: bool = True):
     """The JSON value of a document's bytes, cleaned (core/reader._clean);
-    one clear UserError for bytes that are not one."""
+    one clear UserError for bytes that are not one. `strict` (a file's):
+    NaN, Infinity and numbers past a float are refused; not strict (a
+    document the store kept, written before its NaN were written null):
+    they are read as null, as ctxbench's own writer writes them."""
     if not data.strip():
         raise UserError(f"{name} is empty")
     try:
@@ -116,7 +124,8 @@ def decode(data: bytes, name: str):
     except UnicodeDecodeError as e:
         raise UserError(f"{name} is not a ctxbench results file (not UTF-8 text: byte {e.start})")
     try:
-        doc = _clean(json.loads(text, parse_constant=_not_json, parse_float=_finite))
+        doc = _clean(json.loads(text, parse_constant=_not_json, parse_float=_finite) if strict else
+                     json.loads(text, parse_constant=lambda c: None, parse_float=_finite_or_none))
     except json.JSONDecodeError as e:
         raise UserError(f"{name} is not valid JSON (truncated or corrupt?): {e.msg} at line {e.lineno}")
     except RecursionError:

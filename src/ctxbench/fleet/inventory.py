@@ -38,6 +38,7 @@ MAX_ALIASED = 1_000_000    # values YAML aliases may add (ansible: about a secon
 MAX_VARS_FILES = 10_000    # files under group_vars/ and host_vars/ looked at
 MAX_DEPTH = 100            # groups nested in groups (children:); ansible recurses without a bound
 VAULT_TAGS = ("!vault", "!vault-encrypted")
+YAML_EXT = (".yml", ".yaml", ".json")  # a file named so is meant as YAML: its YAML error is said as such
 
 
 def read(path: str, limit: str | None = None) -> list:
@@ -49,6 +50,8 @@ def read(path: str, limit: str | None = None) -> list:
     # extension, and ANSIBLE_YAML_FILENAME_EXT or ansible.cfg may give it
     # any; where it fails (or does not take the file) the INI parser reads it.
     read_as_yaml = _yaml(text, what)
+    if not read_as_yaml and path.lower().endswith(YAML_EXT) and (why := _yaml_error(text)):
+        raise UserError(f"{what}: the YAML parser cannot read it: {escaped(why)}")  # named YAML: meant as YAML
     _ini(text, what, read_as_yaml)
     _vars_dirs(os.path.dirname(os.path.abspath(path)), what)
     try:
@@ -179,6 +182,18 @@ def _expands(pattern: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _yaml_error(text: str) -> str:
+    """What the YAML parser says of a text it cannot read ('' : it reads it), in one line."""
+    import yaml
+    try:
+        yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        return " ".join(str(e).split())[:200]
+    except (ValueError, RecursionError) as e:
+        return str(e)[:200]
+    return ""
 
 
 def _yaml_nodes(text: str):
