@@ -21,12 +21,13 @@ import pytest
 
 from ctxbench.core.errors import UserError
 from test_issue46_host import _procs
+from test_issue46_host_audit import host  # noqa: F401 (the fixture: one server whose .bashrc sources $HOME/extra)
 
 
-def _check(tmp_path: Path, text: str, host: str = "h0"):
+def _check(tmp_path: Path, text: str, spec: str = "h0"):
     from ctxbench.core.ssh import hosts, preflight
     (tmp_path / "config").write_text(text)
-    return preflight.check(hosts.from_spec(host), (str(tmp_path / "config"),))
+    return preflight.check(hosts.from_spec(spec), (str(tmp_path / "config"),))
 
 
 def _sparse(path: Path, size: int) -> Path:
@@ -221,29 +222,11 @@ s.close()
 
 # ---- on a real host: rm()/cd() in ~/.bashrc, a `timeout` without -k (A242, A258, A257) --------------
 
-@pytest.fixture(scope="module")
-def host():
-    """One server whose account's ~/.bashrc sources $HOME/extra (as
-    test_issue46_host_audit.py's)."""
-    from ssh_servers import Fleet
-    f = Fleet(1)
-    s = f.servers[0]
-    home = s.dir / "home"
-    home.mkdir()
-    (home / ".bashrc").write_text('[ -f "$HOME/extra" ] && . "$HOME/extra"\n')
-    s.config.write_text(s.config.read_text().replace("SetEnv TMPDIR=", f"SetEnv HOME={home} TMPDIR="))
-    s.stop()
-    s.start()
-    f.home = home
-    try:
-        yield f
-    finally:
-        f.stop()
 
 
 @pytest.mark.machine
 @pytest.mark.flow
-def test_a_host_whose_start_up_hides_rm_and_cd_or_has_an_old_timeout(host, tmp_path):
+def test_a_host_whose_start_up_hides_rm_and_cd_or_has_an_old_timeout(host, tmp_path):  # noqa: F811 (the fixture)
     from test_issue46_host_audit import _left, _open_fails, _session
     extra = host.home / "extra"
     try:
