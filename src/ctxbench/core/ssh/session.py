@@ -7,10 +7,9 @@ runs there while the analysis, figures, store and report stay here.
 asyncssh does the SSH (the user's ssh config, agent and known_hosts are
 honoured; host keys are checked). The front end is synchronous, so the
 connection lives in an event loop on a thread of its own and each call
-waits for its answer; Ctrl-C here interrupts that wait. So does SIGTERM:
-from the moment the session is made (before it connects) until it is
-closed, SIGTERM is an interruption (KeyboardInterrupt), as in the
-engine's stream.
+waits for its answer; Ctrl-C here interrupts that wait. So do SIGTERM
+and SIGHUP, which the command takes as interruptions from its first
+instruction (ctxbench/__init__.py, core/interrupts.py).
 
 On the host, one shell (the watcher) makes a private temporary directory,
 takes the static engine for the host's architecture on its standard input
@@ -142,10 +141,6 @@ def _in_shell(path: bytes) -> str:
     return "\"$(printf '" + "".join(f"\\{b:03o}" for b in path) + "')\""
 
 
-def _on_term(signum, frame):
-    raise KeyboardInterrupt  # SIGTERM is an interruption, as in the engine's stream (core/engine.py)
-
-
 class _NoNewline(Exception):
     """Our tagged line came in the middle of a line: the shell's start-up
     printed this without a newline."""
@@ -200,11 +195,6 @@ class Session:
         self._closed = False
         self.chatter = _Chatter()      # what its shell's start-up printed (said once, when opened)
         self.checked: preflight.Checked | None = None  # the files asyncssh reads here, checked
-        self._old_term = None
-        # SIGTERM from now on is an interruption: the connection starts later, inside the command
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            self._old_term = signal.signal(signal.SIGTERM, _on_term)
 
     @property
     def name(self) -> str:
@@ -433,13 +423,7 @@ class Session:
         """End the command there: the watcher kills what is left and
         removes the directory. '' when it did, else what may be left.
         Bounded by CLEAN_S, whatever the connection does."""
-        try:
-            return self._end()
-        finally:
-            if self._old_term is not None and threading.current_thread() is threading.main_thread():
-                if signal.getsignal(signal.SIGTERM) is _on_term:
-                    signal.signal(signal.SIGTERM, self._old_term)
-                self._old_term = None
+        return self._end()
 
     def _end(self) -> str:
         if self._closed or self.loop is None:
