@@ -26,6 +26,7 @@ from ctxbench.core.results import upgrade
 from ctxbench.core.results.document import SCHEMA as _V2
 from ctxbench.core.results.warnings import CODES, SEVERITY
 from ctxbench.stats import drift, power, summary as stats
+from ctxbench.stats.numbers import finite_or_nan
 
 SCHEMA = _V2
 # what the reader reads: ctxbench/1 through core/results/upgrade.py
@@ -176,7 +177,7 @@ def round_series(results: list[dict], unit: str = "ns") -> tuple[list[int], list
             continue
         xs = v.samples if unit == "ns" else v.cycles.samples
         kept = [(float(x), int(k)) for x, k, keep in zip(xs, g, v.keep)
-                if keep and x is not None and math.isfinite(_num(x))]
+                if keep and x is not None and math.isfinite(finite_or_nan(x))]
         if kept:
             which.append(i)
             series.append((np.array([x for x, _ in kept]), np.array([k for _, k in kept])))
@@ -289,10 +290,6 @@ def document(tool: dict, environment: dict, results_: list, extra: dict | None =
 
 # ---- read-only views ----------------------------------------------------------
 
-def _num(x) -> float:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else math.nan
-
-
 _g = results.member  # a member of a record or of its builtins (UNSET: the default)
 
 
@@ -324,14 +321,14 @@ class Summary:
     def __bool__(self) -> bool:
         return bool(self.d) if isinstance(self.d, dict) else True
 
-    median = property(lambda s: _num(_g(s.d, "median")))
+    median = property(lambda s: finite_or_nan(_g(s.d, "median")))
     # a power.effect record reads as a summary: its estimate is the mean
-    mean = property(lambda s: _num(_g(s.d, "mean", _g(s.d, "estimate_ns"))))
-    mde = property(lambda s: _num(_g(s.d, "mde_ns", _g(s.d, "mde"))))
-    sd = property(lambda s: _num(_g(s.d, "sd_ns", _g(s.d, "stdev"))))
-    min = property(lambda s: _num(_g(s.d, "min")))
-    max = property(lambda s: _num(_g(s.d, "max")))
-    cv = property(lambda s: _num(_g(s.d, "cv")))
+    mean = property(lambda s: finite_or_nan(_g(s.d, "mean", _g(s.d, "estimate_ns"))))
+    mde = property(lambda s: finite_or_nan(_g(s.d, "mde_ns", _g(s.d, "mde"))))
+    sd = property(lambda s: finite_or_nan(_g(s.d, "sd_ns", _g(s.d, "stdev"))))
+    min = property(lambda s: finite_or_nan(_g(s.d, "min")))
+    max = property(lambda s: finite_or_nan(_g(s.d, "max")))
+    cv = property(lambda s: finite_or_nan(_g(s.d, "cv")))
     n = property(lambda s: int(_g(s.d, "n") or 0))
     # what the interval is for ("another run", stats.drift) and over what it resampled ("groups"), None if unsaid
     ci95_for = property(lambda s: _g(s.d, "ci95_for"))
@@ -342,7 +339,7 @@ class Summary:
     @property
     def ci95(self) -> tuple[float, float]:
         ci = _g(self.d, "ci95")
-        return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
+        return (finite_or_nan(ci[0]), finite_or_nan(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
     def as_dict(self) -> dict:
         """A copy of the record (builtins), for an analysis that builds a new one from it."""
@@ -356,8 +353,8 @@ class Effect(Summary):
     made the interval ("" in files from before issue 23, which named none)."""
     __slots__ = ()
 
-    estimate = property(lambda s: _num(_g(s.d, "estimate_ns")))
-    se = property(lambda s: _num(_g(s.d, "se_ns")))
+    estimate = property(lambda s: finite_or_nan(_g(s.d, "estimate_ns")))
+    se = property(lambda s: finite_or_nan(_g(s.d, "se_ns")))
     resolved = property(lambda s: bool(_g(s.d, "resolved")))
     below_mde = property(lambda s: bool(_g(s.d, "below_mde")))
     method = property(lambda s: str(_g(s.d, "method") or ""))
@@ -368,7 +365,7 @@ class Effect(Summary):
     @property
     def ci_simultaneous(self) -> tuple[float, float]:
         ci = _g(self.d, "ci_simultaneous")
-        return (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
+        return (finite_or_nan(ci[0]), finite_or_nan(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (math.nan, math.nan)
 
 
 class Cycles:
@@ -388,7 +385,7 @@ class Cycles:
     method = property(lambda s: str(_g(s.c, "method") or ""))
     summary = property(lambda s: Summary(_g(s.c, "summary")))
     clock = property(lambda s: _obj(_g(s.c, "clock")))
-    ghz = property(lambda s: _num(_obj(_g(s.c, "clock")).get("ghz_median")))
+    ghz = property(lambda s: finite_or_nan(_obj(_g(s.c, "clock")).get("ghz_median")))
 
     def as_dict(self) -> dict:
         """A copy of the cycles record (builtins), for an analysis that builds a new one from it."""

@@ -290,15 +290,6 @@ def params_json_schema() -> dict:
 NUMBER_PARTS = ("I_pct",)
 
 
-def get_path(obj: dict, path: str):
-    """obj["a"]["b"] for "a.b"; None where a step is missing."""
-    for step in path.split("."):
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(step)
-    return obj
-
-
 def environment_problems(env: dict) -> list[str]:
     out = []
     for path, types in ENVIRONMENT.items():

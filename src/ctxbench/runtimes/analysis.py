@@ -16,6 +16,7 @@ from ctxbench.core import model
 from ctxbench.core.model import Result
 from ctxbench.runtimes import rounds
 from ctxbench.stats import power
+from ctxbench.stats.numbers import is_finite
 from ctxbench.stats.launches import interval as launch_interval
 from ctxbench.ui.format import fmt_value
 
@@ -62,7 +63,7 @@ def resolution(r: dict) -> dict:
             se, df = float(over["se"]), int(over["df"])
         else:
             lo, hi = s.ci95
-            se = (hi - lo) / (2 * Z95) if _finite(lo) and _finite(hi) else math.nan
+            se = (hi - lo) / (2 * Z95) if is_finite(lo) and is_finite(hi) else math.nan
             df = None
         out[f"se_{unit}"] = se
         out[f"mde_{unit}"] = power.mde(se, df)
@@ -70,10 +71,6 @@ def resolution(r: dict) -> dict:
             out["over"] = "launches" if df is not None else "groups"
             out["df"] = df
     return out
-
-
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 LAUNCH_INTERVAL = ("Student's t over the launches' medians (launches - 1 degrees of freedom, Kalibera and Jones "
@@ -103,7 +100,7 @@ def estimate(s: model.Summary) -> float:
     where the interval is over launches, else the median of its groups."""
     iv = s.launch_interval
     x = iv.get("mean") if iv else s.median
-    return float(x) if _finite(x) else math.nan
+    return float(x) if is_finite(x) else math.nan
 
 
 def over_launches(r: dict) -> dict:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import os
 import pkgutil
 import shutil
@@ -33,6 +32,7 @@ from ctxbench.core import locations
 from ctxbench.core.children import child_setup, kill_group
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.model import Result
+from ctxbench.stats.numbers import is_finite
 
 PLACEMENTS = ("pinned", "default")
 # CPUs a placement runs on: pinned = the measured CPU only (the runtime
@@ -359,8 +359,7 @@ def _check_header(name: str, rec: dict, where: str) -> None:
 
 
 def _numbers(x: object, finite: bool = True) -> bool:
-    return isinstance(x, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                       and (math.isfinite(v) or not finite) for v in x)
+    return isinstance(x, list) and all((is_finite(v) or not finite and isinstance(v, float)) for v in x)
 
 
 def check_result(name: str, rec: dict, where: str, placement: str) -> dict:

@@ -26,6 +26,7 @@ from typing import Sequence
 from ctxbench.core import engine
 from ctxbench.core.errors import UserError
 from ctxbench.core.model import Result, with_members
+from ctxbench.stats.numbers import finite_or_nan
 
 READINGS = 3  # readings each side of a launch; their median (each is already the best of the probe's repetitions)
 WHERE = ("ctxbench-engine probe on the measured CPU just before the harness started and just after it exited "
@@ -43,12 +44,10 @@ def read(cpu: int, readings: int = READINGS) -> dict:
     return probe
 
 
-def _num(x) -> float:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else math.nan
 
 
 def _median(xs) -> float | None:
-    v = [_num(x) for x in xs or []]
+    v = [finite_or_nan(x) for x in xs or []]
     v = [x for x in v if math.isfinite(x) and x > 0]
     return statistics.median(v) if v else None
 

@@ -9,10 +9,7 @@ import math
 import numpy as np
 
 from ctxbench.stats import power
-
-
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+from ctxbench.stats.numbers import is_finite
 
 
 def interval(medians: list[float]) -> dict | None:
@@ -21,7 +18,7 @@ def interval(medians: list[float]) -> dict | None:
     decides is over the launches' own results. Student's t over the
     launches' medians with launches - 1 degrees of freedom: their mean,
     sd, standard error and 95% interval; None below two launches."""
-    x = np.array([m for m in medians if _finite(m)], dtype=float)
+    x = np.array([m for m in medians if is_finite(m)], dtype=float)
     if x.size < 2:
         return None
     mean, sd = float(x.mean()), float(x.std(ddof=1))

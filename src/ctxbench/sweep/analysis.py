@@ -226,11 +226,6 @@ def where(size: int, env: dict, parties: int = 2) -> str:
     return f"both parties {fmt_size(ws)}: {rel} {b['label']}"
 
 
-def _f(x) -> float:
-    """A number from a record (JSON stores nan as null)."""
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else math.nan
-
-
 def _indirect(r: dict) -> model.Effect:
     """A point's indirect cost as a view (an empty one if it has none)."""
     return model.Result(r).indirect or model.Effect({})

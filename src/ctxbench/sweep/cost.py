@@ -30,7 +30,6 @@ what that round cost (command.py).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ctxbench.core.model import Environment
@@ -106,7 +105,3 @@ class Model:
                 "line_ns": dict(LINE_NS), "host": {"l1": self.host.l1, "l2": self.host.l2,
                                                    "llc_share": self.host.llc_share},
                 "iterations": self.iterations, "min_sample_us": self.min_sample_us}
-
-
-def finite(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
