@@ -44,28 +44,34 @@ def waterfall(a: dict, env: Environment | dict):
     has_at = bool(at.get("groups"))
     fig = plt.figure(figsize=(11, 6.4 if has_at else 4.8))
     grid = fig.add_gridspec(2 if has_at else 1, 2, width_ratios=[6, 1], height_ratios=[3, 1] if has_at else [1])
-    ax = fig.add_subplot(grid[0, 0])
-    labels, x = [], 0
-    level = 0.0
+    _chain_bars(fig.add_subplot(grid[0, 0]), a, parts, chain)
+    _cross_cpu_bar(fig.add_subplot(grid[0, 1]), a.get("cross_cpu"))
+    if has_at:
+        _attribution_bar(fig.add_subplot(grid[1, :]), at)
+    fig.text(0.01, 0.005, machine_label(env), fontsize=7, color="#555555")
+    fig.tight_layout()
+    return fig
+
+
+def _chain_bars(ax, a: dict, parts: list[dict], chain: list[dict]) -> None:
+    """The chain's steps stacked, the measured hand-off, what is not
+    attributed, and the side rungs above the hand-off they add to."""
+    labels, level = [], 0.0
     for p in chain:
         top, err = _err(p, level)
-        ax.bar(x, (top - level) / US, bottom=level / US, color=CHAIN_COLOUR, yerr=err, capsize=3)
+        ax.bar(len(labels), (top - level) / US, bottom=level / US, color=CHAIN_COLOUR, yerr=err, capsize=3)
         labels.append(p["name"])
         level = top
-        x += 1
     sc = a.get("sum_check") or {}
     if sc:
-        t = sc["total"]
-        _, err = _err(t, 0.0)
-        ax.bar(x, t["estimate_ns"] / US, color=TOTAL_COLOUR, yerr=err, capsize=3)
+        _, err = _err(sc["total"], 0.0)
+        ax.bar(len(labels), sc["total"]["estimate_ns"] / US, color=TOTAL_COLOUR, yerr=err, capsize=3)
         labels.append("= measured hand-off\n(process)")
-        x += 1
         if not sc.get("within_total_interval"):
-            g = sc["gap"]
-            top, err = _err(g, level)
-            ax.bar(x, (top - level) / US, bottom=level / US, color=GAP_COLOUR, yerr=err, capsize=3, hatch="//")
+            top, err = _err(sc["gap"], level)
+            ax.bar(len(labels), (top - level) / US, bottom=level / US, color=GAP_COLOUR, yerr=err, capsize=3,
+                   hatch="//")
             labels.append("not attributed")
-            x += 1
     # the thread pair's hand-off: its calls and its switch (the chain's steps
     # before the process's own calls and address space)
     thread = sum(p["estimate_ns"] for p in chain if p["rung"] in ("syscall", "thread"))
@@ -73,13 +79,11 @@ def waterfall(a: dict, env: Environment | dict):
     for p in parts:
         if p["chain"]:
             continue
-        base = base_of.get(p["reference"])
-        if base is None:
-            base = base_of["process"]  # cgroups: from the process hand-off (one cgroup ~ the process rung)
+        # cgroups: from the process hand-off (one cgroup ~ the process rung)
+        base = base_of.get(p["reference"], base_of["process"])
         top, err = _err(p, base)
-        ax.bar(x, (top - base) / US, bottom=base / US, color=SIDE_COLOUR, yerr=err, capsize=3)
+        ax.bar(len(labels), (top - base) / US, bottom=base / US, color=SIDE_COLOUR, yerr=err, capsize=3)
         labels.append("+ " + p["name"])
-        x += 1
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("µs per hand-off (95% CI)")
@@ -88,32 +92,31 @@ def waterfall(a: dict, env: Environment | dict):
                  f"(a process pair, {a.get('mechanism', '')}, same CPU)", fontsize=10)
     ax.axhline(0, color="black", linewidth=0.5)
 
-    axx = fig.add_subplot(grid[0, 1])
-    xc = a.get("cross_cpu")
-    if xc and math.isfinite(xc.get("median_ns", math.nan)):
-        lo, hi = xc["ci95"]
-        med = xc["median_ns"]
-        axx.bar(0, med / US, color="#55A868", yerr=[[max(med - lo, 0) / US], [max(hi - med, 0) / US]], capsize=3)
-        axx.set_xticks([0])
-        axx.set_xticklabels(["cross-CPU\nwake-up"], fontsize=8)
-        axx.set_title("a different\nquantity", fontsize=9)
-    else:
-        axx.axis("off")
 
-    if has_at:
-        axa = fig.add_subplot(grid[1, :])
-        left = 0.0
-        for g in at["groups"]:
-            w = g["ns"] / US
-            axa.barh(0, w, left=left, label=f"{g['group']} {g['share']:.0%}")
-            left += w
-        gap = at.get("not_sampled_ns")
-        if gap is not None and math.isfinite(gap) and gap > 0:
-            axa.barh(0, gap / US, left=left, color=GAP_COLOUR, hatch="//", label="not sampled")
-        axa.set_yticks([])
-        axa.set_xlabel("µs of the thread hand-off with sampling on, by kernel function group (cpu-clock samples: "
-                       "an interrupts-off region is counted where it ends)", fontsize=8)
-        axa.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.45))
-    fig.text(0.01, 0.005, machine_label(env), fontsize=7, color="#555555")
-    fig.tight_layout()
-    return fig
+def _cross_cpu_bar(axx, xc: dict | None) -> None:
+    """Cross-CPU wake-up latency beside, as the different quantity it is."""
+    if not (xc and math.isfinite(xc.get("median_ns", math.nan))):
+        axx.axis("off")
+        return
+    lo, hi = xc["ci95"]
+    med = xc["median_ns"]
+    axx.bar(0, med / US, color="#55A868", yerr=[[max(med - lo, 0) / US], [max(hi - med, 0) / US]], capsize=3)
+    axx.set_xticks([0])
+    axx.set_xticklabels(["cross-CPU\nwake-up"], fontsize=8)
+    axx.set_title("a different\nquantity", fontsize=9)
+
+
+def _attribution_bar(axa, at: dict) -> None:
+    """The sampled thread hand-off by kernel function group."""
+    left = 0.0
+    for g in at["groups"]:
+        w = g["ns"] / US
+        axa.barh(0, w, left=left, label=f"{g['group']} {g['share']:.0%}")
+        left += w
+    gap = at.get("not_sampled_ns")
+    if gap is not None and math.isfinite(gap) and gap > 0:
+        axa.barh(0, gap / US, left=left, color=GAP_COLOUR, hatch="//", label="not sampled")
+    axa.set_yticks([])
+    axa.set_xlabel("µs of the thread hand-off with sampling on, by kernel function group (cpu-clock samples: "
+                   "an interrupts-off region is counted where it ends)", fontsize=8)
+    axa.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.45))

@@ -52,82 +52,96 @@ def cpu_busy(seconds: float = 0.2) -> dict[int, float]:
 
 def environment_findings(env, cpus: list[int] | None = None, busy: dict[int, float] | None = None) -> list[Finding]:
     """Findings about the machine, from its environment record (a dict or
-    a model.Environment)."""
+    a model.Environment): each topic's check in turn (as pyperf's system
+    checks: one function per topic)."""
     from ctxbench.core.model import Environment
     e = Environment(env)
-    f: list[Finding] = []
+    return [*_cpu(e), *_frequency(e), *_platform(e), *_smt(e, cpus, busy), *_kernel(e), *_scheduling(e),
+            *_idle(e), *_perf(e)]
 
-    f.append(Finding("ok", "cpu", f"{e.cpu_model or 'unknown CPU'}, {e.cpus_online} CPUs online, "
-                     f"{_or(e.cores, '?')} cores, {_or(e.threads_per_core, '?')} thread(s) per core"
-                     f" (topology from {e.topology_source})"))
-    caches = e.caches
-    if caches:
+
+def _cpu(e) -> list[Finding]:
+    f = [Finding("ok", "cpu", f"{e.cpu_model or 'unknown CPU'}, {e.cpus_online} CPUs online, "
+                 f"{_or(e.cores, '?')} cores, {_or(e.threads_per_core, '?')} thread(s) per core"
+                 f" (topology from {e.topology_source})")]
+    if e.caches:
         desc = ", ".join(f"L{c['level']}{'d' if c['type']=='data' else 'i' if c['type']=='instruction' else ''} "
-                         f"{_size(c['size'])}" for c in caches)
+                         f"{_size(c['size'])}" for c in e.caches)
         f.append(Finding("ok", "caches", desc))
+    return f
 
+
+def _frequency(e) -> list[Finding]:
     govs = e.governors
     vals = {v for v in govs.values()}
     if not govs or vals == {None}:
-        f.append(Finding("note", "governor", "frequency governor not readable (no cpufreq: typical in a VM)",
-                         "on bare metal: cpupower frequency-set -g performance"))
+        f = [Finding("note", "governor", "frequency governor not readable (no cpufreq: typical in a VM)",
+                     "on bare metal: cpupower frequency-set -g performance")]
     elif vals != {"performance"}:
-        f.append(Finding("warning", "governor", f"frequency governor is {', '.join(sorted(str(v) for v in vals))}, "
-                         "not performance", "sudo cpupower frequency-set -g performance"))
+        f = [Finding("warning", "governor", f"frequency governor is {', '.join(sorted(str(v) for v in vals))}, "
+                     "not performance", "sudo cpupower frequency-set -g performance")]
     else:
-        f.append(Finding("ok", "governor", "frequency governor: performance"))
+        f = [Finding("ok", "governor", "frequency governor: performance")]
     if e.intel_no_turbo == "0" or e.boost == "1":
         f.append(Finding("warning", "turbo", "turbo boost is enabled: the clock depends on temperature and load",
                          "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo (or cpufreq/boost = 0)"))
+    return f
 
+
+def _platform(e) -> list[Finding]:
+    """Emulation, the ARM timers, a virtual machine."""
+    f = []
     if e.emulated:
         f.append(Finding("warning", "emulated", f"measured under user-mode emulation ({e.emulator}): "
                          "these timings measure the emulator, not the CPU; the CPU and cache records describe "
                          f"the host ({e.emulation_evidence})",
                          "use such a file only to check the pipeline; measure on the board itself"))
     f.extend(_arm_timer_findings(e))
-
     if e.is_vm:
         f.append(Finding("warning", "vm", f"running in a virtual machine ({e.hypervisor or e.dmi_product_name or 'hypervisor detected'})",
                          "absolute numbers include virtualisation costs; compare ratios measured in one run, "
                          "or measure on bare metal"))
+    return f
 
+
+def _smt(e, cpus: list[int] | None, busy: dict[int, float] | None) -> list[Finding]:
     tpc = e.threads_per_core or 1
-    if tpc > 1:
-        sib = e.smt_siblings
-        busy = busy if busy is not None else cpu_busy()
-        for group in sib:
-            if cpus and not set(group) & set(cpus):
-                continue
-            others = [c for c in group if not cpus or c not in cpus]
-            hot = [c for c in others if busy.get(c, 0) > 0.05]
-            if hot:
-                f.append(Finding("warning", "smt", f"SMT sibling CPU {hot} of the measured CPU is busy "
-                                 f"({max(busy[c] for c in hot):.0%})",
-                                 "stop the load there, or take the sibling offline: "
-                                 f"echo 0 | sudo tee /sys/devices/system/cpu/cpu{hot[0]}/online"))
-        f.append(Finding("note", "smt", f"SMT is on ({tpc} threads per core)",
-                         "for the cleanest numbers: echo off | sudo tee /sys/devices/system/cpu/smt/control"))
-    else:
-        f.append(Finding("ok", "smt", "no SMT siblings"))
+    if tpc <= 1:
+        return [Finding("ok", "smt", "no SMT siblings")]
+    f = []
+    busy = busy if busy is not None else cpu_busy()
+    for group in e.smt_siblings:
+        if cpus and not set(group) & set(cpus):
+            continue
+        others = [c for c in group if not cpus or c not in cpus]
+        hot = [c for c in others if busy.get(c, 0) > 0.05]
+        if hot:
+            f.append(Finding("warning", "smt", f"SMT sibling CPU {hot} of the measured CPU is busy "
+                             f"({max(busy[c] for c in hot):.0%})",
+                             "stop the load there, or take the sibling offline: "
+                             f"echo 0 | sudo tee /sys/devices/system/cpu/cpu{hot[0]}/online"))
+    f.append(Finding("note", "smt", f"SMT is on ({tpc} threads per core)",
+                     "for the cleanest numbers: echo off | sudo tee /sys/devices/system/cpu/smt/control"))
+    return f
 
-    f.append(Finding("ok" if e.preempt or e.preempt_banner else "note", "kernel",
-                     f"Linux {e.kernel_release}, preemption: {e.preempt or e.preempt_banner}"))
+
+def _kernel(e) -> list[Finding]:
+    """Preemption, the clock source, isolation, mitigations."""
+    f = [Finding("ok" if e.preempt or e.preempt_banner else "note", "kernel",
+                 f"Linux {e.kernel_release}, preemption: {e.preempt or e.preempt_banner}")]
     cs = e.clocksource
     if cs and cs not in ("tsc", "arch_sys_counter"):
         f.append(Finding("warning", "clocksource", f"clock source is {cs}: clock_gettime may be a slow system call",
                          "use the tsc clocksource where the CPU has an invariant TSC (tsc=reliable)"))
     else:
         f.append(Finding("ok", "clocksource", f"clock source: {cs}"))
-    iso = e.isolated or ""
-    nohz = e.nohz_full or ""
+    iso, nohz = e.isolated or "", e.nohz_full or ""
     if not iso.strip():
         f.append(Finding("note", "isolation", "no isolated CPUs (isolcpus) and "
                          + ("no nohz_full" if not nohz.strip() or nohz.strip() == "(null)" else f"nohz_full={nohz}"),
                          "boot with isolcpus=N nohz_full=N rcu_nocbs=N and measure with --cpu N"))
     else:
         f.append(Finding("ok", "isolation", f"isolated CPUs: {iso}; nohz_full: {nohz or 'none'}"))
-
     mit = e.mitigations
     active = sorted(k for k, v in mit.items() if v and v.startswith("Mitigation"))
     vuln = sorted(k for k, v in mit.items() if v and v.startswith("Vulnerable"))
@@ -135,12 +149,16 @@ def environment_findings(env, cpus: list[int] | None = None, busy: dict[int, flo
         f.append(Finding("note", "mitigations", f"mitigations in force: {', '.join(active) or 'none'}"
                          + (f"; vulnerable: {', '.join(vuln)}" if vuln else ""),
                          "they add to every kernel entry and switch; compare kernels with the same setting"))
+    return f
 
+
+def _scheduling(e) -> list[Finding]:
+    """SCHED_FIFO, RT throttling, mlockall."""
     if not e.sched_fifo_allowed:
-        f.append(Finding("warning", "sched_fifo", f"SCHED_FIFO not available: {e.sched_fifo_error}",
-                         "run as root, or allow it: ulimit -r 99 / 'rtprio' in /etc/security/limits.conf"))
+        f = [Finding("warning", "sched_fifo", f"SCHED_FIFO not available: {e.sched_fifo_error}",
+                     "run as root, or allow it: ulimit -r 99 / 'rtprio' in /etc/security/limits.conf")]
     else:
-        f.append(Finding("ok", "sched_fifo", "SCHED_FIFO available (the /fifo ids use it)"))
+        f = [Finding("ok", "sched_fifo", "SCHED_FIFO available (the /fifo ids use it)")]
     rt = e.sched_rt_runtime_us
     if rt and rt != "-1":
         f.append(Finding("note", "rt_throttling", f"RT throttling on: real-time tasks get {int(rt)/1e4:.0f}% of "
@@ -148,25 +166,26 @@ def environment_findings(env, cpus: list[int] | None = None, busy: dict[int, flo
                          "ctxbench relies on it as a second safety net; leave it on"))
     if e.mlockall is False and e.mlockall_error:
         f.append(Finding("warning", "mlock", e.mlockall_error, "run as root or raise ulimit -l"))
-
-    drv = e.idle_driver
-    states = e.idle_states
-    if e.idle_held:
-        f.append(Finding("ok", "idle", f"idle driver {drv}; /dev/cpu_dma_latency held at 0 during the run"))
-    else:
-        f.append(Finding("note", "idle", f"idle driver: {drv or 'none'}"
-                         + (f", {len(states)} idle states" if states else "")
-                         + ("; an idle vCPU halts in the hypervisor" if e.is_vm else ""),
-                         "cross-CPU wake-up latency includes leaving idle; --no-idle holds "
-                         "/dev/cpu_dma_latency at 0 during the run (as cyclictest does)"))
-
-    if e.hardware_counters:
-        f.append(Finding("ok", "perf", "hardware perf counters available"))
-    else:
-        f.append(Finding("note", "perf", f"hardware perf counters unavailable ({e.hardware_error})"
-                         + ("; software events work" if e.software_counters else ""),
-                         "on bare metal: sysctl kernel.perf_event_paranoid=1; in a VM the hypervisor must expose the PMU"))
     return f
+
+
+def _idle(e) -> list[Finding]:
+    drv, states = e.idle_driver, e.idle_states
+    if e.idle_held:
+        return [Finding("ok", "idle", f"idle driver {drv}; /dev/cpu_dma_latency held at 0 during the run")]
+    return [Finding("note", "idle", f"idle driver: {drv or 'none'}"
+                    + (f", {len(states)} idle states" if states else "")
+                    + ("; an idle vCPU halts in the hypervisor" if e.is_vm else ""),
+                    "cross-CPU wake-up latency includes leaving idle; --no-idle holds "
+                    "/dev/cpu_dma_latency at 0 during the run (as cyclictest does)")]
+
+
+def _perf(e) -> list[Finding]:
+    if e.hardware_counters:
+        return [Finding("ok", "perf", "hardware perf counters available")]
+    return [Finding("note", "perf", f"hardware perf counters unavailable ({e.hardware_error})"
+                    + ("; software events work" if e.software_counters else ""),
+                    "on bare metal: sysctl kernel.perf_event_paranoid=1; in a VM the hypervisor must expose the PMU")]
 
 
 def _or(x, default):

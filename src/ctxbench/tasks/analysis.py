@@ -147,49 +147,65 @@ class PairAnalysis(NamedTuple):
     points: list
 
 
-def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> PairAnalysis:
-    """Per-switch and per-task effects and David et al.'s points for one pair."""
-    P, wp = table(pair_result)
-    E, we = table(empty_result)
-    params = model.Result(pair_result).params
-    pair = str(params.get("pair"))
+class _Rounds:
+    """One pair's statistics over its rounds, and their draws (whole rounds
+    resampled, the same draws in ns and in core cycles): what every effect
+    of the pair is made from (`effect`: a statistic of the rounds' means ->
+    its effect and cycles twin)."""
+
+    def __init__(self, P: dict, E: dict, ns: list[int], ghz, resamples: int):
+        self.ns, self.ghz = ns, ghz
+        self.labels, draws = power.round_draws(np.concatenate([P["round"], E["round"]]), resamples)
+        self.rounds = int(self.labels.size)
+        jp, je = power.rows_by_round(P["round"]), power.rows_by_round(E["round"])
+        self.est, self.boot = self._both(P, E, jp, je, draws)
+        # the same in core cycles: each run's ns times its group's f (core/cycles.py)
+        Pc, Ec = _in_cycles(P), _in_cycles(E)
+        self.estc, self.bootc = self._both(Pc, Ec, jp, je, draws) if Pc is not None and Ec is not None \
+            else (None, None)
+        self.why = cycles.NO_PROBE if self.estc is None else ""
+        self.at = {n: 4 + 3 * i for i, n in enumerate(ns)}  # column of n's mean total
+        self.c1 = self.at[1]
+
+    def _both(self, Pt, Et, jp, je, draws):
+        """Every statistic and its draws."""
+        e0 = _stats(Pt, Et, self.ns, np.arange(Pt["n"].size), np.arange(Et["n"].size))
+        return e0, np.array([_stats(Pt, Et, self.ns, power.rows_of(jp, d), power.rows_of(je, d)) for d in draws])
+
+    def effect(self, fn, share: bool = False) -> dict:
+        """The statistic fn of the rounds as an effect, with its twin in
+        cycles (not for a share of the run, `share`: a ratio has no unit)."""
+        ns_e = power.effect(float(fn(self.est)), np.array([fn(b) for b in self.boot]), self.rounds)
+        if share:
+            return dict(ns_e, unit="ns", cycles=None, cycles_why="a share of the run has no unit")
+        c_e = power.effect(float(fn(self.estc)), np.array([fn(b) for b in self.bootc]), self.rounds) \
+            if self.estc is not None else None
+        return cycles.twin(ns_e, c_e, self.ghz, self.why)
+
+    def part(self, fn, share: bool = False) -> dict:
+        return _summary(self.effect(fn, share), self.rounds)
+
+    def whole_run(self, g, n):
+        """The whole-run statistic g(I(n)) and its draws (the same rounds'
+        draws the chunk effects use: tasks/chunked.py's cross-check)."""
+        k, c1 = self.at[n], self.c1
+
+        def i_of(s):
+            return s[k] - s[c1] - (n - 1) * s[0]
+        return g(float(i_of(self.est))), g(np.array([i_of(b) for b in self.boot]))
+
+
+def _task_names(pair: str) -> tuple[str, str]:
     ta, tb = pair.split("+")[:2] if "+" in pair else ("a", "b")
     if ta == tb:  # the empty pair (known answers): name them by role
         ta, tb = f"{ta} (a)", f"{tb} (b)"
-    ns = sorted({int(x) for x in P["n"]})
-    if 1 not in ns:
-        raise ValueError("the n = 1 runs (R_total) are missing")
-    labels, draws = power.round_draws(np.concatenate([P["round"], E["round"]]), resamples)
-    jp, je = power.rows_by_round(P["round"]), power.rows_by_round(E["round"])
-    rounds = int(labels.size)
+    return ta, tb
 
-    def both(Pt, Et):
-        """Every statistic and its draws (the same draws in either unit)."""
-        e0 = _stats(Pt, Et, ns, np.arange(Pt["n"].size), np.arange(Et["n"].size))
-        return e0, np.array([_stats(Pt, Et, ns, power.rows_of(jp, d), power.rows_of(je, d)) for d in draws])
 
-    est, boot = both(P, E)
-    # the same in core cycles: each run's ns times its group's f (core/cycles.py)
-    Pc, Ec = _in_cycles(P), _in_cycles(E)
-    estc, bootc = both(Pc, Ec) if Pc is not None and Ec is not None else (None, None)
-    ghz = cycles.run_ghz([cycles.group_clock(cycles.probe_of(x)) for x in (pair_result, empty_result)])
-    why = cycles.NO_PROBE if estc is None else ""
-
-    def eff(fn, share: bool = False):
-        """The statistic fn of the rounds as an effect, with its twin in
-        cycles (not for a share of the run, `share`: a ratio has no unit)."""
-        ns_e = power.effect(float(fn(est)), np.array([fn(b) for b in boot]), rounds)
-        if share:
-            return dict(ns_e, unit="ns", cycles=None, cycles_why="a share of the run has no unit")
-        c_e = power.effect(float(fn(estc)), np.array([fn(b) for b in bootc]), rounds) if estc is not None else None
-        return cycles.twin(ns_e, c_e, ghz, why)
-
-    def part(fn, share: bool = False):
-        return _summary(eff(fn, share), rounds)
-
-    at = {n: 4 + 3 * i for i, n in enumerate(ns)}  # column of n's mean total
-    c1 = at[1]
-    per_switch = eff(lambda s: s[1] - s[0])
+def _pair_effects(R: _Rounds, pair: str) -> dict:
+    """The pair's record: per switch, per task, C, the switch's inflation."""
+    ta, tb = _task_names(pair)
+    ns, at, eff = R.ns, R.at, R.effect
     # The cost of one more switch between successive n: the slope is one number
     # only if I grows linearly with n. It need not: the more often the tasks
     # switch, the less each touches between two switches, so the less the other
@@ -197,73 +213,92 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
     # 1000, 0.9 from 1000 to 2000, 0.2 from 2000 to 4000, slope 979 ns).
     marginal = [dict(eff(lambda s, lo=lo, hi=hi: (s[at[hi]] - s[at[lo]]) / (hi - lo) - s[0]), n_from=lo, n_to=hi)
                 for lo, hi in zip(ns, ns[1:])]
-    summary = {
-        "pair": pair, "rounds": rounds, "n_values": ns,
-        "per_switch": per_switch,
+    return {
+        "pair": pair, "rounds": R.rounds, "n_values": ns,
+        "per_switch": eff(lambda s: s[1] - s[0]),
         "marginal": marginal,
         "linear": _linear(eff, ns, at),
         "per_task": {ta: eff(lambda s: s[2]), tb: eff(lambda s: s[3])},
         "switch_inflation": eff(lambda s: s[1] - s[0] - s[2] - s[3]),
         "C": eff(lambda s: s[0]),
         "slope": eff(lambda s: s[1]),
-        "R_total_ns": float(est[c1]),
-        "R_total_cycles": float(estc[c1]) if estc is not None else None,
-        "ghz": ghz,
+        "R_total_ns": float(R.est[R.c1]),
+        "R_total_cycles": float(R.estc[R.c1]) if R.estc is not None else None,
+        "ghz": R.ghz,
     }
 
-    def whole_run(g, n):
-        """The whole-run statistic g(I(n)) and its draws (the same rounds'
-        draws the chunk effects use: tasks/chunked.py's cross-check)."""
-        k = at[n]
 
-        def i_of(s):
-            return s[k] - s[c1] - (n - 1) * s[0]
-        return g(float(i_of(est))), g(np.array([i_of(b) for b in boot]))
-    summary["chunks"] = chunked.analyse(pair_result, empty_result, labels, whole_run, resamples)
-    if summary["chunks"] is None:
-        summary["chunks_why"] = chunked.why_none(pair_result)
+def _pair_warnings(wp: list[dict], we: list[dict], per_switch: dict) -> list[dict]:
     warns = list({(w["code"], w["text"]): w for w in wp + we}.values())  # each once
     if cycles.chosen(per_switch)["resolved"] and per_switch["estimate_ns"] < 0:
         warns.append(model.warning("negative_indirect", "negative indirect cost per switch whose interval "
                                    "excludes 0 (printed as measured): the empty pair's switch (C) costs more "
                                    "than the pair's; a disturbed empty pair or a task that runs faster when "
                                    "split are the candidates", per_switch_ns=per_switch["estimate_ns"]))
-    points = []
-    for n in ns:
-        k = at[n]
-        parts = {
-            "R_total": part(lambda s: s[c1]),
-            "R_prime": stats.summarize(P["total"][P["n"] == n]),
-            "C": part(lambda s: s[0]),
-            "direct": part(lambda s, n=n: n * s[0]),
-            "I": part(lambda s, k=k, n=n: s[k] - s[c1] - (n - 1) * s[0]),
-            "I_pct": part(lambda s, k=k, n=n: 100.0 * (s[k] - s[c1] - (n - 1) * s[0]) / s[c1], share=True),
-            "I_task_a": part(lambda s, k=k: s[k + 1] - s[c1 + 1]),
-            "I_task_b": part(lambda s, k=k: s[k + 2] - s[c1 + 2]),
-            "I_switch": part(lambda s, k=k, n=n: (s[k] - s[c1] - (n - 1) * s[0]) - (s[k + 1] - s[c1 + 1])
-                             - (s[k + 2] - s[c1 + 2])),
-            "task_a_time": stats.summarize(P["a"][P["n"] == n]),
-            "task_b_time": stats.summarize(P["b"][P["n"] == n]),
-        }
-        if n == 1:  # by construction: R'_total(1) is R_total
-            for q in ("I", "I_pct", "I_task_a", "I_task_b", "I_switch"):
-                parts[q] = dict(parts[q], mean=0.0, median=0.0)
-        pw = list(warns)
-        if n > 1 and parts["I"]["mean"] < 0 and not cycles.chosen(parts["I"])["below_mde"]:
-            pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
-                                    "measured)", I_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
-        p = dict(params.items())
-        p.update({"pair": pair, "n": n, "rounds": rounds})
-        at_n = P["n"] == n
-        points.append(results.result_of({
-            "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
-            "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
-            "params": p, "samples": [float(x) for x in P["total"][P["n"] == n]],
-            "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
-            "cycles": _point_cycles(Pc, at_n, pair_result),
-            "warnings": pw,
-        }))
-    return PairAnalysis(summary, points)
+    return warns
+
+
+def _point_parts(R: _Rounds, P: dict, n: int) -> dict:
+    """David et al.'s parts of the point with n switches."""
+    k, c1, part = R.at[n], R.c1, R.part
+    parts = {
+        "R_total": part(lambda s: s[c1]),
+        "R_prime": stats.summarize(P["total"][P["n"] == n]),
+        "C": part(lambda s: s[0]),
+        "direct": part(lambda s: n * s[0]),
+        "I": part(lambda s: s[k] - s[c1] - (n - 1) * s[0]),
+        "I_pct": part(lambda s: 100.0 * (s[k] - s[c1] - (n - 1) * s[0]) / s[c1], share=True),
+        "I_task_a": part(lambda s: s[k + 1] - s[c1 + 1]),
+        "I_task_b": part(lambda s: s[k + 2] - s[c1 + 2]),
+        "I_switch": part(lambda s: (s[k] - s[c1] - (n - 1) * s[0]) - (s[k + 1] - s[c1 + 1])
+                         - (s[k + 2] - s[c1 + 2])),
+        "task_a_time": stats.summarize(P["a"][P["n"] == n]),
+        "task_b_time": stats.summarize(P["b"][P["n"] == n]),
+    }
+    if n == 1:  # by construction: R'_total(1) is R_total
+        for q in ("I", "I_pct", "I_task_a", "I_task_b", "I_switch"):
+            parts[q] = dict(parts[q], mean=0.0, median=0.0)
+    return parts
+
+
+def _point(R: _Rounds, P: dict, Pc: dict | None, n: int, pair_result: dict, warns: list[dict]):
+    """The derived result of the pair with n switches."""
+    parts = _point_parts(R, P, n)
+    pw = list(warns)
+    if n > 1 and parts["I"]["mean"] < 0 and not cycles.chosen(parts["I"])["below_mde"]:
+        pw.append(model.warning("negative_indirect", "negative indirect cost I above its MDE (printed as "
+                                "measured)", I_ns=parts["I"]["mean"], mde_ns=parts["I"].get("mde_ns")))
+    pair = str(model.Result(pair_result).params.get("pair"))
+    p = dict(model.Result(pair_result).params.items())
+    p.update({"pair": pair, "n": n, "rounds": R.rounds})
+    at_n = P["n"] == n
+    return results.result_of({
+        "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
+        "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
+        "params": p, "samples": [float(x) for x in P["total"][at_n]],
+        "summary": parts["R_prime"], "parts": parts, "cv_R_prime": parts["R_prime"]["cv"],
+        "cycles": _point_cycles(Pc, at_n, pair_result),
+        "warnings": pw,
+    })
+
+
+def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resample.RESAMPLES) -> PairAnalysis:
+    """Per-switch and per-task effects and David et al.'s points for one pair."""
+    P, wp = table(pair_result)
+    E, we = table(empty_result)
+    pair = str(model.Result(pair_result).params.get("pair"))
+    ns = sorted({int(x) for x in P["n"]})
+    if 1 not in ns:
+        raise ValueError("the n = 1 runs (R_total) are missing")
+    ghz = cycles.run_ghz([cycles.group_clock(cycles.probe_of(x)) for x in (pair_result, empty_result)])
+    R = _Rounds(P, E, ns, ghz, resamples)
+    summary = _pair_effects(R, pair)
+    summary["chunks"] = chunked.analyse(pair_result, empty_result, R.labels, R.whole_run, resamples)
+    if summary["chunks"] is None:
+        summary["chunks_why"] = chunked.why_none(pair_result)
+    warns = _pair_warnings(wp, we, summary["per_switch"])
+    Pc = _in_cycles(P)
+    return PairAnalysis(summary, [_point(R, P, Pc, n, pair_result, warns) for n in ns])
 
 
 def _point_cycles(Pc: dict | None, at_n: np.ndarray, result: dict) -> dict:
