@@ -6,7 +6,7 @@ Indirect cost (docs/method.md#indirect-cost-per-switch):
 indirect(S, D) = total(S, D) - direct, where direct is the stride-0 cost
 of the same mechanism.
 
-- Design. The sweep measures in rounds (command.py): in a round, each
+- Design. The sweep measures in rounds (steps/measure.py): in a round, each
   mechanism's engine process measures, size by size, the stride-0 point
   at S and then the strided points at S, one group each. A round is the
   unit of pairing: the round's value of a point is the median of its kept

@@ -1,6 +1,6 @@
 """What one round of a sweep point costs (seconds) before it is measured
 (issue 22): the default grid is fitted to the budget with it (fit.py), and
-a point not yet measured is planned with it (command.py). Once a point has
+a point not yet measured is planned with it (steps/state.py). Once a point has
 a round of its own, its measured cost replaces the model.
 
 One round of a point is one engine job (engine/src/core/harness.c): a
@@ -26,7 +26,7 @@ kernel/process/pipe and 35% above it for user/asm (no fork), one point
 within a factor of two (8M:256, at the LLC share, costs twice the model;
 32M points 0.5-0.8 of it). Another host differs; the sweep measures every
 planned point once before the rest of its pilot and fits the grid again to
-what that round cost (command.py).
+what that round cost (steps/pilot.py).
 """
 from __future__ import annotations
 
