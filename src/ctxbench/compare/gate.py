@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from ctxbench.compare.change import Change
+from ctxbench.compare.pairing import REFERENCE, Paired, cycles_note, units_note
+from ctxbench.core.errors import UserError, escaped
 
 FAIL, PASS, UNRESOLVED = "FAIL", "ok", "unresolved"
 
@@ -67,7 +69,6 @@ def _judge(key: str, c: Change, pct: float, unit: str = "ns") -> Verdict:
 
 
 def line(v: Verdict, width: int) -> str:
-    from ctxbench.core.errors import escaped
     return f"{v.status:<10}  {escaped(v.key):<{width}}  {v.text}"
 
 
@@ -87,3 +88,25 @@ def junit(verdicts: list[Verdict], name: str) -> bytes:
             f"base median {v.change.base:.6g}, new median {v.change.new:.6g} ({v.unit}), change {v.text}; "
             f"units resampled: {v.change.units[0]} / {v.change.units[1]}")
     return ET.tostring(ET.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True)
+
+
+def report(paired: Paired, pct: float, junit_out, name: str) -> int:
+    """The gate: a line per id (the speed reference is not gated), the
+    count, the JUnit XML where asked; exit status 1 when an id failed."""
+    verdicts = [judge(k, paired.found[k], pct, "cycles" if k in paired.in_cycles else "ns")
+                for k in paired.common if k != REFERENCE]
+    w = max(len(escaped(v.key)) for v in verdicts) if verdicts else 2
+    for v in verdicts:
+        print(line(v, w))
+    failed = [v for v in verdicts if v.status == FAIL]
+    unresolved = [v for v in verdicts if v.status == UNRESOLVED]
+    print(f"\ngate: {len(failed)} of {len(verdicts)} id(s) slower by more than {pct:.1%} and their MDE"
+          + (f"; {len(unresolved)} could not be judged at {pct:.1%}" if unresolved else "")
+          + f". {units_note(paired.found)}. {cycles_note(paired.in_cycles, paired.common, 'auto')}")
+    if junit_out is not None:
+        try:
+            junit_out.write(junit(verdicts, name))
+        except OSError as e:
+            raise UserError(f"cannot write {escaped(junit_out.path)} ({e.strerror or e})", code=1)
+        print(f"JUnit XML: {escaped(junit_out.path)}")
+    return 1 if failed else 0

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ctxbench.core import reader
 from ctxbench.core.errors import UserError, escaped
+from ctxbench.records import RECORDS
 
 # a selector's keys: the store's run columns they read (core/store/tables.py)
 KEYS = {"host": "host", "kernel": "kernel", "cpu": "cpu_model", "microcode": "microcode", "governor": "governor",
@@ -81,7 +82,7 @@ def resolve(specs: list[str], store) -> Side:
     docs, labels, stored = [], [], 0
     for spec in specs:
         if not is_selector(spec):
-            docs.append(reader.load(spec))
+            docs.append(reader.load(spec, RECORDS))
             labels.append(spec)
             continue
         from ctxbench.core.store import record
@@ -90,7 +91,7 @@ def resolve(specs: list[str], store) -> Side:
             if not ids:
                 raise UserError(f"compare: no run in the store {store.name} matches {escaped(spec)}")
             for i in ids:
-                docs.append(record.document(conn, i))
+                docs.append(record.document(conn, i, RECORDS))
                 labels.append(f"{spec} (store run {i})")
                 stored += 1
     return Side(specs, docs, labels, stored)
