@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -293,14 +294,15 @@ def test_a_connection_cut_while_the_script_starts_leaves_no_directory():
 
     from ssh_servers import Fleet
 
-    from ctxbench.fleet import remote
+    from ctxbench.core.ssh import session
     lab = Fleet(1)
     s = lab.servers[0]
     try:
         async def cut(delay: float) -> None:
             conn = await asyncssh.connect("127.0.0.1", port=s.port, username="root", client_keys=[str(lab.key)],
                                           known_hosts=str(lab.known_hosts), config=[])
-            script = remote.SCRIPT.format(prefix=remote.PREFIX, limit=10, args="env --json")
+            script = session.WATCHER.format(prefix=session.PREFIX, mark=session.MARK.decode(),
+                                            needed=" ".join(session.NEEDED))  # the fast way's too (fleet/remote.py)
             await conn.create_process(script, encoding=None)
             await asyncio.sleep(delay)
             conn.close()
@@ -333,6 +335,10 @@ def test_a_key_the_ssh_config_names_that_is_a_device_costs_its_row_at_once(tmp_p
 
 
 def test_the_fast_ways_script_is_immune_to_the_start_ups_set_e_and_a_tmpdir_starting_with_a_dash():
-    from ctxbench.core.ssh import engines
+    from ctxbench.core.ssh import engines, session
+    from ctxbench.core.ssh.hosts import Host
     from ctxbench.fleet import remote
-    assert remote.SCRIPT.startswith(engines.SETS + "\n") and "mktemp -d -- " in remote.SCRIPT
+    s = remote.session_for(Host("h0", "127.0.0.1"), remote.Settings(Path("."), 10.0, ()))
+    assert isinstance(s, session.Session)  # the fast way runs its engine through --host's session
+    assert session.WATCHER.startswith(engines.SETS + "\n") and "mktemp -d -- " in session.WATCHER
+    assert session.ENGINE.startswith(engines.SETS)

@@ -18,7 +18,9 @@ import signal
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxbench.core import model
 from ctxbench.core.errors import UserError, escaped
@@ -28,6 +30,9 @@ from ctxbench.fleet import inventory, job as jobs
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
 from ctxbench.ui.format import fmt_value, fmt_vs_fastest
+
+if TYPE_CHECKING:
+    from ctxbench.fleet.remote import Settings
 
 SHOWN = "kernel/thread/pipe/same-cpu,kernel/process/pipe/same-cpu,user/asm/same-thread"
 
@@ -186,8 +191,26 @@ class _Lines:
         self.drawn = True
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a fleet command measures, decided before any host is contacted."""
+    job: jobs.Job
+    targets: list
+    shown_ids: list[str]
+    names: dict[str, str]       # host name -> its results file's stem
+    lives: dict[str, Lifecycle]  # host name -> the lifecycle that writes and records its run
+    settings: Settings
+
+
 def run(args) -> int:
-    from ctxbench.core.store import choice
+    plan = _plan(args)
+    rows, wall = _measured(plan, args)
+    return _concluded(plan, args, rows, wall)
+
+
+def _plan(args) -> _Plan:
+    """Every check and output decided before anything is measured (the
+    lifecycle's rule), in the order the user is told of them."""
     from ctxbench.core.ssh import engines
     from ctxbench.fleet import remote
     if args.output == "":  # argparse takes it; os.makedirs('') would not, and -o would be silently dropped
@@ -201,6 +224,17 @@ def run(args) -> int:
     shown_ids = [i.strip() for i in (args.show if args.show is not None else SHOWN).split(",") if i.strip()]
     if not shown_ids:
         raise UserError("fleet: --show: empty list (leave the option out for the default)")
+    _outputs_usable(args)
+    names = stems(targets)  # one file per host
+    lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")
+                               if args.output else None, store=args.store) for h in targets}
+    return _Plan(job, targets, shown_ids, names, lives, remote.Settings(build, float(args.timeout), _ssh_config(args)))
+
+
+def _outputs_usable(args) -> None:
+    """The figure, the -o directory and the store: each one the fleet can
+    write, said before any host measures, not after."""
+    from ctxbench.core.store import choice
     if args.plot:  # the figure is no more written over the store than a host's file is
         choice.never_onto(args.store, [os.path.join(args.plot, f"fleet.{ext}") for ext in ("png", "svg")])
     if args.output:
@@ -209,83 +243,42 @@ def run(args) -> int:
         except OSError as e:
             raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
     place = choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
-    if place is not None and not place.sqlite:  # a server not there: said before any host measures, not after
+    if place is not None and not place.sqlite:  # a server not there
         from ctxbench.core.store import db
         try:
             db.Store(place).engine.dispose()
         except UserError as e:
             raise UserError(f"fleet: {e}")
-    # every output decided before anything is measured (the lifecycle's rule), one file per host
-    names = stems(targets)
-    lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")
-                               if args.output else None, store=args.store) for h in targets}
-    settings = remote.Settings(build, float(args.timeout), _ssh_config(args))
-    report = _Lines([h.name for h in targets])
-    kept: list[tuple] = []  # (stream, line): what each ended host's write and record said, printed above the table
 
-    def finished(o) -> tuple:
-        """A host that has ended: its document analysed, written and
-        recorded now, not at the end of the command, so that Ctrl-C or a
-        later host's failure loses nothing it brought back (_all runs it
-        uninterrupted)."""
-        doc = None
-        if o.ok and not o.arch:  # a command's own process (fleet/child.py): its document says where it ran
-            from ctxbench.core import reader
-            try:
-                o.arch = str(model.Document(reader.decode(o.output, o.host.name)).environment.machine or "")
-            except (UserError, AttributeError, TypeError):
-                pass  # said below, when the document is read
-        if o.ok:
-            fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
-                     "cpu": o.host.cpu, "command": list(job.argv), "timings_s": o.timings,
-                     "started": o.started}
-            try:
-                t = time.monotonic()
-                doc = jobs.document(job, o.output, fleet)
-                o.timings["analyse"] = time.monotonic() - t
 
-            except UserError as e:
-                o.ok, o.reason = False, str(e)
-        if doc is not None:
-            out, err = io.StringIO(), io.StringIO()  # said after the progress lines, not through them
-            life = lives[o.host.name]
-            try:
-                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                    life.write(doc)   # a write that fails keeps the run in a fallback file its reason names
-                    life.finish()     # a store that cannot take the run costs a warning, not the run
-            except UserError as e:
-                o.ok, o.reason = False, str(e)
-            kept.extend((sys.stdout, line) for line in out.getvalue().splitlines() if line.strip())
-            kept.extend((sys.stderr, line) for line in err.getvalue().splitlines() if line.strip())
-        f = model.Document(doc).failures if doc is not None else []
-        if f and o.ok:
-            o.ok, o.reason = False, (f"{len(f)} id(s) failed, the others kept (first: {f[0]['id']}: "
-                                     f"{f[0]['error']})")
-        if o.left:
-            o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
-        if getattr(o, "startup", ""):  # said once, after the progress lines
-            kept.append((sys.stderr, o.startup))
-        return o, doc
-
+def _measured(plan: _Plan, args) -> tuple[list, float]:
+    """Every host measured, each one's end said above the table; (rows, wall time)."""
+    report = _Lines([h.name for h in plan.targets])
+    ending = _Ending(plan.job, plan.lives)
     started = time.monotonic()
     # the children's files in a directory of the fleet's, removed at the end (or, after a SIGKILL here, by the
     # next fleet); the fast way makes none here
-    folder, lock = private_dir() if job.child else (None, None)
-    if not job.child:
+    folder, lock = private_dir() if plan.job.child else (None, None)
+    if not plan.job.child:
         clean_stale()
     try:
         with quiet_lost_writes():
-            rows = asyncio.run(_all(targets, job, settings, args.parallel, report, finished, folder, names))
+            rows = asyncio.run(_all(plan.targets, plan.job, plan.settings, args.parallel, report, ending, folder,
+                                    plan.names))
     except KeyboardInterrupt:
-        for stream, line in kept:  # what ended before Ctrl-C is kept, and said where
-            print(line, file=stream)
+        ending.say()  # what ended before Ctrl-C is kept, and said where
         raise
     finally:
         if folder is not None:
             release_dir(folder, lock)
     wall = time.monotonic() - started
-    for stream, line in kept:
-        print(line, file=stream)
+    ending.say()
+    return rows, wall
+
+
+def _concluded(plan: _Plan, args, rows: list, wall: float) -> int:
+    """The table, the overhead, the figure, and the hosts that failed."""
+    job, shown_ids = plan.job, plan.shown_ids
     if job.child and args.show is None:  # the points the command produces, as its first host measured them
         first = next((d for _, d in rows if d is not None), None)
         shown_ids = list(jobs.summary(first))[:4] if first is not None else []
@@ -304,6 +297,83 @@ def run(args) -> int:
               + ", ".join(f"{shown_name(o.host.name)} ({shown_name(o.reason)})" for o in failed), file=sys.stderr)
         return 1
     return 0
+
+
+class _Ending:
+    """A host that has ended: its document analysed, written and recorded
+    now, not at the end of the command, so that Ctrl-C or a later host's
+    failure loses nothing it brought back (_all runs it uninterrupted).
+    What each write and record said is kept (stream, line), and said
+    above the table, after the progress lines."""
+
+    def __init__(self, job, lives: dict):
+        self.job, self.lives = job, lives
+        self.kept: list[tuple] = []
+
+    def __call__(self, o) -> tuple:
+        if o.ok and not o.arch:  # a command's own process (fleet/child.py): its document says where it ran
+            o.arch = _arch_of(o)
+        doc = self._analysed(o) if o.ok else None
+        if doc is not None:
+            self._written(o, doc)
+        f = model.Document(doc).failures if doc is not None else []
+        if f and o.ok:
+            o.ok, o.reason = False, (f"{len(f)} id(s) failed, the others kept (first: {f[0]['id']}: "
+                                     f"{f[0]['error']})")
+        if o.left:
+            o.ok, o.reason = False, (o.reason + "; " if o.reason else "") + o.left
+        if o.startup:  # said once, after the progress lines
+            self.kept.append((sys.stderr, o.startup))
+        return o, doc
+
+    def _analysed(self, o) -> dict | None:
+        """The host's document with its `fleet` record; None (o failed) where it cannot be read."""
+        fleet = {"host": o.host.name, "address": o.host.address, "arch": o.arch, "groups": list(o.host.groups),
+                 "cpu": o.host.cpu, "command": list(self.job.argv), "timings_s": o.timings, "started": o.started}
+        try:
+            t = time.monotonic()
+            doc = jobs.document(self.job, o.output, fleet)
+            o.timings["analyse"] = time.monotonic() - t
+            return doc
+        except UserError as e:
+            o.ok, o.reason = False, str(e)
+            return None
+
+    def _written(self, o, doc: dict) -> None:
+        life = self.lives[o.host.name]
+        try:
+            with _said_aside(self.kept):
+                life.write(doc)   # a write that fails keeps the run in a fallback file its reason names
+                life.finish()     # a store that cannot take the run costs a warning, not the run
+        except UserError as e:
+            o.ok, o.reason = False, str(e)
+
+    def say(self) -> None:
+        for stream, line in self.kept:
+            print(line, file=stream)
+
+
+def _arch_of(o) -> str:
+    """The machine the host's document says it ran on ('' where it says none:
+    said when the document is read)."""
+    from ctxbench.core import reader
+    try:
+        return str(model.Document(reader.decode(o.output, o.host.name)).environment.machine or "")
+    except (UserError, AttributeError, TypeError):
+        return ""
+
+
+@contextlib.contextmanager
+def _said_aside(kept: list):
+    """What the block prints on stdout and stderr, kept as (stream, line)
+    in `kept`, to be said after the progress lines, not through them."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            yield
+    finally:
+        kept.extend((sys.stdout, line) for line in out.getvalue().splitlines() if line.strip())
+        kept.extend((sys.stderr, line) for line in err.getvalue().splitlines() if line.strip())
 
 
 # qemu-user for each architecture's engine, to list its ids on this machine
@@ -402,22 +472,34 @@ def quiet_lost_writes():
 
 def _checker(args):
     """The command after -- parsed as the command line would (cli gives
-    its parser): its own bad option is one line, before any host."""
+    its parser), or None where cli gave none."""
     parse = getattr(args, "parse_command", None)
-    if parse is None:
-        return None
+    return _Check(parse) if parse is not None else None
 
-    def check(argv: list[str]):
-        said = io.StringIO()  # --help (-h, --he) would print the command's help: said as one line instead
+
+class _Check:
+    """The command after -- parsed: its own bad option is one line, before any host."""
+
+    def __init__(self, parse):
+        self.parse = parse
+
+    def __call__(self, argv: list[str]):
         try:
-            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
-                return parse(argv)
+            with _silenced():  # --help (-h, --he) would print the command's help: said as one line instead
+                return self.parse(argv)
         except UserError as e:
             raise UserError(f"fleet: the command after --: {e.why}")
         except SystemExit:  # --help
             raise UserError("fleet: the command after --: give its options, not --help "
                             f"(ctxbench {escaped(argv[0])} --help)")
-    return check
+
+
+@contextlib.contextmanager
+def _silenced():
+    """Nothing the block prints on stdout or stderr reaches them."""
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+        yield
 
 
 # A host's end (its document written, recorded, said) is one step: no await
@@ -425,6 +507,13 @@ def _checker(args):
 # raises KeyboardInterrupt at any instruction) wait until it is done, then
 # are answered. Bounded: a store's connection times out in 10 s.
 ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Noted(list):
+    """A signal handler that notes each signal it is given."""
+
+    def __call__(self, signum: int, frame) -> None:
+        self.append(signum)
 
 
 @contextlib.contextmanager
@@ -435,8 +524,8 @@ def _one_step():
     asyncio's executor threads among them, and Python then runs the handler
     here all the same): the Python-level handlers are swapped for one that
     notes the signal, and the first noted is sent again after."""
-    noted: list[int] = []
-    swapped = {s: signal.signal(s, lambda n, _: noted.append(n))
+    noted = _Noted()
+    swapped = {s: signal.signal(s, noted)
                for s in ENDING if callable(signal.getsignal(s))}  # ignored or default: left as they are
     try:
         yield
@@ -453,23 +542,8 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
     here: each host still measuring is cancelled and cleans its host up
     before this returns the interruption; the hosts that had ended are
     kept."""
-    from ctxbench.fleet import child, remote
     gate = asyncio.Semaphore(parallel)
-
-    async def one(h):
-        async with gate:
-            if h.refused:  # an inventory host whose address or user is no name: never contacted
-                o = remote.Outcome(h, reason=h.refused)
-            elif job.child:
-                o = await child.on_host(h, job, settings, report, folder, names[h.name])
-            else:
-                o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
-        with _one_step():  # see ENDING
-            o, doc = finished(o)
-            report(h, "done" if o.ok else f"FAILED: {o.reason}")
-        return o, doc
-
-    tasks = [asyncio.ensure_future(one(h)) for h in targets]
+    tasks = [asyncio.ensure_future(_one(h, gate, job, settings, report, finished, folder, names)) for h in targets]
     loop = asyncio.get_running_loop()
     me = asyncio.current_task()
     loop.add_signal_handler(signal.SIGTERM, me.cancel)
@@ -483,6 +557,23 @@ async def _all(targets, job, settings, parallel: int, report, finished, folder: 
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
     return [t.result() for t in tasks]
+
+
+async def _one(h, gate: asyncio.Semaphore, job, settings, report, finished, folder: Path, names: dict) -> tuple:
+    """One host measured when the gate lets it (the fast way, or a command's
+    own process), then `finished` as one step."""
+    from ctxbench.fleet import child, remote
+    async with gate:
+        if h.refused:  # an inventory host whose address or user is no name: never contacted
+            o = remote.Outcome(h, reason=h.refused)
+        elif job.child:
+            o = await child.on_host(h, job, settings, report, folder, names[h.name])
+        else:
+            o = await remote.on_host(h, job.engine_args(h.cpu), settings, report)
+    with _one_step():  # see ENDING
+        o, doc = finished(o)
+        report(h, "done" if o.ok else f"FAILED: {o.reason}")
+    return o, doc
 
 
 def _clock(doc: dict | None, fastest: dict) -> str:

@@ -291,26 +291,28 @@ def _yaml(text: str, what: str) -> bool:
     if not _pairs(root):
         return False
     found, seen = [], set()
-
-    def group(node, depth=0):  # a group's hosts, and its children's (each node once: aliases repeat none)
-        if depth > MAX_DEPTH:
-            raise UserError(f"{what}: groups nested more than {MAX_DEPTH} deep (children:): not an inventory "
-                            "ctxbench reads")
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        for k, v in _pairs(node):
-            if k == "hosts" and id(v) not in seen:
-                seen.add(id(v))
-                found.extend(_names(v))
-            elif k == "children":
-                for _, sub in _pairs(v):
-                    group(sub, depth + 1)
-
     for _, g in _pairs(root):
-        group(g)
+        _group_hosts(g, what, found, seen)
     _count(found, what)
     return True
+
+
+def _group_hosts(node, what: str, found: list[str], seen: set[int], depth: int = 0) -> None:
+    """A group's hosts, and its children's, added to `found` (each node
+    once, `seen` by id: aliases repeat none)."""
+    if depth > MAX_DEPTH:
+        raise UserError(f"{what}: groups nested more than {MAX_DEPTH} deep (children:): not an inventory "
+                        "ctxbench reads")
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    for k, v in _pairs(node):
+        if k == "hosts" and id(v) not in seen:
+            seen.add(id(v))
+            found.extend(_names(v))
+        elif k == "children":
+            for _, sub in _pairs(v):
+                _group_hosts(sub, what, found, seen, depth + 1)
 
 
 def _vars_dirs(folder: str, what: str) -> None:

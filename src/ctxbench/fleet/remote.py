@@ -1,24 +1,18 @@
-"""One host of a fleet run, over SSH (asyncssh: the user's ssh config,
-agent and known_hosts are honoured; host keys are checked): connect, find
-the architecture, copy the matching static engine into a private temporary
-directory, run the engine's part of the command there under a time limit,
-bring its output back, and remove the directory and every process it
-started, whatever happened (refused, unreachable, killed, disk full,
-timeout, Ctrl-C here).
-
-On the host, the script's shell and `timeout` (which puts itself and the
-engine in a group of their own) write their pids beside the engine, so the
-clean-up kills both process groups, the engine's parties included; the
-script removes its own directory when the engine ends; and a watcher on
-its standard input kills and removes everything when the connection
-drops, so a front end killed here with SIGKILL leaves nothing running
-there either."""
+"""One host of a fleet run on the fast way, over SSH: the host's engine
+runs through the --host session (core/ssh/session.py), awaited on the
+fleet's own event loop, one session per host: connect, start the watcher
+there (a private temporary directory, the architecture), copy the matching
+static engine, run the engine's part of the command under a time limit,
+bring its document back (bounded), and end the session: the watcher kills
+what is left and removes the directory, whatever happened (refused,
+unreachable, killed, disk full, timeout, Ctrl-C here). A front end killed
+here outright, or a host whose connection drops, leaves nothing running
+there either: the watcher's input closes with the connection."""
 from __future__ import annotations
 
 import asyncio
 import datetime
 import os
-import shlex
 import signal
 import stat
 import time
@@ -27,14 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 from ctxbench.core.errors import UserError, escaped, file_kind
-from ctxbench.core.ssh import engines, failures, preflight
+from ctxbench.core.ssh import failures
 from ctxbench.core.ssh.hosts import Host, shown
-# --host's reading of a host's first line (its start-up's chatter skipped, the directory byte for byte)
-from ctxbench.core.ssh.session import STARTUP_S, TAG, _Chatter, _head, _in_shell, _NoNewline, _tagged
+from ctxbench.core.ssh.session import Brought, Session
+from ctxbench.core.transports import OUT_MAX
 
-CLEAN_S = 15         # the clean-up's own bound, after a failure or Ctrl-C
-ERR_KEPT = 64 << 10  # of a host's stderr (its start-up's, the engine's), the last bytes kept
-PREFIX = "ctxbench-fleet."
+CLEAN_S = 20  # the clean-up's own bound, after a failure or Ctrl-C (the session's, and closing the connection)
 
 
 @dataclass(frozen=True)
@@ -78,193 +70,102 @@ def key_file_problem(key: str) -> str | None:
     return f"its key file {shown(key)} {what} (ansible_ssh_private_key_file)"
 
 
-def _why(e: BaseException) -> str:
-    return str(e) if isinstance(e, HostFailed) else failures.why(e)
-
-
-# One shell on the host does it all (each SSH command starts the user's login
-# shell, whose rc files can cost 0.4 s: a fleet pays that once a host): it
-# makes the directory and says the architecture, takes the engine (its size
-# on a line, then its bytes) from its standard input, says when it has it,
-# runs it, and removes the directory. Its standard input stays open for the
-# whole run: when it ends (the front end here died, or the connection
-# dropped) a watcher removes the directory and kills the group, so a front
-# end killed with SIGKILL leaves no engine running on the host. `timeout`
-# puts itself and the engine in a process group of their own: its pid is
-# the second line of the pid file, and both groups are killed. Until the
-# watcher runs, the shell's own traps remove the directory: a connection cut
-# while the script writes its first line (SIGPIPE there) or before the
-# engine arrives would otherwise leave it for good; `exit` in a trap runs
-# the EXIT trap, a signal alone would not.
-SCRIPT = engines.SETS + r"""
-d=; trap '[ -z "$d" ] || rm -rf "$d"' EXIT; trap 'exit 129' HUP INT PIPE TERM
-d=$(mktemp -d -- "${{TMPDIR:-/tmp}}/{prefix}XXXXXX") || exit 97
-echo $$ > "$d/pid" || {{ rm -rf "$d"; exit 98; }}
-""" + engines.take_engine(TAG.decode()) + r"""exec 3<&0
-( cat <&3 > /dev/null; t=$(sed -n 2p "$d/pid"); [ -n "$t" ] && kill -KILL -- -"$t"; rm -rf "$d"
-  kill -KILL -- -$$ ) > /dev/null 2>&1 &
-echo "ctxbench-fleet copied"
-cd "$d" && {{ timeout -k 5 {limit} ./ctxbench-engine {args} < /dev/null & echo $! >> "$d/pid"; wait $!; }}; s=$?
-cd / && rm -rf "$d"
-exit $s
-"""
+def session_for(host: Host, s: Settings) -> Session:
+    """The host's session: a start-up that prints without a newline is
+    taken as its chatter (said once in the host's warning), not refused."""
+    return Session(host, s.build, tuple(s.ssh_config), s.connect_s, who=f"fleet: host {shown(host.name)}",
+                   banner_without_newline=True)
 
 
 async def on_host(host: Host, engine_args: list[str], s: Settings,
                   report: Callable[[Host, str], None]) -> Outcome:
     """Measure on one host; never raises (but for cancellation, after
     cleaning up): its outcome says what happened."""
-    import asyncssh
-    out = Outcome(host)
-    conn, workdir, proc, drained = None, None, None, None
-    t0 = time.monotonic()
-
-    def lap(name: str) -> None:
-        nonlocal t0
-        now = time.monotonic()
-        out.timings[name] = now - t0
-        t0 = now
-
-    err: list[bytes] = []  # stderr's last bytes, read as they come: unread, a full buffer stalls the channel
-
-    async def drain() -> None:
-        kept = 0
-        while chunk := await proc.stderr.read(1 << 16):
-            err.append(chunk)
-            kept += len(chunk)
-            while kept - len(err[0]) >= ERR_KEPT:
-                kept -= len(err.pop(0))
-
-    async def ended() -> tuple:
-        """(the remote shell's completion, its last line on stderr)."""
-        r = await proc.wait()
-        await drained
-        said = b"".join(err).decode("utf-8", "replace").strip().splitlines()
-        return r, (escaped(said[-1]) if said else "")
-
-    async def first_line() -> tuple:
-        """(arch, directory as bytes, how it unpacks) from the script's
-        first line, within STARTUP_S: the lines the shell's start-up
-        prints before it (a banner, with or without a newline) skipped,
-        and kept in out.startup."""
-        chatter = _Chatter()
-        try:
-            line = await asyncio.wait_for(_tagged(proc, chatter), STARTUP_S)
-        except _NoNewline as e:  # our line is whole after the start-up's text
-            chatter.add(e.before)
-            line = e.line
-        except asyncio.TimeoutError:
-            raise HostFailed(f"its start-up did not finish in {STARTUP_S:g} s (the account's shell start-up "
-                             "files there, .bashrc or $BASH_ENV, hang or wait)")
-        if chatter.lines:
-            more = f" (and {chatter.lines - 1} more line(s))" if chatter.lines > 1 else ""
-            out.startup = (f"warning: fleet: host {shown(host.name)}: its shell's start-up prints this before "
-                           f"every command (ignored): '{escaped(chatter.first[:100])}'{more}")
-        head = _head(line)
-        if head is None:
-            proc.stdin.write_eof()  # its `read` fails: it removes what it made and ends
-            why = (await ended())[1]
-            raise HostFailed(f"could not make a temporary directory: {why or 'no reason given'}")
-        return head[1:]
-
-    async def steps() -> None:
-        nonlocal conn, workdir, proc, drained
-        if host.key and (why := key_file_problem(host.key)):
-            raise HostFailed(why)
-        try:  # what asyncssh will read here, before it reads it (a FIFO key waits for ever, /dev/zero fills memory)
-            preflight.check(host, tuple(s.ssh_config))
-        except UserError as e:
-            raise HostFailed(e.why)
-        report(host, "connecting")
-        opts = dict(port=host.port or (), username=host.user or (), config=list(s.ssh_config),
-                    connect_timeout=s.connect_s)
-        if host.key:
-            opts["client_keys"] = [host.key]
-        conn = await asyncssh.connect(host.address, **opts)
-        lap("connect")
-        limit = max(1, int(s.timeout_s))
-        script = SCRIPT.format(prefix=PREFIX, limit=limit, args=" ".join(map(shlex.quote, engine_args)))
-        proc = await conn.create_process(script, encoding=None)
-        drained = asyncio.ensure_future(drain())
-        out.arch, workdir, unpack = await first_line()
-        try:
-            engine = engines.for_arch(out.arch, s.build)
-        except engines.NoEngine as e:
-            raise HostFailed(str(e))
-        lap("prepare")
-        report(host, f"copying the {out.arch} engine")
-        proc.stdin.write(engines.payload(engine, unpack))  # the copy is most of a fleet run's overhead
-        if (await proc.stdout.readline()).strip() != b"ctxbench-fleet copied":
-            why = (await ended())[1]
-            raise HostFailed(f"could not copy the engine: {why or 'no reason given'}")
-        lap("copy")
-        out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a local run
-        report(host, "measuring")
-        output = await proc.stdout.read()
-        r, why = await ended()
-        lap("run")
-        if r.exit_signal:
-            raise HostFailed(f"the engine was killed (SIG{r.exit_signal[0]}) after {out.timings['run']:.1f} s")
-        if r.exit_status is None:  # the channel closed with no status: the server or the connection went away
-            raise HostFailed(f"connection lost (the host's command ended with no exit status after "
-                             f"{out.timings['run']:.1f} s)")
-        ran = out.timings["run"]
-        if r.exit_status == 124 or (r.exit_status == 137 and ran >= limit):
-            raise HostFailed(f"the engine ran past the {limit} s limit")
-        if r.exit_status > 128:
-            sig = r.exit_status - 128
-            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-            raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
-        if r.exit_status not in (0, 1) or (r.exit_status == 1 and not output.strip()):
-            raise HostFailed(f"the engine failed: {why or f'exit status {r.exit_status}'}")
-        # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
-        out.output, out.ok = output, True
-        workdir = None  # the script removed its directory as the engine ended
-
+    out, session = Outcome(host), session_for(host, s)
     try:
-        await asyncio.wait_for(steps(), s.timeout_s)  # the per-host bound, everything included
+        await asyncio.wait_for(_measured(out, session, engine_args, s, report), s.timeout_s)  # everything included
     except Exception as e:  # noqa: BLE001 (every failure is this host's row)
-        if not isinstance(e, asyncio.TimeoutError):
-            out.reason = _why(e)
-        elif conn is None:
-            out.reason = f"no answer within {min(s.connect_s, s.timeout_s):g} s (unreachable?)"
-        else:
-            out.reason = f"timed out after {s.timeout_s:g} s"
+        out.reason = _why(e, session, s)
     finally:
-        if conn is not None:
-            t1 = time.monotonic()
-            out.left = await _clean(conn, workdir)
-            if workdir:
-                out.timings["clean"] = time.monotonic() - t1
-            conn.close()
-        if drained is not None:
-            drained.cancel()
+        out.timings = {**session.timings, **out.timings}  # connect, prepare, copy: as far as it got
+        out.arch, out.startup = out.arch or session.arch, session.startup()
+        await _ended(out, session)
     return out
 
 
-async def _clean(conn, workdir: bytes | None) -> str:
-    """Kill the engine's process group and remove the directory; '' when
-    nothing is left, else what could not be removed. Bounded by CLEAN_S and
-    run to its end even when the host's task is being cancelled."""
-    if not workdir:
-        return ""
-    wd = _in_shell(workdir)  # byte for byte: a TMPDIR with a space, a quote or no UTF-8
-    shown_wd = escaped(workdir.decode("utf-8", "replace"))
-    cmd = (f"if [ -f {wd}/pid ]; then for p in $(sed -n '2p;1p' {wd}/pid); do kill -KILL -- -$p; done; "
-           f"fi 2>/dev/null; rm -rf {wd}; test ! -e {wd}")
+async def _measured(out: Outcome, session: Session, engine_args: list[str], s: Settings,
+                    report: Callable[[Host, str], None]) -> None:
+    """The host's steps, each timed in out.timings and said to `report`;
+    out.ok with the engine's document in out.output, or HostFailed."""
+    host = out.host
+    if host.key and (why := key_file_problem(host.key)):
+        raise HostFailed(why)
+    session.check_files()
+    report(host, "connecting")
+    await session.connect()
+    out.arch = await session.prepare()
+    report(host, f"copying the {out.arch} engine")
+    await session.copy()  # the copy is most of a fleet run's overhead
+    out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a local run
+    report(host, "measuring")
+    t0 = time.monotonic()
+    brought = await session.document(engine_args, s.timeout_s)
+    out.timings["run"] = time.monotonic() - t0
+    _judge(brought, out.timings["run"], max(1, int(s.timeout_s)))
+    # exit 1 with a document: some ids failed, the others' results are in it (its `failures`)
+    out.output, out.ok = brought.out, True
 
-    async def clean() -> str:
-        r = await conn.run(cmd, check=False)
-        return "" if r.exit_status == 0 else f"{shown_wd} could not be removed"
 
-    task = asyncio.ensure_future(asyncio.wait_for(clean(), CLEAN_S))
+def _judge(b: Brought, ran: float, limit: int) -> None:
+    """HostFailed where the engine did not bring back a document: killed,
+    past the limit, failed, or the connection gone."""
+    if b.out is None:
+        raise HostFailed(f"the engine printed more than {OUT_MAX >> 20} MiB: no document of the engine's is that "
+                         "large")
+    if b.signal:
+        raise HostFailed(f"the engine was killed (SIG{b.signal}) after {ran:.1f} s")
+    if b.status is None:  # the channel closed with no status: the server or the connection went away
+        raise HostFailed(f"connection lost (the host's command ended with no exit status after {ran:.1f} s)")
+    if b.status == 124 or (b.status == 137 and ran >= limit):
+        raise HostFailed(f"the engine ran past the {limit} s limit")
+    if b.status > 128:
+        sig = b.status - 128
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+        raise HostFailed(f"the engine was killed ({name}) after {ran:.1f} s")
+    if b.status not in (0, 1) or (b.status == 1 and not b.out.strip()):
+        said = b.err.strip().splitlines()
+        raise HostFailed(f"the engine failed: {said[-1] if said else f'exit status {b.status}'}")
+
+
+def _why(e: BaseException, session: Session, s: Settings) -> str:
+    """The host's row for what ended its steps."""
+    if isinstance(e, HostFailed):
+        return str(e)
+    if isinstance(e, UserError):  # the session's own words, without its "--host NAME: "
+        return e.why
+    if not isinstance(e, asyncio.TimeoutError):
+        return failures.why(e, session.checked)
+    if session.conn is None:
+        return f"no answer within {min(s.connect_s, s.timeout_s):g} s (unreachable?)"
+    return f"timed out after {s.timeout_s:g} s"
+
+
+async def _ended(out: Outcome, session: Session) -> None:
+    """End the session (its watcher kills the engine's groups and removes
+    the directory), timed as out.timings["clean"] where the directory was
+    made; what could not be removed in out.left. Run to its end even when
+    the host's task is being cancelled (Ctrl-C here), then the
+    cancellation goes on."""
+    t0 = time.monotonic()
+    task = asyncio.ensure_future(session.aclose())
     try:
-        return await asyncio.shield(task)
+        out.left = await asyncio.shield(task)
     except asyncio.CancelledError:
         try:
             await asyncio.wait_for(task, CLEAN_S)  # Ctrl-C here: finish removing, then go
         except Exception:  # noqa: BLE001
             pass
         raise
-    except Exception as e:  # noqa: BLE001
-        return f"{shown_wd} may be left ({_why(e)})"
+    if session.started_up:
+        out.timings["clean"] = time.monotonic() - t0
+    out.left = escaped(out.left) if out.left else ""

@@ -8,13 +8,14 @@ import functools
 import os
 import zlib
 from pathlib import Path
+from types import MappingProxyType
 
 from ctxbench.core import locations
 
 # uname -m -> the build's directory (mk/static.mk, mk/arm.mk)
-ARCH_DIRS = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
-             "armv7l": "armv7", "armv8l": "armv7", "armv7": "armv7"}
-MAKE_TARGET = {"x86_64": "engine-x86_64", "aarch64": "engine-aarch64", "armv7": "engine-armv7"}
+ARCH_DIRS = MappingProxyType({"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
+                              "armv7l": "armv7", "armv8l": "armv7", "armv7": "armv7"})
+MAKE_TARGET = MappingProxyType({"x86_64": "engine-x86_64", "aarch64": "engine-aarch64", "armv7": "engine-armv7"})
 ENGINE_MAX = 256 << 20  # bytes: a static engine is a few MiB; it is read whole (and gzipped) to be copied
 
 
@@ -51,8 +52,8 @@ def gzipped(path: Path) -> bytes:
 
 # the ELF machine (e_machine) of each build's engine: a file there that is
 # not this architecture's engine is no engine for it
-ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "armv7": 40}
-ELF_NAMES = {62: "an x86-64", 183: "an aarch64", 40: "a 32-bit ARM", 3: "an x86 (32-bit)"}
+ELF_MACHINE = MappingProxyType({"x86_64": 62, "aarch64": 183, "armv7": 40})
+ELF_NAMES = MappingProxyType({62: "an x86-64", 183: "an aarch64", 40: "a 32-bit ARM", 3: "an x86 (32-bit)"})
 
 
 def _elf_machine(path: Path) -> int | None:
@@ -100,11 +101,11 @@ def for_arch(machine: str, build: Path) -> Path:
     return path
 
 
-# The first line of every script of ours on a host (--host's and the
-# fleet's): it undoes what the account's start-up may have set. errexit
-# would end a script at a kill of a group gone, before rm -rf; xtrace would
-# say our lines on stderr; nounset, noclobber: lines of ours they would
-# break. Then the functions the start-up may define that hide what our
+# The first line of every script of ours on a host (the session's watcher
+# and engine commands): it undoes what the account's start-up may have set.
+# errexit would end a script at a kill of a group gone, before rm -rf;
+# xtrace would say our lines on stderr; nounset, noclobber: lines of ours
+# they would break. Then the functions the start-up may define that hide what our
 # scripts call by name: a ~/.bashrc `rm() { return 1; }` or `cd() {...}`
 # left the directory and its engine there for good (unset -f: the builtin
 # or the program is found again).
@@ -113,8 +114,8 @@ CALLED = ("cd rm mktemp printf echo command kill sleep cat grep mv chmod head gz
           "wait read trap exec")
 SETS = f"{OPTIONS}; unset -f {CALLED}"
 
-# The shell lines that take the engine on a host, shared by --host's watcher
-# (core/ssh/session.py) and the fleet's script (fleet/remote.py), after each
+# The shell lines that take the engine on a host, in the watcher of the
+# --host session (core/ssh/session.py, the fleet's fast way's too), after it
 # has made its directory $d: say `TAG <uname -m> $d <gzip|plain>`, read the
 # engine's size on a line and then its bytes (gzipped where the host has
 # gzip: a third of the bytes), make it executable and see that it runs

@@ -24,6 +24,7 @@ import stat
 import unicodedata
 import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ctxbench.core.errors import UserError, escaped, file_kind
 
@@ -191,7 +192,7 @@ def _int(value, what: str, host: str) -> int | None:
 # The parser whose words say what is wrong with a file: ansible tries each
 # inventory plugin in turn, and a YAML file's error is in the yaml plugin's
 # words, not in those of the INI parser that tried it after.
-PLUGIN_BY_EXT = {".yml": "yaml", ".yaml": "yaml", ".json": "yaml"}
+PLUGIN_BY_EXT = MappingProxyType({".yml": "yaml", ".yaml": "yaml", ".json": "yaml"})
 # The only parsers an inventory meets: ansible-core's file formats ctxbench
 # documents (its default list also holds `script`, which runs an executable
 # inventory, and `auto`, which loads the plugin a YAML file names).

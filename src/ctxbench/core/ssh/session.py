@@ -30,9 +30,13 @@ them is the start-up's, said once per ctxbench command (escaped, in one
 line) and never passed on as the engine's. The first exchange is bounded
 by what a start-up needs (STARTUP_S): a start-up that hangs, or one that
 prints without a newline (so that the tagged line never starts a line),
-is one line naming the cause. The directory is taken byte for byte from
-the tagged line (a TMPDIR with spaces, quotes or bytes that are no UTF-8)
-and written back into commands as octal escapes."""
+is one line naming the cause (the fleet's fast way, which runs each host's
+engine through a session too, takes text without a newline as the
+start-up's). Each command's stderr is read as it comes, its last ERR_KEPT
+bytes kept: unread, a full buffer would stall its stdout. The directory
+is taken byte for byte from the tagged line (a TMPDIR with spaces, quotes
+or bytes that are no UTF-8) and written back into commands as octal
+escapes."""
 from __future__ import annotations
 
 import asyncio
@@ -43,6 +47,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -57,6 +62,8 @@ PREFIX = "ctxbench-host."
 TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
 MARK = b"ctxbench-host err"  # our line on stderr: what the host's shell printed before it is its start-up's
 FULL = "No space left on device"
+ERR_KEPT = 64 << 10   # of an engine command's stderr, the last bytes kept (read as it comes: unread, a full
+#                       buffer stalls the channel, stdout with it)
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
 
@@ -79,8 +86,8 @@ STREAM_LIMIT_S = 3 * 24 * 3600  # `timeout` on a streaming command: past any bud
 # what the watcher and every engine command need on the host besides the shell's builtins
 NEEDED = ("mktemp", "uname", "head", "cat", "grep", "mv", "rm", "chmod", "sleep", "timeout")
 
-# The watcher: as fleet/remote.py's script, but it runs no engine itself;
-# it stays for every engine command of this front end's command. On a
+# The watcher: it runs no engine itself; it stays for every engine command
+# of this front end's command (of a fleet's host, on the fast way too). On a
 # dropped connection it gives each engine still running a second to end
 # as on SIGTERM (it kills what it started outside its own group: a peer's
 # process group, `exec`), then kills its group. First it says where its
@@ -166,21 +173,38 @@ class _Chatter:
             self.lines += 1
             self.first, self.last = self.first or text, text
 
-    def said(self, name: str) -> str:
-        """The one line that says it (escaped), '' where it printed nothing."""
+    def then(self, other: "_Chatter") -> None:
+        """`other`'s lines counted as printed after these."""
+        self.lines += other.lines
+        self.first, self.last = self.first or other.first, other.last or self.last
+
+    def said(self, who: str) -> str:
+        """The one line that says it (escaped), '' where it printed nothing;
+        `who` names the host ("--host NAME")."""
         if not self.lines:
             return ""
         more = f" (and {self.lines - 1} more line{'s' if self.lines > 2 else ''})" if self.lines > 1 else ""
-        return (f"warning: --host {name}: its shell's start-up prints this before every command (ignored): "
+        return (f"warning: {who}: its shell's start-up prints this before every command (ignored): "
                 f"'{escaped(self.first[:100])}'{more}")
 
 
 class Session:
     """A transport (start, run) whose engine runs on `host`. Opened on the
-    first call; close() ends it (the watcher removes everything)."""
+    first call; close() ends it (the watcher removes everything).
 
-    def __init__(self, host: Host, build: Path, ssh_config: tuple[str, ...] = (), connect_s: float = 20.0):
+    The same steps serve a caller that has an event loop of its own (the
+    fleet's fast way, fleet/remote.py: many hosts on one loop): it awaits
+    connect(), prepare(), copy(), document() and aclose() there, and never
+    calls the synchronous methods. `banner_without_newline` takes a
+    start-up that prints without a newline as its chatter (the fleet) rather
+    than refusing it (--host); `who` names the host in the start-up's
+    warning."""
+
+    def __init__(self, host: Host, build: Path, ssh_config: tuple[str, ...] = (), connect_s: float = 20.0,
+                 who: str | None = None, banner_without_newline: bool = False):
         self.host, self.build, self.ssh_config, self.connect_s = host, build, ssh_config, connect_s
+        self.who = who or f"--host {escaped(host.name)}"
+        self.banner_without_newline = banner_without_newline
         self.loop: asyncio.AbstractEventLoop | None = None
         self.conn = None
         self.watcher = None
@@ -191,7 +215,9 @@ class Session:
         self.started_up = False        # the watcher's shell has started and made its directory
         self.opened = False            # the engine is there (a drop before that is the connect's failure)
         self.abandoned = False         # a second Ctrl-C: no more waiting on the host (its watcher cleans up)
-        self.timings: dict[str, float] = {}  # connect, copy (s): the command's one-off cost
+        self.timings: dict[str, float] = {}  # connect, prepare, copy (s): the command's one-off cost
+        self.engine: Path | None = None   # the engine for the host's architecture, once prepared
+        self._unpack = ""
         self._closed = False
         self.chatter = _Chatter()      # what its shell's start-up printed (said once, when opened)
         self.checked: preflight.Checked | None = None  # the files asyncssh reads here, checked
@@ -216,19 +242,22 @@ class Session:
         """Run `coro` on the loop without waiting (from any thread)."""
         asyncio.run_coroutine_threadsafe(coro, self.loop)
 
+    def _refused(self, why: str) -> UserError:
+        """One line naming the host; `why` alone in its .why (a fleet's row)."""
+        return UserError(f"--host {self.name}: {why}", code=1, why=why)
+
     def _failed(self, doing: str, e: BaseException) -> UserError:
         """One line: `doing` ("measuring") failed, and why."""
         if self.lost:  # the host's watcher stops what ran there and removes its directory
-            return UserError(f"--host {self.name}: {escaped(self.lost)} while {doing}", code=1)
-        return UserError(f"--host {self.name}: {doing} failed: {escaped(failures.why(e, self.checked))}", code=1)
+            return self._refused(f"{escaped(self.lost)} while {doing}")
+        return self._refused(f"{doing} failed: {escaped(failures.why(e, self.checked))}")
 
     def open(self) -> "Session":
         if self.conn is not None:
             return self
         if self._closed:
-            raise UserError(f"--host {self.name}: the connection was closed", code=1)
-        if self.checked is None:  # before asyncssh opens any of them (a FIFO, /dev/zero)
-            self.checked = preflight.check(self.host, self.ssh_config)
+            raise self._refused("the connection was closed")
+        self.check_files()
         if self.loop is None:
             self.loop = Loop()
             threading.Thread(target=self.loop.run_forever, name="ctxbench-ssh", daemon=True).start()
@@ -244,8 +273,13 @@ class Session:
             self._close_unopened()
             raise
         if self.chatter.lines:  # once per command, not once per engine command
-            print(self.chatter.said(self.name), file=sys.stderr)
+            print(self.startup(), file=sys.stderr)
         return self
+
+    def startup(self) -> str:
+        """The one line that says what the host's shell start-up printed
+        before our first line (escaped), '' where it printed nothing."""
+        return self.chatter.said(self.who)
 
     def _close_unopened(self) -> None:
         """After a failed open: a shell that has not yet started (its
@@ -257,14 +291,30 @@ class Session:
         self.close()
 
     async def _open(self) -> None:
+        await self.connect()
+        await self.prepare()
+        await self.copy()
+
+    # ---- opening, step by step (on whichever loop awaits them) ----------
+
+    def check_files(self) -> None:
+        """The files asyncssh will read here (keys, ssh configs), checked
+        before it opens any of them (a FIFO waits for ever, /dev/zero fills
+        memory): a UserError saying what one is. Once."""
+        if self.checked is None:
+            self.checked = preflight.check(self.host, self.ssh_config)
+
+    async def connect(self) -> None:
+        """Connect to the host (check_files first). Timed as
+        timings["connect"]."""
         import asyncssh
         session = self
 
         class _Client(asyncssh.SSHClient):
             def connection_lost(self, exc):
-                if session.opened:  # while connecting, the exception itself says why
-                    session.lost = session.lost or ("the connection was lost" + (f" ({exc})" if exc else ""))
+                session.dropped(exc)
 
+        self.check_files()
         h = self.host
         t0 = time.monotonic()
         # keepalives: a host or network that freezes mid-run is a lost connection within about
@@ -276,30 +326,52 @@ class Session:
             opts["client_keys"] = [h.key]
         self.conn = await asyncssh.connect(h.address, **opts)
         self.timings["connect"] = time.monotonic() - t0
+
+    def dropped(self, exc: BaseException | None) -> None:
+        """asyncssh's word that the connection is gone: once the session is
+        open, why (while connecting, the exception itself says it)."""
+        if self.opened:
+            self.lost = self.lost or ("the connection was lost" + (f" ({exc})" if exc else ""))
+
+    async def prepare(self) -> str:
+        """Start the watcher: the directory made there, the host's
+        architecture known and its engine found here. Timed as
+        timings["prepare"]. The architecture."""
         t0 = time.monotonic()
         head = await self._first_exchange()
         self.started_up = True
-        _, self.arch, self._workdir, unpack = head
+        _, self.arch, self._workdir, self._unpack = head
         self.workdir = self._workdir.decode("utf-8", "surrogateescape")
         try:
-            engine = engines.for_arch(self.arch, self.build)
+            self.engine = engines.for_arch(self.arch, self.build)
         except engines.NoEngine as e:
-            raise UserError(f"--host {self.name}: {escaped(str(e))}", code=1)
-        self.watcher.stdin.write(engines.payload(engine, unpack))
+            raise self._refused(escaped(str(e)))
+        self.timings["prepare"] = time.monotonic() - t0
+        return self.arch
+
+    async def copy(self) -> None:
+        """Copy the engine into the directory (the host checks that it runs
+        there). Timed as timings["copy"]; the session is then open."""
+        t0 = time.monotonic()
+        self.watcher.stdin.write(engines.payload(self.engine, self._unpack))
         if (await self.watcher.stdout.readline()).strip() != b"ctxbench-host copied":
             self.watcher.stdin.write_eof()
-            said = await self._said(self.watcher, FULL)
-            if FULL in said:  # else the line is head's 'Broken pipe', after gzip's write failed
-                raise UserError(f"--host {self.name}: the disk of its TMPDIR is full: could not copy the engine "
-                                f"to {escaped(self.workdir)}: {said}", code=1)
-            if said.startswith("the engine does not run on this machine"):  # a directory where programs run
-                why = said.split("): ", 1)[-1]
-                raise UserError(f"--host {self.name}: the {escaped(engine.parent.name)} engine built here "
-                                f"({escaped(str(engine))}) does not run there, though its `uname -m` says "
-                                f"{escaped(self.arch)} ({why})", code=1)
-            raise UserError(f"--host {self.name}: could not copy the engine there: {said}", code=1)
+            raise await self._not_copied()
         self.timings["copy"] = time.monotonic() - t0
         self.opened = True
+
+    async def _not_copied(self) -> UserError:
+        """Why the watcher did not take the engine, in its words."""
+        said, engine = await self._said(self.watcher, FULL), self.engine
+        if FULL in said:  # else the line is head's 'Broken pipe', after gzip's write failed
+            return self._refused(f"the disk of its TMPDIR is full: could not copy the engine "
+                                 f"to {escaped(self.workdir)}: {said}")
+        if said.startswith("the engine does not run on this machine"):  # a directory where programs run
+            why = said.split("): ", 1)[-1]
+            return self._refused(f"the {escaped(engine.parent.name)} engine built here "
+                                 f"({escaped(str(engine))}) does not run there, though its `uname -m` says "
+                                 f"{escaped(self.arch)} ({why})")
+        return self._refused(f"could not copy the engine there: {said}")
 
     async def _first_exchange(self) -> tuple[str, str, bytes, str]:
         """Start the watcher and read its first line (TAG, `uname -m`, its
@@ -310,41 +382,65 @@ class Session:
             WATCHER.format(prefix=PREFIX, mark=MARK.decode(), needed=" ".join(NEEDED)), encoding=None)
         chatter = self.chatter
         try:
-            line = await asyncio.wait_for(_tagged(self.watcher, chatter), STARTUP_S)
-            marked = await asyncio.wait_for(_until_mark(self.watcher, chatter),
-                                            max(0.5, STARTUP_S - (time.monotonic() - t0)))
+            line, marked = await self._first_words(t0)
         except _NoNewline as e:
             self.watcher.stdin.write_eof()  # the watcher, which has made its directory, removes it and ends
             text = e.before.decode("utf-8", "replace").strip()
-            raise UserError(f"--host {self.name}: the host's shell printed without a newline at its start-up "
-                            f"('{escaped(text[-60:])}'), so ctxbench's first line was not a line: end what "
-                            "the account's start-up files print with a newline", code=1)
+            raise self._refused(f"the host's shell printed without a newline at its start-up "
+                                f"('{escaped(text[-60:])}'), so ctxbench's first line was not a line: end what "
+                                "the account's start-up files print with a newline")
         except asyncio.TimeoutError:
-            raise UserError(f"--host {self.name}: its start-up did not finish in {STARTUP_S:g} s (the account's "
-                            "shell start-up files there, .bashrc or $BASH_ENV, hang or wait)", code=1)
+            raise self._refused(f"its start-up did not finish in {STARTUP_S:g} s (the account's "
+                                "shell start-up files there, .bashrc or $BASH_ENV, hang or wait)")
         if line is not None and line.split(b" ")[1:2] == [b"missing"]:
             gone = ", ".join(w.decode("utf-8", "replace") for w in line.split()[2:])
-            raise UserError(f"--host {self.name}: the host has no {escaped(gone)} on its PATH: --host needs "
-                            "GNU coreutils there (`timeout` runs the engine; docs/host.md)", code=1)
+            raise self._refused(f"the host has no {escaped(gone)} on its PATH: --host needs "
+                                "GNU coreutils there (`timeout` runs the engine; docs/host.md)")
         if line is not None and line.split(b" ")[1:2] == [b"oldtimeout"]:  # busybox's, or an old one
-            raise UserError(f"--host {self.name}: its `timeout` is not GNU coreutils' (`timeout -k 1 5 true` "
-                            "failed: ctxbench stops the engine with -k): --host needs GNU coreutils there "
-                            "(docs/host.md)", code=1)
+            raise self._refused("its `timeout` is not GNU coreutils' (`timeout -k 1 5 true` "
+                                "failed: ctxbench stops the engine with -k): --host needs GNU coreutils there "
+                                "(docs/host.md)")
         head = _head(line)
         if head is None:
             self.watcher.stdin.write_eof()  # its `read` fails: it removes what it made and ends
             said = await self._said(self.watcher)
             if not marked:  # the shell ended before our script ran: its last words are the start-up's
-                raise UserError(f"--host {self.name}: its shell ended during its start-up: "
-                                f"{escaped(chatter.last) if chatter.last else said}", code=1)
+                raise self._refused(f"its shell ended during its start-up: "
+                                    f"{escaped(chatter.last) if chatter.last else said}")
             if line is not None:  # the directory is made: the words about it are `uname -m`'s
                 arch = line.split(b" ")[1]
-                raise UserError(f"--host {self.name}: its `uname -m` printed " + (
+                raise self._refused("its `uname -m` printed " + (
                     f"not one word on one line ('{escaped(arch.decode('utf-8', 'replace'))}' and more)" if arch
-                    else "nothing") + ": ctxbench picks the engine by it", code=1)
-            raise UserError(f"--host {self.name}: could not make a temporary directory there (in its TMPDIR, "
-                            f"else /tmp): {said}", code=1)
+                    else "nothing") + ": ctxbench picks the engine by it")
+            raise self._refused(f"could not make a temporary directory there (in its TMPDIR, "
+                                f"else /tmp): {said}")
         return head
+
+    async def _first_words(self, t0: float) -> tuple[bytes | None, bool]:
+        """The watcher's tagged line, and whether its marker came on stderr,
+        within STARTUP_S of `t0`. stderr is read up to the marker while
+        stdout is: a start-up that prints more than the channel's window
+        (2 MiB) on stderr, unread, would stall stdout, our line with it."""
+        on_stderr = _Chatter()
+        marking = asyncio.ensure_future(_until_mark(self.watcher, on_stderr))
+        try:
+            line = await asyncio.wait_for(self._first_line(), STARTUP_S)
+            return line, await asyncio.wait_for(marking, max(0.5, STARTUP_S - (time.monotonic() - t0)))
+        finally:
+            marking.cancel()
+            self.chatter.then(on_stderr)  # said in that order: stdout's lines, then stderr's
+
+    async def _first_line(self) -> bytes | None:
+        """The watcher's tagged line; a start-up's text without a newline
+        before it is its chatter where banner_without_newline, else
+        _NoNewline."""
+        try:
+            return await _tagged(self.watcher, self.chatter)
+        except _NoNewline as e:
+            if not self.banner_without_newline:
+                raise
+            self.chatter.add(e.before)  # our line is whole after the start-up's text
+            return e.line
 
     @staticmethod
     async def _said(proc, rather: str = "") -> str:
@@ -369,39 +465,74 @@ class Session:
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
         proc = await self.conn.create_process(engine_command(self._workdir, args, limit), encoding=None)
+        err = asyncio.ensure_future(_tail(proc.stderr, ERR_KEPT))  # from the start: the start-up's too
         try:
             first = await _tagged(proc, _Chatter())  # the start-up's lines: said once, at the first exchange
         except _NoNewline as e:  # the first exchange had none: a start-up that prints differently each time
             first = e.line
+        except BaseException:
+            err.cancel()
+            raise
         words = (first or b"").split(b" ")
         if words[1:2] != [b"pid"] or len(words) != 3 or not words[2].isdigit():
-            said = await self._said(proc)
+            r, said = await _ending(proc, err)
+            said = _last(said, r)
             if said == "exit status 97":  # ENGINE's `cd {d} || exit 97`, which says nothing itself
                 said = f"`cd` into its directory {escaped(self.workdir)} failed"
-            raise UserError(f"--host {self.name}: the engine could not be started there: {said}", code=1)
-        return _Started(self, proc, int(words[2]))
+            raise self._refused(f"the engine could not be started there: {said}")
+        return _Started(self, proc, int(words[2]), err)
 
     def run(self, args: list[str], timeout_s: float) -> Finished:
         started = self.start(args, timeout_s)
+        named = f"'ctxbench-engine {escaped(args[0]) if args else ''}'"
         try:  # past the host's own `timeout` and the keepalives' verdict on a frozen connection
-            out = self._call(_bounded(started.proc.stdout, OUT_MAX), timeout_s + STOP_S + 4 * KEEPALIVE_S)
-            if out is None:  # as a local engine's (core/transports.py): a one-document command never prints this much
-                started.stop()
-                raise UserError(f"--host {self.name}: 'ctxbench-engine {escaped(args[0]) if args else ''}' printed "
-                                f"more than {OUT_MAX >> 20} MiB: no document of the engine's is that large", code=1)
-            status, err = started.end()
+            brought = self._call(started.bring(), timeout_s + STOP_S + 4 * KEEPALIVE_S)
         except KeyboardInterrupt:
             started.stop()
             raise
-        except UserError:
-            raise
         except Exception as e:  # noqa: BLE001 (a lost connection, no answer: one line)
             started.stop()
-            raise self._failed(f"running 'ctxbench-engine {escaped(args[0]) if args else ''}'", e)
-        if status == 124:
+            raise self._failed(f"running {named}", e)
+        if brought.out is None:  # as a local engine's (core/transports.py): a one-document command never prints this much
+            started.stop()
+            raise self._refused(f"{named} printed more than {OUT_MAX >> 20} MiB: no document of the engine's is "
+                                "that large")
+        if self.lost:
+            raise self._failed("measuring", ConnectionError())
+        if brought.code() == 124:
             raise TimeoutError(f"'ctxbench-engine {escaped(' '.join(args))}' on {self.name} did not finish in "
                                f"{timeout_s:.0f} s")
-        return Finished(status, out.decode("utf-8", "replace"), err)
+        return Finished(brought.code(), brought.out.decode("utf-8", "replace"), brought.err)
+
+    async def document(self, args: list[str], limit_s: float) -> "Brought":
+        """run()'s work on the caller's loop, judged by the caller: start
+        `ctxbench-engine args` there under `timeout` (`limit_s`), bounded
+        by START_S, and bring back what it printed (stdout up to OUT_MAX,
+        stderr's last ERR_KEPT bytes after the start-up's) and how it
+        ended. An engine still running when this is cancelled is the
+        watcher's to end, at aclose()."""
+        started = await asyncio.wait_for(self._start(args, limit_s), START_S)
+        return await started.bring()
+
+    async def aclose(self) -> str:
+        """close()'s work on the caller's loop: the watcher kills what is
+        left and removes the directory; '' when it did, else what may be
+        left. A watcher whose shell has not started (its start-up hangs) is
+        not waited for: the connection is dropped, and its watcher, if it
+        ever runs, finds its input closed and removes what it made. Bounded
+        by CLEAN_S (and 5 s more to close the connection)."""
+        if self._closed or self.conn is None:
+            self._closed = True
+            return ""
+        self._closed = True
+        if not self.started_up:
+            self.conn.abort()
+            return ""
+        try:
+            return await asyncio.wait_for(self._close(), CLEAN_S + 5)
+        except Exception as e:  # noqa: BLE001
+            self.conn.abort()
+            return f"{escaped(self.workdir)} may be left ({failures.why(e)})"
 
     def read(self, path: str) -> str:
         """A text file of the host (its /proc/kallsyms), '' where it cannot
@@ -509,6 +640,54 @@ class Session:
         return left
 
 
+@dataclass(frozen=True)
+class Brought:
+    """What one engine command there left: what it printed (None: more than
+    OUT_MAX, the rest unread), how the host's shell ended (no status and no
+    signal: the connection went away), and what it said on stderr after the
+    start-up's (its last ERR_KEPT bytes, escaped)."""
+    out: bytes | None
+    status: int | None
+    signal: str | None
+    err: str
+
+    def code(self) -> int:
+        """The status as a local process's: 128 + the signal that ended it,
+        255 where it ended with neither."""
+        return _code(self.status, self.signal)
+
+
+def _code(status: int | None, sig: str | None) -> int:
+    if sig:  # the host's `timeout` or shell killed by a signal: as a local process would end
+        num = getattr(signal, f"SIG{sig}", None)
+        return (128 + int(num)) if num is not None else 128
+    return status if status is not None else 255
+
+
+async def _ending(proc, err: asyncio.Future) -> tuple:
+    """(how `proc` ended, what it said on stderr after the start-up's:
+    escaped), `err` being its stderr read as it comes (_tail)."""
+    r = await proc.wait()
+    said = await err + (r.stderr or b"")
+    return r, _own(said[-ERR_KEPT:])
+
+
+def _last(said: str, r) -> str:
+    """The last line of `said`, else `r`'s exit status."""
+    lines = said.splitlines()
+    return lines[-1] if lines else f"exit status {r.exit_status}"
+
+
+async def _tail(stream, keep: int) -> bytes:
+    """All of `stream`, read as it comes; its last `keep` bytes."""
+    kept = bytearray()
+    while chunk := await stream.read(1 << 16):
+        kept += chunk
+        if len(kept) > keep:
+            del kept[:len(kept) - keep]
+    return bytes(kept)
+
+
 async def _bounded(stream, limit: int) -> bytes | None:
     """All of `stream` up to its end, None past `limit` bytes (read no further)."""
     chunks, got = [], 0
@@ -577,8 +756,9 @@ def _own(err: bytes) -> str:
 class _Started:
     """An engine command under way on the host (core/transports.Started)."""
 
-    def __init__(self, session: Session, proc, pid: int):
+    def __init__(self, session: Session, proc, pid: int, err: asyncio.Future):
         self.session, self.proc, self.pid = session, proc, pid
+        self.err = err  # its stderr, read as it comes (_tail)
         self.stopped = False
 
     def lines(self) -> Iterator[str]:
@@ -592,20 +772,27 @@ class _Started:
                 return
             yield line.decode("utf-8", "replace")
 
+    async def bring(self) -> Brought:
+        """Its stdout to the end (bounded by OUT_MAX) while its stderr is
+        read as it comes (its tail kept), then how it ended."""
+        try:
+            out = await _bounded(self.proc.stdout, OUT_MAX)
+            if out is None:
+                return Brought(None, None, None, "")
+            r, said = await _ending(self.proc, self.err)
+        finally:
+            self.err.cancel()
+        return Brought(out, r.exit_status, r.exit_signal[0] if r.exit_signal else None, said)
+
     def end(self) -> tuple[int, str]:
         s = self.session
         try:
-            r = s._call(self.proc.wait())
+            r, said = s._call(_ending(self.proc, self.err))
         except Exception as e:  # noqa: BLE001
             raise s._failed("measuring", e)
         if s.lost:
             raise s._failed("measuring", ConnectionError())
-        err = _own(r.stderr or b"")
-        if r.exit_signal:  # the host's `timeout` or shell killed by a signal: as a local process would end
-            name = r.exit_signal[0]
-            num = getattr(signal, f"SIG{name}", None)
-            return (128 + int(num)) if num is not None else 128, err
-        return (r.exit_status if r.exit_status is not None else 255), err
+        return _code(r.exit_status, r.exit_signal[0] if r.exit_signal else None), said
 
     def _signal(self, sig: str, group: bool = False) -> None:
         target = f"-- -{self.pid}" if group else str(self.pid)
