@@ -4,6 +4,9 @@ the layers below it:
     cli -> commands (ctxbench.<name> for each name in cli.COMMANDS)
         -> lifecycle (the one every measuring command goes through)
         -> ui (options, format, progress, figures, warnings)
+        -> records (ctxbench.records, the registry, and each command's
+           <name>.record: its part of a results file, on core/results)
+           and the analyses several commands share (ctxbench.rounds)
         -> core (model, engine bridge, reading and writing files)
         -> stats
 
@@ -116,12 +119,21 @@ def test_core_and_stats_import_nothing_by_name_at_run_time():
     assert not bad, bad
 
 
-def _layer(module: str) -> int:
+def _is_record(module: str) -> bool:
+    return module == "ctxbench.records" or (module.count(".") == 2 and module.endswith(".record")
+                                            and _package(module) in COMMAND_PKGS)
+
+
+def _layer(module: str) -> float:
     """The layer of a module, from the top (cli, 5) to the ground (stats, 0)."""
     if module == "ctxbench.__main__":
         return 6
     if module == "ctxbench.cli":
         return 5
+    if _is_record(module):  # the registry above the records it composes
+        return 1.5 if module == "ctxbench.records" else 1.25
+    if module == "ctxbench.rounds":
+        return 1.5
     if _package(module) in COMMAND_PKGS:
         return 4
     for rank, pkg in ((3, "ctxbench.lifecycle"), (2, "ctxbench.ui"), (1, "ctxbench.core"), (0, "ctxbench.stats")):
@@ -135,9 +147,20 @@ def test_no_module_imports_from_its_own_layer_or_above_but_commands():
     bad = [f"{m}:{line} ({_layer(m)}) imports {t} ({_layer(t)})" for m in GRAPH for t, line in GRAPH[m].items()
            if _layer(t) >= _layer(m) and _package(m) != _package(t) and not _layer(m) == _layer(t) == 4]
     assert not bad, "an import runs up the layers:\n" + "\n".join(bad)
-    assert {_layer(m) for m in GRAPH} == {0, 1, 2, 3, 4, 5, 6}
+    assert {_layer(m) for m in GRAPH} == {0, 1, 1.25, 1.5, 2, 3, 4, 5, 6}
     assert _layer("ctxbench.stats.power") < _layer("ctxbench.core.model") < _layer("ctxbench.ui.format") \
         < _layer("ctxbench.lifecycle") < _layer("ctxbench.run.command") < _layer("ctxbench.cli")
+
+
+def test_a_command_s_record_takes_only_the_registration_api():
+    """<name>.record declares records on core/results (registry.py), so
+    that the registry below ui and the commands can import it; nothing
+    else of its command comes with it."""
+    bad = [f"{m}:{line} imports {t}" for m in GRAPH if _is_record(m) and m != "ctxbench.records"
+           for t, line in GRAPH[m].items() if not _under(t, {"ctxbench.core.results"})]
+    assert not bad, bad
+    assert {m for m in GRAPH["ctxbench.records"] if m != "ctxbench.core.results"} == \
+        {m for m in GRAPH if _is_record(m) and m != "ctxbench.records"}
 
 
 def _is_section(module: str) -> bool:

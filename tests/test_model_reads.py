@@ -19,10 +19,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 import ctxbench
-from ctxbench.core import schema
+from ctxbench.records import RECORDS
 
 PKG = Path(ctxbench.__file__).resolve().parent
 # where raw reads belong, and why
@@ -73,7 +72,7 @@ def raw_reads(source: str) -> list[tuple[int, str]]:
         name = _name(recv)
         if key in DOCUMENT_MEMBERS and (key != "tool" or name in DOCUMENT_NAMES):
             out.append((node.lineno, f"the document's {key!r}"))
-        elif key in schema.COMMANDS and name in DOCUMENT_NAMES:
+        elif key in RECORDS.commands and name in DOCUMENT_NAMES:
             out.append((node.lineno, f"the {key!r} section"))
         elif name in ENVIRONMENT_NAMES:
             out.append((node.lineno, f"the environment's {key!r}"))
@@ -124,10 +123,13 @@ def test_every_environment_accessor_reads_a_declared_path():
 
 def test_a_document_s_section_is_its_command_s():
     from ctxbench.core.model import Document
-    from ctxbench.core.results.sections import Run
-    doc = Document({"schema": "ctxbench/1", "results": [{"id": "a"}], "run": {"preset": "quick"}})
-    assert doc.section() == doc.section("run") == Run(preset="quick")  # the section's record
+    from ctxbench.records import RECORDS
+    from ctxbench.run.record import Run
+    doc = Document(RECORDS.read({"schema": "ctxbench/1", "results": [{"id": "a"}], "run": {"preset": "quick"}}))
+    assert doc.command == "run" and doc.section() == doc.section("run") == Run(preset="quick")  # the section's record
     assert doc.section("sweep") is None and Document({}).section() is None
-    assert doc.records == [{"id": "a"}] and doc.has_results and not Document({}).has_results
-    with pytest.raises(AssertionError):
-        doc.section("no-such-command")
+    assert [r.id for r in doc.records] == ["a"] and doc.has_results and not Document({}).has_results
+    assert doc.section("no-such-command") is None
+    # of builtins, the section's builtins: the first object the core does not declare (fleet's comes after)
+    raw = Document({"schema": "ctxbench/2", "results": [], "run": {"preset": "quick"}, "fleet": {"host": "h"}})
+    assert raw.command == "run" and raw.section() == {"preset": "quick"}

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ctxbench.core import results
 from ctxbench.core.results.warnings import CODES, SEVERITY
+from ctxbench.records import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,17 +65,17 @@ document = st.fixed_dictionaries({"schema": st.just("ctxbench/2"), "results": st
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document)
 def test_a_document_round_trips_through_the_model(doc):
-    rec = results.read(doc)
+    rec = RECORDS.read(doc)
     assert results.plain(rec) == doc  # nothing lost, nothing added
-    again = results.read(json.loads(results.encode(rec)))
+    again = RECORDS.read(json.loads(results.encode(rec)))
     assert again == rec
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document)
 def test_upgrade_is_idempotent_on_ctxbench_2(doc):
-    rec = results.read(doc)
-    assert results.read(results.plain(rec)) == rec
+    rec = RECORDS.read(doc)
+    assert RECORDS.read(results.plain(rec)) == rec
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -82,8 +83,8 @@ def test_upgrade_is_idempotent_on_ctxbench_2(doc):
 def test_a_ctxbench_1_document_upgrades_once(doc, texts):
     old = dict(doc, schema="ctxbench/1",
                results=[dict(r, warnings=list(texts)) for r in doc["results"]])
-    rec = results.read(old)
-    assert rec.schema == "ctxbench/2" and results.read(results.plain(rec)) == rec
+    rec = RECORDS.read(old)
+    assert rec.schema == "ctxbench/2" and RECORDS.read(results.plain(rec)) == rec
     assert all(len(r.warnings) == len(texts) for r in rec.results)
 
 
@@ -91,7 +92,7 @@ def test_the_published_json_schema_is_the_models():
     """docs/results-file.schema.json is what the model generates: after
     changing a record, `python tools/results_schema.py` rewrites it."""
     published = json.loads((ROOT / "docs" / "results-file.schema.json").read_text())
-    assert published == results.json_schema(), "run: python tools/results_schema.py"
+    assert published == RECORDS.json_schema(), "run: python tools/results_schema.py"
 
 
 def test_a_writer_cannot_add_an_undeclared_member(tmp_path, monkeypatch):
@@ -113,14 +114,15 @@ def test_a_writer_cannot_add_an_undeclared_member(tmp_path, monkeypatch):
 
 
 def test_each_command_s_section_record_is_the_document_s():
-    """sections.BY_COMMAND (which schema.COMMANDS and Document.section read)
-    names the record the Document declares for each command's member."""
+    """Each feature's section (its record.py, registered in ctxbench.records)
+    is the registry's Document member of the command's name, and the
+    registry's commands are those (what Document.section and .command read)."""
     import msgspec
-    from ctxbench.core.results import Document
-    from ctxbench.core.results.sections import BY_COMMAND, Section
+    from ctxbench.core.results import Section
     declared = {}
-    for f in msgspec.structs.fields(Document):
+    for f in msgspec.structs.fields(RECORDS.Document):
         kinds = [t for t in getattr(f.type, "__args__", ()) if isinstance(t, type) and issubclass(t, Section)]
         if kinds:
             declared[f.name] = kinds[0]
-    assert declared == BY_COMMAND
+    assert declared == {f.name: f.section for f in RECORDS.features if f.section}
+    assert RECORDS.commands == tuple(declared) and "run" in declared and "fleet" not in declared

@@ -22,6 +22,50 @@ BRIEF = dict(groups=1, iterations=2, min_sample_us=100, warmup_ms=0)
 TWO_CPUS = len(os.sched_getaffinity(0)) >= 2
 
 
+def problems(result: dict, kind: schema.Kind | None = None, analysed: bool = False) -> list[str]:
+    """What in `result` does not match its kind's declaration (empty: fits)."""
+    kind = kind or schema.kind_of(result)
+    rid = result.get("id")
+    if kind is None:
+        return [f"{rid}: no kind claims this id"]
+    out = []
+    # the members' types are the records' (analyse validated every result here)
+    members = (*kind.members, *(schema.ANALYSED if analysed and not kind.derived else ()))
+    out += [f"{rid}: missing '{name}' ({kind.name})" for name in members if name not in result]
+    params = result.get("params") if isinstance(result.get("params"), dict) else {}
+    for name, types in kind.params.items():
+        if name not in params:
+            out.append(f"{rid}: missing params.{name} ({kind.name})")
+        elif not schema.fits(params[name], types):
+            out.append(f"{rid}: params.{name} is {type(params[name]).__name__}, not {schema.type_name(types)}")
+    raw = result.get("raw") if isinstance(result.get("raw"), dict) else {}
+    for name in kind.raw:
+        if name not in raw:
+            out.append(f"{rid}: missing raw.{name} ({kind.name})")
+    if kind.verify:
+        v = result.get("verify")
+        if not isinstance(v, dict):
+            out.append(f"{rid}: missing 'verify' ({kind.name})")
+        else:
+            out += [f"{rid}: missing verify.{a}" for a in schema.VERIFY_ARRAYS if a not in v]
+    return out
+
+
+def environment_problems(env: dict) -> list[str]:
+    out = []
+    for path, types in schema.ENVIRONMENT.items():
+        cur: object = env
+        for step in path.split("."):
+            if not isinstance(cur, dict) or step not in cur:
+                out.append(f"environment: missing {path}")
+                break
+            cur = cur[step]
+        else:
+            if not schema.fits(cur, types):
+                out.append(f"environment: {path} is {type(cur).__name__}, not {schema.type_name(types)}")
+    return out
+
+
 @pytest.fixture(scope="module")
 def every_id(engine_bin):
     with pytest.MonkeyPatch.context() as mp:
@@ -38,7 +82,7 @@ def _runs(rid: str) -> bool:
 
 
 def _measure_every_id():
-    ids = [b["id"] for b in engine.list_benchmarks(all_=True)]
+    ids = [b["id"] for b in engine.Engine().list_benchmarks(all_=True)]
     if not TWO_CPUS:
         ids = [i for i in ids if "/cross-cpu" not in i]
     # the anatomy's rungs that a kernel may refuse (a prctl, cgroups without
@@ -46,13 +90,14 @@ def _measure_every_id():
     ids = [i for i in ids if not i.endswith(REFUSABLE) or _runs(i)]
     # task-family ids: small tasks and a fixed n keep them to seconds
     plain = [i for i in ids if not i.startswith(("tasks/", "irq/"))]
-    header, res = run_ids(plain, EngineOptions(**BRIEF))
+    eng = engine.Engine()
+    header, res = run_ids(eng, plain, EngineOptions(**BRIEF))
     tasks = _task_cover([i for i in ids if i.startswith("tasks/")])
     ids = [i for i in ids if not i.startswith("tasks/") or i in tasks]
-    _, res_t = run_ids(tasks, EngineOptions(groups=2, iterations=2, warmup_ms=0, task_scale=0.02,
+    _, res_t = run_ids(eng, tasks, EngineOptions(groups=2, iterations=2, warmup_ms=0, task_scale=0.02,
                                             extra=["--n-list", "1,3"]))
     irqs = [i for i in ids if i.startswith("irq/")]
-    _, res_i = run_ids(irqs, EngineOptions(groups=1, iterations=2, n=3, warmup_ms=0, task_scale=0.02))
+    _, res_i = run_ids(eng, irqs, EngineOptions(groups=1, iterations=2, n=3, warmup_ms=0, task_scale=0.02))
     return ids, header, res + res_t + res_i
 
 
@@ -75,7 +120,7 @@ def _task_cover(tasks: list[str]) -> list[str]:
 
 
 def test_schema_kinds_claim_every_listed_id():
-    for b in engine.list_benchmarks(all_=True):
+    for b in engine.Engine().list_benchmarks(all_=True):
         k = schema.kind_of({"id": b["id"]})
         assert k is not None and not k.derived, b["id"]
 
@@ -84,10 +129,10 @@ def test_schema_kinds_claim_every_listed_id():
 @pytest.mark.flow
 def test_every_engine_id_fits_its_kind(every_id):
     ids, header, res = every_id
-    res = plain(res)  # schema.problems reads members as the engine wrote them
+    res = plain(res)  # problems() reads members as the engine wrote them
     assert sorted(r["id"] for r in res) == sorted(ids)
-    problems = [p for r in res for p in schema.problems(r, analysed=True)]
-    assert problems == []
+    found = [p for r in res for p in problems(r, analysed=True)]
+    assert found == []
     for r in res:
         v = Result(r)
         assert v.kind is not None
@@ -101,7 +146,7 @@ def test_every_engine_id_fits_its_kind(every_id):
 @pytest.mark.flow
 def test_environment_holds_every_path_the_readers_use(every_id):
     _, header, _ = every_id
-    assert schema.environment_problems(header["environment"]) == []
+    assert environment_problems(header["environment"]) == []
     env = Document({"environment": header["environment"]}).environment
     assert env.label and env.kernel_release
 
@@ -117,7 +162,7 @@ def test_derived_points_fit_their_kinds(every_id):
     ipt = plain(irq_analysis.derive({"sort": irq_analysis.rows(by_id["irq/sort"])}, irq_analysis.rows(by_id["irq/direct"]),
                                      [by_id["irq/sort"]["params"]["rate_hz"]], {})["points"]["sort"])
     for p in pts + ipt:
-        assert schema.problems(p) == [], p["id"]
+        assert problems(p) == [], p["id"]
         assert schema.kind_of(p).derived
         assert all(coded(w) == w for w in p["warnings"])  # stored as {code, text}
 
@@ -129,16 +174,16 @@ def test_the_boost_helpers_result_fits_its_kind():
              "involuntary": 0} for i in range(6)]
     r = boost_result(rows, 1)
     assert schema.kind_of(plain(r)) is schema.BY_NAME["boost"]
-    assert schema.problems(plain(r)) == []
+    assert problems(plain(r)) == []
     assert Result(r).summary.median == 7.5
 
 
 def test_a_renamed_key_is_caught():
     r = {"id": "irq/crc", "quantity": "overhead", "unit": "ns", "doc": "", "params": {"task": "crc", "rate": 100},
          "samples": [], "group": [], "raw": {}, "warnings": [], "engine_summary": {}, "timing": {}}
-    assert any("params.rate_hz" in p for p in schema.problems(r))
+    assert any("params.rate_hz" in p for p in problems(r))
     env = {"virtualization": {"hypervisor": "KVM"}}
-    assert any("virtualization.hypervisor_vendor" in p for p in schema.environment_problems(env))
+    assert any("virtualization.hypervisor_vendor" in p for p in environment_problems(env))
 
 
 def test_old_plain_text_warnings_get_codes():
@@ -151,3 +196,12 @@ def test_old_plain_text_warnings_get_codes():
     assert coded({"code": "outliers", "text": "2 statistical outliers"}) == {
         "code": "outliers", "severity": "info", "text": "2 statistical outliers", "data": {}}
     assert coded({"code": "no-such-code", "text": "x"})["code"] == "engine"
+
+
+def test_every_optional_member_a_kind_names_is_a_record_s():
+    """A kind names the members some of its results carry; their types are
+    the records' (the core's, or a feature's registered in ctxbench.records)."""
+    import msgspec
+    from ctxbench.records import RECORDS
+    declared = {f.name for f in msgspec.structs.fields(RECORDS.Result)}
+    assert not [(k.name, m) for k in schema.KINDS for m in (*k.optional, *k.members) if m not in declared]

@@ -1,5 +1,6 @@
 """docs/results-file.schema.json is the JSON Schema of a ctxbench/2 results
-file, generated from the results model (core/results.json_schema).
+file, generated from the results model (core/results/registry.Records.json_schema
+of ctxbench.records.RECORDS).
 `python tools/results_schema.py` rewrites it after a record changes;
 tests/test_results_model.py fails while the published copy is out of date."""
 from __future__ import annotations
@@ -14,8 +15,8 @@ OUT = ROOT / "docs" / "results-file.schema.json"
 
 def text() -> str:
     sys.path.insert(0, str(ROOT / "src"))
-    from ctxbench.core import results
-    return json.dumps(results.json_schema(), indent=1, sort_keys=True) + "\n"
+    from ctxbench.records import RECORDS
+    return json.dumps(RECORDS.json_schema(), indent=1, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":

@@ -22,10 +22,10 @@ import msgspec
 import numpy as np
 
 from ctxbench.core import cycles, results, schema, verification
-from ctxbench.core.results import upgrade
+from ctxbench.core.results import codec, upgrade
 from ctxbench.core.results.document import SCHEMA as _V2
 from ctxbench.core.results.warnings import CODES, SEVERITY
-from ctxbench.stats import drift, power, summary as stats
+from ctxbench.stats import drift, summary as stats
 from ctxbench.stats.numbers import finite_or_nan
 
 SCHEMA = _V2
@@ -73,12 +73,15 @@ def without(warnings: list, *codes: str) -> list[dict]:
 
 # ---- analysis of a raw result -------------------------------------------------
 
-def analyse(result) -> results.Result:
+def analyse(result, cls: type | None = None) -> results.Result:
     """A raw engine result (the engine's JSON, or a record read back) as
-    the results.Result record, with its summary, verification and
-    judgement-based warnings: where engine output becomes a record
-    (idempotent: re-analysing recomputes from the samples).
-    results.ValidationError for a result the model refuses."""
+    a Result record, with its summary, verification and judgement-based
+    warnings: where engine output becomes a record (idempotent:
+    re-analysing recomputes from the samples). The record is `cls`, by
+    default the type of a record given, else the core's (what the engine
+    writes): a result with a feature's members is the registry's
+    (ctxbench.records.RECORDS.Result). results.ValidationError for a
+    result the model refuses."""
     r = dict(results.plain(result))
     rec, keep = verification.judge(r)
     rec["dropped_samples"] = [i for i, k in enumerate(keep) if not k]
@@ -119,7 +122,7 @@ def analyse(result) -> results.Result:
         warnings.append(warning("negative", "negative derived cost (printed as measured): the subtracted part "
                                 "varies more than the quantity itself", median=s["median"]))
     r["warnings"] = warnings
-    return results.result_of(r)
+    return codec.record(r, cls or (type(result) if isinstance(result, results.Result) else results.Result))
 
 
 def relabel_groups(r: dict, label) -> dict:
@@ -184,12 +187,6 @@ def round_series(results: list[dict], unit: str = "ns") -> tuple[list[int], list
     return which, series
 
 
-def drift_factor(results: list[dict]) -> np.ndarray:
-    """The machine's drift common to results measured interleaved by group
-    (one round = group g of every id), per round (stats.drift)."""
-    return drift.common_factor(round_series(results)[1])
-
-
 def apply_drift(res: list[dict]) -> tuple[list[dict], dict]:
     """Estimate the machine's common drift from results measured interleaved
     by group and widen each one's interval by it, in ns and, for the
@@ -221,34 +218,18 @@ def apply_drift(res: list[dict]) -> tuple[list[dict], dict]:
 
 def with_members(r, **members):
     """A new result: `r` (a record, or the builtins an analysis is
-    building) with `members` set; `r` is not changed."""
-    return results.replace(r, **members) if isinstance(r, msgspec.Struct) else dict(r, **members)
+    building) with `members` set; `r` is not changed. A record whose type
+    does not declare one of them (the core's, which analyse makes of an
+    engine result, given a feature's member) is builtins again: the
+    registry's document() makes it its record."""
+    if isinstance(r, msgspec.Struct) and all(hasattr(r, k) for k in members):
+        return results.replace(r, **members)
+    return dict(results.plain(r), **members)
 
 
 def _with_mde(summary: dict) -> dict:
     """A (new) summary with its MDE between runs made from its interval."""
     return dict(summary, mde=cycles.mde_between_runs(summary))
-
-
-def apply_between_runs(res: list[dict], spreads: dict) -> tuple[list[dict], int]:
-    """Widen each result's interval, in ns and in cycles, by the part
-    between runs that earlier runs of this host measured (`spreads`:
-    core/store/between.spreads by point key). Returns the results (new
-    ones where widened; `res` is not changed) and how many were."""
-    out, n = [], 0
-    for r in res:
-        v = Result(r)
-        s = spreads.get(v.point_key)
-        if s is None or not math.isfinite(s.tau_ns):
-            out.append(r)
-            continue
-        new = {"summary": _with_mde(drift.between_runs(v.summary.as_dict(), s.tau_ns, s.runs))}
-        if v.cycles.applies and v.cycles.summary and math.isfinite(s.tau_cycles):
-            new["cycles"] = dict(v.cycles.as_dict(), summary=_with_mde(
-                drift.between_runs(v.cycles.summary.as_dict(), s.tau_cycles, s.runs)))
-        out.append(with_members(r, **new))
-        n += 1
-    return out, n
 
 
 def apply_next_run(res: list[dict]) -> tuple[list[dict], dict]:
@@ -277,15 +258,17 @@ def apply_next_run(res: list[dict]) -> tuple[list[dict], dict]:
                  "factor": [round(float(x), 6) if math.isfinite(x) else None for x in factor]}
 
 
-def document(tool: dict, environment: dict, results_: list, extra: dict | None = None) -> results.Document:
-    """A ctxbench/2 document: the Document record of the engine's tool and
+def document(tool: dict, environment: dict, results_: list, extra: dict | None = None, *,
+             records: results.Records) -> results.Document:
+    """A ctxbench/2 document: the `records`' Document record (the
+    registry's: ctxbench.records.RECORDS) of the engine's tool and
     environment, the results (records or builtins) and the command's
     section and other members (`extra`). results.ValidationError (with the
     JSON path) if it does not fit the model: lifecycle.document keeps such
     a document in a fallback file rather than losing the measurement."""
     from ctxbench.core.writer import jsonable  # nan is null in the file, so None in the record
     doc = {"schema": SCHEMA, "tool": tool, "environment": environment, "results": list(results_)}
-    return results.document(jsonable({**doc, **(extra or {})}))
+    return records.document(jsonable({**doc, **(extra or {})}))
 
 
 # ---- read-only views ----------------------------------------------------------
@@ -309,6 +292,16 @@ def _obj(x) -> dict:
 
 def _dict_or_none(x) -> dict | None:
     return _obj(x) if _is_record(x) else None
+
+
+def _reads(*paths: tuple[str, str]):
+    """One read-only accessor per (name, path) of a view's record (its
+    `get`): the path as it is, None where the record lacks it."""
+    def add(cls):
+        for name, path in paths:
+            setattr(cls, name, property(lambda s, p=path: s.get(p)))
+        return cls
+    return add
 
 
 class Summary:
@@ -414,6 +407,8 @@ class _Effects(dict):
         return {}
 
 
+@_reads(*((name, name) for name in ("cpu", "placement", "mechanism", "kind", "parties", "footprint", "pair", "n",
+                                    "task", "rate_hz", "policy", "policy_requested", "pinned")))
 class Params:
     """A result's params (schema.py declares which kind has which)."""
     __slots__ = ("d",)
@@ -433,21 +428,8 @@ class Params:
     def items(self):
         return self.d.items()
 
-    cpu = property(lambda s: _g(s.d, "cpu"))
-    placement = property(lambda s: _g(s.d, "placement"))
-    mechanism = property(lambda s: _g(s.d, "mechanism"))
-    kind = property(lambda s: _g(s.d, "kind"))
     size = property(lambda s: _g(s.d, "size") or 0)
     stride = property(lambda s: _g(s.d, "stride") or 0)
-    parties = property(lambda s: _g(s.d, "parties"))
-    footprint = property(lambda s: _g(s.d, "footprint"))
-    pair = property(lambda s: _g(s.d, "pair"))
-    n = property(lambda s: _g(s.d, "n"))
-    task = property(lambda s: _g(s.d, "task"))
-    rate_hz = property(lambda s: _g(s.d, "rate_hz"))
-    policy = property(lambda s: _g(s.d, "policy"))
-    policy_requested = property(lambda s: _g(s.d, "policy_requested"))
-    pinned = property(lambda s: _g(s.d, "pinned"))
 
 
 # params that tell two points of one id apart (ring, sweep, tasks, irq)
@@ -634,29 +616,37 @@ def median_of(results: list[dict], rid: str) -> float | None:
     return None
 
 
-def paired_difference(a: dict, b: dict) -> dict:
-    """a - b per round (group) over the rounds both were measured in, for two
-    results of one interleaved run: a power.effect (the mean of the rounds'
-    differences, whole rounds resampled), plus the rounds it used, the
-    ratio of the two medians and the ratio's interval (the difference's
-    interval over b's median, around the median ratio)."""
-    ra, rb = Result(a).round_medians(), Result(b).round_medians()
-    common = sorted(set(ra) & set(rb))
-    e = power.paired_mean([ra[g] - rb[g] for g in common], clusters=common)
-    base, top = Result(b).summary.median, Result(a).summary.median
-    e["rounds"] = len(common)
-    if math.isfinite(base) and base > 0 and math.isfinite(top) and math.isfinite(e["estimate_ns"]):
-        e["ratio"] = top / base
-        e["ratio_ci95"] = [e["ratio"] + (c - e["estimate_ns"]) / base if math.isfinite(c) else math.nan
-                           for c in e["ci95"]]
-    else:
-        e["ratio"], e["ratio_ci95"] = math.nan, [math.nan, math.nan]
-    return e
-
-
 _ABSENT = object()
 
 
+# uname -m (machine); --no-idle held the CPUs (idle_held); what the front end
+# checks before measuring on a host it cannot read (--host: allowed_cpus ..
+# cgroup_memory_room); ARM: cntvct's rate (absent on x86 and ARMv7) and how
+# the calibrated one differs from it; ARMv7: whether user space may read the
+# PMU cycle counter (absent elsewhere), and why not
+@_reads(
+    ("hostname", "hostname"), ("cpu_model", "cpu.model"), ("microcode", "cpu.microcode"),
+    ("cpus_online", "cpu.online"), ("kernel_release", "kernel.release"),
+    ("hypervisor", "virtualization.hypervisor_vendor"), ("cycle_hz", "timers.cycle_hz"),
+    ("cpu_flags", "cpu.flags_of_interest"), ("cores", "topology.cores"),
+    ("threads_per_core", "topology.threads_per_core"), ("topology_source", "topology.source"),
+    ("kernel_version", "kernel.version"), ("cmdline", "kernel.cmdline"), ("clocksource", "kernel.clocksource"),
+    ("preempt", "kernel.preempt"), ("preempt_banner", "kernel.preempt_banner"), ("isolated", "kernel.isolated"),
+    ("machine", "kernel.machine"), ("allowed_cpus", "process.allowed_cpus"),
+    ("mem_available", "process.mem_available"), ("rlimit_as", "process.rlimit_as"),
+    ("cgroup_memory_room", "process.cgroup_memory_room"), ("nohz_full", "kernel.nohz_full"),
+    ("sched_rt_runtime_us", "kernel.sched_rt_runtime_us"), ("sched_rt_period_us", "kernel.sched_rt_period_us"),
+    ("intel_no_turbo", "frequency.intel_no_turbo"), ("boost", "frequency.boost"), ("idle_driver", "idle.driver"),
+    ("idle_held", "idle.cpu_dma_latency_held_at_0"), ("no_idle_error", "idle.no_idle_error"),
+    ("emulated", "virtualization.emulated"), ("emulator", "virtualization.emulator"),
+    ("emulation_evidence", "virtualization.emulation_evidence"),
+    ("dmi_product_name", "virtualization.dmi_product_name"), ("hardware_counters", "perf.hardware_counters"),
+    ("software_counters", "perf.software_counters"), ("hardware_error", "perf.hardware_error"),
+    ("sched_fifo_allowed", "process.sched_fifo_allowed"), ("sched_fifo_error", "process.sched_fifo_error"),
+    ("mlockall", "process.mlockall"), ("mlockall_error", "process.mlockall_error"),
+    ("cycle_counter", "timers.cycle_counter"), ("cntfrq_el0", "timers.cntfrq_el0"),
+    ("cntfrq_vs_calibrated", "timers.cntfrq_vs_calibrated"), ("pmccntr_usable", "timers.pmccntr_usable"),
+    ("pmccntr_probe", "timers.pmccntr_probe"))
 class Environment:
     """The environment record (env.c); paths declared in schema.ENVIRONMENT.
     Made from the record or from another view of it (so that a function
@@ -673,64 +663,15 @@ class Environment:
             x = _g(x, step) if _is_record(x) else None
         return results.plain(x)
 
-    hostname = property(lambda s: s.get("hostname"))
-    cpu_model = property(lambda s: s.get("cpu.model"))
-    microcode = property(lambda s: s.get("cpu.microcode"))
-    cpus_online = property(lambda s: s.get("cpu.online"))
-    kernel_release = property(lambda s: s.get("kernel.release"))
     is_vm = property(lambda s: bool(s.get("virtualization.is_vm")))
-    hypervisor = property(lambda s: s.get("virtualization.hypervisor_vendor"))
-    cycle_hz = property(lambda s: s.get("timers.cycle_hz"))
-    mitigations = property(lambda s: _obj(s.get("mitigations")))
-    governors = property(lambda s: _obj(s.get("frequency.governors")))
     # whether a VM, None where the record does not say (is_vm: False then)
     vm = property(lambda s: v if isinstance(v := s.get("virtualization.is_vm"), bool) else None)
-    cpu_flags = property(lambda s: s.get("cpu.flags_of_interest"))
-    cores = property(lambda s: s.get("topology.cores"))
-    threads_per_core = property(lambda s: s.get("topology.threads_per_core"))
-    topology_source = property(lambda s: s.get("topology.source"))
+    mitigations = property(lambda s: _obj(s.get("mitigations")))
+    governors = property(lambda s: _obj(s.get("frequency.governors")))
     smt_siblings = property(lambda s: s.get("topology.smt_siblings") or [])
     caches = property(lambda s: s.get("topology.caches") or [])
     dtlb = property(lambda s: s.get("tlb.dtlb") or [])
-    kernel_version = property(lambda s: s.get("kernel.version"))
-    cmdline = property(lambda s: s.get("kernel.cmdline"))
-    clocksource = property(lambda s: s.get("kernel.clocksource"))
-    preempt = property(lambda s: s.get("kernel.preempt"))
-    preempt_banner = property(lambda s: s.get("kernel.preempt_banner"))
-    isolated = property(lambda s: s.get("kernel.isolated"))
-    machine = property(lambda s: s.get("kernel.machine"))  # uname -m
-    # what the front end checks before measuring on a host it cannot read (--host)
-    allowed_cpus = property(lambda s: s.get("process.allowed_cpus"))
-    mem_available = property(lambda s: s.get("process.mem_available"))
-    rlimit_as = property(lambda s: s.get("process.rlimit_as"))
-    cgroup_memory_room = property(lambda s: s.get("process.cgroup_memory_room"))
-    nohz_full = property(lambda s: s.get("kernel.nohz_full"))
-    sched_rt_runtime_us = property(lambda s: s.get("kernel.sched_rt_runtime_us"))
-    sched_rt_period_us = property(lambda s: s.get("kernel.sched_rt_period_us"))
-    intel_no_turbo = property(lambda s: s.get("frequency.intel_no_turbo"))
-    boost = property(lambda s: s.get("frequency.boost"))
-    idle_driver = property(lambda s: s.get("idle.driver"))
     idle_states = property(lambda s: s.get("idle.states") or [])
-    idle_held = property(lambda s: s.get("idle.cpu_dma_latency_held_at_0"))  # --no-idle held it
-    no_idle_error = property(lambda s: s.get("idle.no_idle_error"))
-    emulated = property(lambda s: s.get("virtualization.emulated"))
-    emulator = property(lambda s: s.get("virtualization.emulator"))
-    emulation_evidence = property(lambda s: s.get("virtualization.emulation_evidence"))
-    dmi_product_name = property(lambda s: s.get("virtualization.dmi_product_name"))
-    hardware_counters = property(lambda s: s.get("perf.hardware_counters"))
-    software_counters = property(lambda s: s.get("perf.software_counters"))
-    hardware_error = property(lambda s: s.get("perf.hardware_error"))
-    sched_fifo_allowed = property(lambda s: s.get("process.sched_fifo_allowed"))
-    sched_fifo_error = property(lambda s: s.get("process.sched_fifo_error"))
-    mlockall = property(lambda s: s.get("process.mlockall"))
-    mlockall_error = property(lambda s: s.get("process.mlockall_error"))
-    cycle_counter = property(lambda s: s.get("timers.cycle_counter"))
-    # ARM: cntvct's rate (absent on x86 and ARMv7) and how the calibrated one differs from it
-    cntfrq_el0 = property(lambda s: s.get("timers.cntfrq_el0"))
-    cntfrq_vs_calibrated = property(lambda s: s.get("timers.cntfrq_vs_calibrated"))
-    # ARMv7: whether user space may read the PMU cycle counter (absent elsewhere), and why not
-    pmccntr_usable = property(lambda s: s.get("timers.pmccntr_usable"))
-    pmccntr_probe = property(lambda s: s.get("timers.pmccntr_probe"))
 
     def as_dict(self) -> dict:
         """A copy of the record (builtins), for a document built from it."""
@@ -763,21 +704,26 @@ class Document:
     # whether it has a results list at all (a document kept elsewhere, read back)
     has_results = property(lambda s: isinstance(_g(s.d, "results"), list))
 
-    def section(self, name: str | None = None) -> results.sections.Section | None:
-        """A command's own section record ("run", "sweep", ...:
-        schema.COMMANDS), by default the one of the command that wrote it;
-        None if absent. Its members are read as a record's
-        (results.member); the records only that command reads back are
-        typed maps (core/results/sections.py)."""
+    def section(self, name: str | None = None) -> results.Section | dict | None:
+        """A command's own section ("run", "sweep", ...: the registry's
+        commands), by default the one of the command that wrote it; None if
+        absent. Its members are read as a record's (results.member); the
+        records only that command reads back are typed maps
+        (<command>/record.py). Of a document's builtins, its builtins."""
         name = name or self.command
-        assert name is None or name in schema.COMMANDS, name
         sec = _g(self.d, name) if name else None
-        return results.section_of(name, sec) if _is_record(sec) else None
+        return sec if isinstance(sec, (results.Section, dict)) else None
 
     @property
     def command(self) -> str | None:
-        """The command that wrote it (its own section), None if unknown."""
-        return next((c for c in schema.COMMANDS if _is_record(_g(self.d, c))), None)
+        """The command that wrote it (its own section), None if unknown. Of
+        a document's builtins (a store's kept document, as a migration reads
+        it): its first object the core does not declare, as every writer
+        puts its section before a feature's other members (fleet's record)."""
+        if isinstance(self.d, msgspec.Struct):
+            return next((c for c in self.d.__struct_fields__ if isinstance(getattr(self.d, c), results.Section)), None)
+        core = results.Document.__struct_fields__
+        return next((k for k, v in _obj(self.d).items() if k not in core and isinstance(v, dict)), None)
 
     @property
     def results(self) -> list[Result]:

@@ -1,17 +1,18 @@
 """The schema of every result kind, in one place.
 
 The engine writes results; the front end's analyses (tasks, irq, sweep)
-derive more. Every member a reader uses is declared here, with its type,
-for the kind of result that carries it. The results model (model.py) reads
-only through these declarations, and tests/test_schema.py runs the engine's
-every id and checks its output against them: a renamed key fails a test,
-not a figure.
+derive more. Every member a reader uses is named here for the kind of
+result that carries it, each param with its type. The results model
+(model.py) reads only through these declarations, and tests/test_schema.py
+runs the engine's every id and checks its output against them (its
+`problems`): a renamed key fails a test, not a figure.
 
 A declaration lists what a result of that kind *must* have. Members that
 only some results carry (counters, the sweep's `indirect` and
 `round_cost_s`: what each of a point's rounds took, `sample_n`: its n per
-sample, calibrated anew in every round) are declared as
-optional, so that readers still name them here.
+sample, calibrated anew in every round) are named as optional, so that
+readers still find them here; their types are the records' (a feature's
+own members are declared in its package: core/results/registry.py).
 
 Why this is not derived from the records (core/results): a record says
 what any file may hold, and so it is liberal: one Result for every kind
@@ -22,13 +23,14 @@ this checkout *must* write, per kind: which members a kind requires and
 which facts are never null. It is the engine's contract, checked against
 its real output (tests/test_schema.py); the records are the file's. The
 two meet in one place: each param's type (PARAM_TYPES), which the Result
-record enforces on reading.
+record enforces on reading. What both would say is said once: the types of
+the members a kind names, and the commands (core/results.Records.commands),
+are the records'.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from ctxbench.core.results import sections
+from types import MappingProxyType
 
 NUM = (int, float)
 INT = (int,)
@@ -46,30 +48,34 @@ class Kind:
     name: str
     ids: tuple[str, ...]                 # id prefixes of this kind (the longest match wins)
     doc: str
-    members: dict = field(default_factory=dict)     # required top-level members: types
+    members: tuple[str, ...] = ()                   # required top-level members (typed by the records)
     params: dict = field(default_factory=dict)      # required params: types
     raw: tuple[str, ...] = ()                       # required raw arrays
     verify: bool = False                            # carries per-sample switch counts
-    optional: dict = field(default_factory=dict)    # members some results carry
+    optional: tuple[str, ...] = ()                  # members some results carry (typed by the records)
     derived: bool = False                           # built by the front end, not the engine
 
 
 # What every engine result has (harness.c: harness_emit).
-ENGINE_MEMBERS = {"id": STR, "quantity": STR, "unit": STR, "doc": STR, "params": DICT, "samples": LIST,
-                  "group": LIST, "raw": DICT, "warnings": LIST, "engine_summary": DICT, "timing": DICT,
+ENGINE_MEMBERS = ("id", "quantity", "unit", "doc", "params", "samples", "group", "raw", "warnings", "engine_summary",
+                  "timing",
                   # the core-clock probe's readings per group (core/clock_probe.h; files before issue 32 lack it)
-                  "clock_probe": DICT}
-ENGINE_PARAMS = {"cpu": INT, "groups": INT, "iterations": INT, "n": INT, "pinned": BOOL,
-                 "policy": STR, "policy_requested": STR}
+                  "clock_probe")
+ENGINE_PARAMS = MappingProxyType({"cpu": INT, "groups": INT, "iterations": INT, "n": INT, "pinned": BOOL,
+                                  "policy": STR, "policy_requested": STR})
 # What analyse() adds to every analysed result (cycles: core/cycles.py).
-ANALYSED = {"summary": DICT, "verification": DICT, "cycles": DICT}
+ANALYSED = ("summary", "verification", "cycles")
 # The per-sample switch counts (verify.c), judged by core/verification.py.
 VERIFY_ARRAYS = ("expected_voluntary", "voluntary", "involuntary", "migrations",
                  "single_voluntary", "single_involuntary", "single_migrations")
+# What a result the front end writes has (runtimes, peers, userbench), and a
+# derived one (tasks' and irq's points, from their runs).
+FRONT_END_MEMBERS = ("id", "quantity", "unit", "params", "samples", "warnings")
+DERIVED_MEMBERS = (*FRONT_END_MEMBERS, "summary", "parts")
 # A ping-pong's params (pingpong.c, user_pp.c): what the run table, the
 # figures and compare read.
-SWITCH_PARAMS = {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "size": INT, "stride": INT,
-                 "t_single": STR, "formula": STR}
+SWITCH_PARAMS = MappingProxyType({**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "size": INT,
+                                  "stride": INT, "t_single": STR, "formula": STR})
 
 KINDS: tuple[Kind, ...] = (
     Kind("timer", ("timer/",), "overhead of reading a timer",
@@ -79,66 +85,53 @@ KINDS: tuple[Kind, ...] = (
          ENGINE_MEMBERS, ENGINE_PARAMS),
     Kind("switch", ("kernel/", "user/"), "direct cost of a switch (ping-pong minus single party)",
          ENGINE_MEMBERS, SWITCH_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"counters": DICT, "indirect": (dict, type(None)), "round_cost_s": LIST, "sample_n": LIST,
-                   "settle": DICT}),
+         optional=("counters", "indirect", "round_cost_s", "sample_n", "settle")),
     Kind("selftest", ("test/",), "hidden known-answer benchmarks (an injected cost)",
          ENGINE_MEMBERS, ENGINE_PARAMS, ("t_single_ns", "t_switch_ns"), verify=True,
-         optional={"indirect": (dict, type(None)), "round_cost_s": LIST, "sample_n": LIST}),
+         optional=("indirect", "round_cost_s", "sample_n")),
     Kind("ring", ("ring/", "test/ring/"), "a token passed around N parties on one CPU (test/ring/: with a "
          "known spin per hand-off)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "placement": STR, "mechanism": STR, "kind": STR, "parties": INT,
                           "footprint": INT}, ("t_ring_ns", "t_single_ns"), verify=True,
          # settle: engine --settle-us, per group; above_pingpong: ctxbench ring (ring/analysis.py)
-         optional={"settle": DICT, "above_pingpong": DICT}),
+         optional=("settle", "above_pingpong")),
     Kind("tasks-run", ("tasks/",), "a task pair run with n switches (the engine's samples)",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "pair": STR, "task_a": STR, "task_b": STR, "scale": NUM},
          ("t_total_ns", "t_task_a_ns", "t_task_b_ns", "n"), verify=True,
-         optional={"chunks": DICT}),  # files before issue 45 lack it
+         optional=("chunks",)),  # files before issue 45 lack it
     Kind("irq-direct", ("irq/direct",), "D: the direct cost of one timer signal",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "rate_hz": INT}, ("d_ns", "interrupts")),
     Kind("irq-run", ("irq/",), "a task with and without timer signals at a rate",
          ENGINE_MEMBERS, {**ENGINE_PARAMS, "task": STR, "rate_hz": INT, "scale": NUM},
          ("rate_hz", "r_task_ns", "r_prime_ns", "interrupts", "overruns", "d_ns", "waited_ns", "waited_prime_ns"),
-         optional={"chunks": DICT}),  # files before issue 45 lack it
+         optional=("chunks",)),  # files before issue 45 lack it
     Kind("noise", ("noise/",), "gaps seen by a timer-reading loop",
-         {**ENGINE_MEMBERS, "noise": DICT}, {**ENGINE_PARAMS, "noise_cpu": INT},
+         (*ENGINE_MEMBERS, "noise"), {**ENGINE_PARAMS, "noise_cpu": INT},
          ("gaps", "gap_total_ns", "longest_ns", "threshold_ns", "window_ns")),
     # derived by the front end
     Kind("tasks-point", ("tasks/",), "R', C and I of a pair at n switches (tasks/analysis.py)",
-         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
-          "parts": DICT, "warnings": LIST}, {"pair": STR, "n": INT}, derived=True),
+         DERIVED_MEMBERS, {"pair": STR, "n": INT}, derived=True),
     Kind("irq-point", ("irq/",), "R_task, R' and I of a task at a rate (irq/analysis.py)",
-         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "summary": DICT,
-          "parts": DICT, "warnings": LIST}, {"task": STR, "rate_hz": INT}, derived=True,
-         optional={"chunks": DICT}),  # its runs' chunk records (irq/chunked.py), since issue 45
+         DERIVED_MEMBERS, {"task": STR, "rate_hz": INT}, derived=True,
+         optional=("chunks",)),  # its runs' chunk records (irq/chunked.py), since issue 45
     # written by userbench from the Boost.Context helper's lines, not by the engine
     Kind("runtime", ("runtimes/",), "a language runtime's hand-off, spawn or memory per thread, from its "
          "harness (ctxbench runtimes; runtimes/PROTOCOL.md)",
-         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
-         {"runtime": STR, "mechanism": STR, "placement": STR},
-         optional={"group": LIST, "raw": DICT, "verify": DICT, "warmup": DICT, "jfr": DICT, "kernel": DICT,
-                   "resolution": DICT}),
+         FRONT_END_MEMBERS, {"runtime": STR, "mechanism": STR, "placement": STR},
+         optional=("group", "raw", "verify", "warmup", "jfr", "kernel", "resolution")),
     Kind("peer", ("peers/",), "another tool's number (perf bench, stress-ng, ...) in ctxbench's unit, beside "
          "ctxbench's matching part (ctxbench peers; peers/catalogue.py)",
-         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "group": LIST, "raw": DICT,
-          "warnings": LIST},
-         {"peer": STR, "placement": STR},
+         (*FRONT_END_MEMBERS, "group", "raw"), {"peer": STR, "placement": STR},
          ("per_op_ns", "ops", "wall_s", "voluntary", "involuntary", "match_ns", "predicted_ns"),
-         optional={"comparison": DICT}, derived=True),
+         optional=("comparison",), derived=True),
     Kind("boost", ("boost/",), "Boost.Context's fiber switch, same method (ctxbench userbench)",
-         {"id": STR, "quantity": STR, "unit": STR, "params": DICT, "samples": LIST, "warnings": LIST},
-         {"kind": STR, "placement": STR, "mechanism": STR}, ("t_single_ns", "t_switch_ns")),
+         FRONT_END_MEMBERS, {"kind": STR, "placement": STR, "mechanism": STR}, ("t_single_ns", "t_switch_ns")),
 )
-BY_NAME = {k.name: k for k in KINDS}
-
-# The commands that write a results document: each adds a section named
-# after itself ("run", "sweep", ...), which says what the document is; its
-# record is core/results/sections.py's.
-COMMANDS = tuple(sections.BY_COMMAND)
+BY_NAME = MappingProxyType({k.name: k for k in KINDS})
 
 # Environment facts the readers use, by path (env.c). Optional ones are
 # absent on some machines (ARM timers, a kernel without cpufreq).
-ENVIRONMENT = {
+ENVIRONMENT = MappingProxyType({
     "hostname": STR,
     "cpu.model": OPT_STR, "cpu.online": INT,
     "topology.cores": INT, "topology.threads_per_core": INT, "topology.source": STR,
@@ -157,15 +150,16 @@ ENVIRONMENT = {
     "perf.hardware_counters": BOOL, "perf.software_counters": BOOL, "perf.hardware_error": OPT_STR,
     "process.sched_fifo_allowed": BOOL, "process.sched_fifo_error": OPT_STR, "process.mlockall": BOOL,
     "timers.cycle_counter": OPT_STR, "timers.cycle_hz": OPT_NUM,
-}
-ENVIRONMENT_OPTIONAL = {"process.mlockall_error": OPT_STR, "cpu.microcode": OPT_STR, "idle.no_idle_error": OPT_STR,
-                        "cpu.flags_of_interest": LIST,  # x86: the flags a reader uses (anatomy: pcid)
-                        "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
-                        "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR,
-                        # for --host (core/memory.py): older files and recordings lack them
-                        "kernel.machine": STR,  # uname -m: a fleet host's architecture
-                        "process.allowed_cpus": LIST, "process.mem_available": OPT_INT, "process.rlimit_as": OPT_INT,
-                        "process.cgroup_memory_room": OPT_INT}
+})
+ENVIRONMENT_OPTIONAL = MappingProxyType({
+    "process.mlockall_error": OPT_STR, "cpu.microcode": OPT_STR, "idle.no_idle_error": OPT_STR,
+    "cpu.flags_of_interest": LIST,  # x86: the flags a reader uses (anatomy: pcid)
+    "timers.cntfrq_el0": NUM, "timers.cntfrq_vs_calibrated": OPT_NUM,
+    "timers.pmccntr_usable": BOOL, "timers.pmccntr_probe": OPT_STR,
+    # for --host (core/memory.py): older files and recordings lack them
+    "kernel.machine": STR,  # uname -m: a fleet host's architecture
+    "process.allowed_cpus": LIST, "process.mem_available": OPT_INT, "process.rlimit_as": OPT_INT,
+    "process.cgroup_memory_room": OPT_INT})
 
 
 def kind_of(result: dict) -> Kind | None:
@@ -205,47 +199,12 @@ def fits(v, types: tuple) -> bool:
     return isinstance(v, types)
 
 
-def problems(result: dict, kind: Kind | None = None, analysed: bool = False) -> list[str]:
-    """What in `result` does not match its kind's declaration (empty: fits)."""
-    kind = kind or kind_of(result)
-    rid = result.get("id")
-    if kind is None:
-        return [f"{rid}: no kind claims this id"]
-    out = []
-    members = {**kind.members, **(ANALYSED if analysed and not kind.derived else {})}
-    for name, types in members.items():
-        if name not in result:
-            out.append(f"{rid}: missing '{name}' ({kind.name})")
-        elif not fits(result[name], types):
-            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {type_name(types)}")
-    for name, types in kind.optional.items():
-        if name in result and not fits(result[name], types):
-            out.append(f"{rid}: '{name}' is {type(result[name]).__name__}, not {type_name(types)}")
-    params = result.get("params") if isinstance(result.get("params"), dict) else {}
-    for name, types in kind.params.items():
-        if name not in params:
-            out.append(f"{rid}: missing params.{name} ({kind.name})")
-        elif not fits(params[name], types):
-            out.append(f"{rid}: params.{name} is {type(params[name]).__name__}, not {type_name(types)}")
-    raw = result.get("raw") if isinstance(result.get("raw"), dict) else {}
-    for name in kind.raw:
-        if name not in raw:
-            out.append(f"{rid}: missing raw.{name} ({kind.name})")
-    if kind.verify:
-        v = result.get("verify")
-        if not isinstance(v, dict):
-            out.append(f"{rid}: missing 'verify' ({kind.name})")
-        else:
-            out += [f"{rid}: missing verify.{a}" for a in VERIFY_ARRAYS if a not in v]
-    return out
-
-
 # The type of every param any kind declares, and of the few others readers
 # use (second CPUs): a reader checks every one a file holds against it, so a
 # param of the wrong type is one line at the boundary, not a traceback in a
 # figure. The kinds agree on each name's type (tests/test_schema.py).
-PARAM_TYPES = {**{name: types for k in KINDS for name, types in k.params.items()},
-               "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT}
+PARAM_TYPES = MappingProxyType({**{name: types for k in KINDS for name, types in k.params.items()},
+                                "cpu_b": INT, "pair_cpu": INT, "irq_cpu": INT, "window_ms": INT})
 
 
 @dataclass(frozen=True)
@@ -256,10 +215,10 @@ class Pattern:
 
 # Params whose text has a form readers split: a task pair is two tasks
 # joined by '+' (core/workloads.pairs), the figures and tables split it.
-PARAM_PATTERNS = {"pair": Pattern(r"[^+]+\+[^+]+", "two tasks joined by '+'")}
+PARAM_PATTERNS = MappingProxyType({"pair": Pattern(r"[^+]+\+[^+]+", "two tasks joined by '+'")})
 # JSON Schema's name of each type a declaration uses.
-_JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null", list: "array",
-               dict: "object"}
+_JSON_TYPES = MappingProxyType({int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null",
+                                list: "array", dict: "object"})
 
 
 def json_type(types: tuple) -> dict:
@@ -288,18 +247,3 @@ def params_json_schema() -> dict:
 # except these, which may be a plain number (irq's I as a share of R_task is
 # one since issue 32's analysis; tasks' and older irq files' are records).
 NUMBER_PARTS = ("I_pct",)
-
-
-def environment_problems(env: dict) -> list[str]:
-    out = []
-    for path, types in ENVIRONMENT.items():
-        cur: object = env
-        for step in path.split("."):
-            if not isinstance(cur, dict) or step not in cur:
-                out.append(f"environment: missing {path}")
-                break
-            cur = cur[step]
-        else:
-            if not fits(cur, types):
-                out.append(f"environment: {path} is {type(cur).__name__}, not {type_name(types)}")
-    return out

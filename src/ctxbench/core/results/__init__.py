@@ -1,9 +1,12 @@
 """The results format, `ctxbench/2`, as one typed model: frozen records
 for the document, the tool and environment, a result, its summary and
-parts, its warnings and each command's section (one module per family:
-base, warnings, environment, result, sections, document), one upgrade()
-from every shape `ctxbench/1` had (upgrade.py), and the JSON Schema
-generated from the records (docs/results-file.schema.json).
+parts, its warnings (one module per family: base, warnings, environment,
+result, document), one upgrade() from every shape `ctxbench/1` had
+(upgrade.py), and the registration API (registry.py): each feature
+declares its command's section and the members it adds to a result or
+the document in its own package, and the one registry outside core/
+(ctxbench/records.py: RECORDS) composes the types a file is decoded into
+and the JSON Schema (docs/results-file.schema.json) is generated from.
 
 Why msgspec (not pydantic 2): its frozen Structs validate and decode in
 one C pass, which matters for the sample arrays of a long sweep (a real
@@ -23,66 +26,40 @@ differs by host (`base.Open`: statistics records, the environment's
 sections, the verification, the command sections) keeps them in `extra`,
 and they are written back where they were: a round trip loses nothing.
 
-Who makes records: the reader (core/reader.py: a file, validated or
-upgraded, its samples analysed again) and the store's read hand out the
-Document record; core/model.analyse makes an engine result (the engine's
-JSON) a Result record, the one place engine output becomes one.
-core/model's views read records (`member`: an UNSET member is the view's
-default, an open record's undeclared one comes from `extra`). Records are
-never changed: an analysis makes a new one (`replace`, through
-model.with_members). What a command is still building (a derived point,
-its section) may be builtins that hold records; `document()` makes the
-whole the Document record (core/model.document, lifecycle.document), and
-the writer encodes that record (`encode`). model.Document.section hands
-out a command's section record."""
+Who makes records: the reader (core/reader.py) and the store's read hand
+out the registry's Document record (Records.read); core/model.analyse
+makes an engine result (the engine's JSON) a Result record, the one
+place engine output becomes one. core/model's views read records
+(`member`: an UNSET member is the view's default, an open record's
+undeclared one comes from `extra`). Records are never changed: an
+analysis makes a new one (`replace`, through model.with_members). What a
+command is still building (a derived point, its section) may be
+builtins that hold records; Records.document makes the whole the
+Document record (core/model.document, lifecycle.document), and the
+writer encodes that record (`encode`)."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
-from ctxbench.core.results import codec, sections, upgrade as _upgrade
-from ctxbench.core.results.base import Open, Stats
-from ctxbench.core.results.document import SCHEMA, Document
-from ctxbench.core.results.result import TEXT_MEMBER, Result
-from ctxbench.core.results.warnings import SEVERITY
+from ctxbench.core.results import codec
+from ctxbench.core.results.base import Closed, Open, Stats
+from ctxbench.core.results.document import SCHEMA, Document, Section
+from ctxbench.core.results.registry import Feature, Records
+from ctxbench.core.results.result import Result
 
-__all__ = ["SCHEMA", "Document", "Result", "Stats", "ValidationError", "read", "document", "section_of",
-           "result_of", "replace", "member", "plain", "encode", "problem", "json_schema"]
+__all__ = ["SCHEMA", "Closed", "Document", "Feature", "Open", "Records", "Result", "Section", "Stats",
+           "ValidationError", "replace", "member", "plain", "encode", "problem"]
 
 ValidationError = msgspec.ValidationError
 
 
 def problem(e: ValidationError, doc: Any, cls: type = Document) -> str:
-    """What read() (or result_of(), with cls=Result) found wrong with `doc`, in one line with its JSON path."""
+    """What decoding `doc` into `cls` found wrong, in one line with its JSON path."""
     return codec.problem(e, doc, cls)
-
-
-def read(doc: Any) -> Document:
-    """A document as read (builtins) as a ctxbench/2 record: ctxbench/2
-    validated, ctxbench/1 upgraded. ValidationError (with the JSON path)
-    for anything else."""
-    return _upgrade.upgrade(doc, SEVERITY)
-
-
-def document(members: dict[str, Any]) -> Document:
-    """A document a command built (builtins that may hold records: its
-    results, its section) as the Document record; ValidationError (with
-    the JSON path) for one that does not fit, a writer's bug."""
-    return codec.record(members, Document)
-
-
-def section_of(command: str, sec: Any) -> sections.Section:
-    """A command's section (builtins or the record) as its record."""
-    return sec if isinstance(sec, sections.Section) else codec.record(sec, sections.BY_COMMAND[command])
-
-
-def result_of(d: Any) -> Result:
-    """A result as a record: builtins (an engine's result, what an analysis
-    built) validated, a record as it is; ValidationError (with the JSON
-    path) for one the model refuses."""
-    return d if isinstance(d, Result) else codec.record(d, Result)
 
 
 def replace(rec: msgspec.Struct, **members) -> msgspec.Struct:
@@ -117,48 +94,11 @@ def plain(x: Any) -> Any:
     return x
 
 
-_types: dict[type, dict[str, Any]] = {}
-
-
+@functools.cache
 def _field_types(cls: type) -> dict[str, Any]:
-    if cls not in _types:
-        _types[cls] = {f.name: f.type for f in msgspec.structs.fields(cls) if f.name != "extra"}
-    return _types[cls]
+    return {f.name: f.type for f in msgspec.structs.fields(cls) if f.name != "extra"}
 
 
 def encode(rec: Document) -> bytes:
     """The record as the file's bytes (indented JSON; nan is null)."""
     return msgspec.json.format(msgspec.json.encode(plain(rec)), indent=1) + b"\n"
-
-
-def json_schema() -> dict:
-    """The JSON Schema of a ctxbench/2 file, from the records: open
-    records allow other members (kept in `extra`, which is not a member
-    of the file), closed ones do not; a result's params are typed by the
-    table the Result record checks them with (core/schema.PARAM_TYPES)."""
-    from ctxbench.core import schema  # the table the Result record checks params with (result.py)
-    out = msgspec.json.schema(Document)
-    props = out["$defs"]["Result"]["properties"]
-    props["params"] = schema.params_json_schema()
-    # what Result.__post_init__ checks, said in the schema too: in raw and
-    # verify only `source` is text; a part is a statistics record, except
-    # the few that may be a plain number (schema.NUMBER_PARTS)
-    for name in ("raw", "verify"):
-        kinds = props[name]["additionalProperties"]["anyOf"]
-        text = [k for k in kinds if k.get("type") in ("string", "null")]
-        props[name] = {"type": "object", "properties": {TEXT_MEMBER: {"anyOf": text}},
-                       "additionalProperties": {"anyOf": [k for k in kinds if k.get("type") != "string"]}}
-    part = props["parts"]["additionalProperties"]
-    props["parts"] = {"type": "object", "properties": {name: part for name in schema.NUMBER_PARTS},
-                      "additionalProperties": {"$ref": "#/$defs/Stats"}}
-    for d in out.get("$defs", {}).values():
-        props = d.get("properties", {})
-        if codec.EXTRA in props:
-            del props[codec.EXTRA]
-            d.pop("additionalProperties", None)
-            d["additionalProperties"] = True
-        else:
-            d["additionalProperties"] = False
-    out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    out["title"] = f"ctxbench results file ({SCHEMA})"
-    return out

@@ -79,3 +79,14 @@ class Stats(Open, frozen=True):
             if isinstance(ci, list) and len(ci) != 2:
                 raise ValueError(f"{name} is not two numbers")
 
+
+# A feature's optional members (absent: UNSET), as its record.py declares them
+Str = Union[str, UnsetType]
+Int = Union[int, UnsetType]
+OptInt = Union[int, None, UnsetType]
+OptNum = Union[Num, UnsetType]
+Flag = Union[bool, UnsetType]
+Strs = Union[list[str], UnsetType]
+IntList = Union[list[int], UnsetType]
+Obj = Union[dict[str, Json], UnsetType]
+Objs = Union[list[dict[str, Json]], UnsetType]

@@ -8,6 +8,7 @@ back where they were. A validation error carries its JSON path
 names the result it is in."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any, Callable
@@ -15,9 +16,7 @@ from typing import Any, Callable
 import msgspec
 import msgspec.inspect as mi
 
-from ctxbench.core.results.base import EXTRA  # noqa: F401 (json_schema reads it here)
-
-_walkers: dict = {}
+from ctxbench.core.results.base import EXTRA
 
 
 def _walker(t: mi.Type) -> Callable[[Any], Any] | None:
@@ -25,30 +24,7 @@ def _walker(t: mi.Type) -> Callable[[Any], Any] | None:
     within a value of type `t` into its `extra`; None where `t` holds no
     open record (sample arrays are not walked)."""
     if isinstance(t, mi.StructType):
-        key = t.cls
-        if key in _walkers:
-            return _walkers[key]
-        _walkers[key] = None  # no recursive records here; a guard all the same
-        fields = {f.encode_name: _walker(f.type) for f in t.fields}
-        is_open = EXTRA in fields
-
-        def walk(o):
-            if not isinstance(o, dict):
-                return o
-            out, extra = {}, {}
-            for k, v in o.items():
-                if k in fields and k != EXTRA:
-                    w = fields[k]
-                    out[k] = w(v) if w is not None else v
-                elif is_open:
-                    extra[k] = v
-                else:
-                    out[k] = v  # msgspec refuses it, with its path
-            if extra:
-                out[EXTRA] = extra
-            return out
-        _walkers[key] = walk
-        return walk
+        return _struct_walker(t.cls)
     if isinstance(t, (mi.ListType, mi.VarTupleType)):
         w = _walker(t.item_type)
         return None if w is None else (lambda o: [w(x) for x in o] if isinstance(o, list) else o)
@@ -64,14 +40,38 @@ def _walker(t: mi.Type) -> Callable[[Any], Any] | None:
     return None
 
 
-_by_type: dict = {}
+@functools.cache  # a record type's walker is made once (inspecting a type costs more than converting a result)
+def _struct_walker(cls: type) -> Callable[[Any], Any]:
+    fields = {f.encode_name: _walker(f.type) for f in mi.type_info(cls).fields}
+    is_open = EXTRA in fields
+
+    def walk(o):
+        if not isinstance(o, dict):
+            return o
+        out, extra = {}, {}
+        for k, v in o.items():
+            if k in fields and k != EXTRA:
+                w = fields[k]
+                out[k] = w(v) if w is not None else v
+            elif is_open:
+                extra[k] = v
+            else:
+                out[k] = v  # msgspec refuses it, with its path
+        if extra:
+            out[EXTRA] = extra
+        return out
+    return walk
 
 
-def record(obj: Any, cls: type):
-    """`obj` (builtins) as a `cls` record; msgspec.ValidationError if it is not one."""
-    if cls not in _by_type:  # inspecting a type costs more than converting a result
-        _by_type[cls] = _walker(mi.type_info(cls))
-    w = _by_type[cls]
+@functools.cache  # one per type: a record's, or a member's (results.replace)
+def _walker_of(cls: Any) -> Callable[[Any], Any] | None:
+    return _walker(mi.type_info(cls))
+
+
+def record(obj: Any, cls: Any):
+    """`obj` (builtins) as a `cls` record (or a value of a member's type);
+    msgspec.ValidationError if it is not one."""
+    w = _walker_of(cls)
     return msgspec.convert(w(obj) if w else obj, cls)
 
 

@@ -1,14 +1,15 @@
-"""The results document: schema, tool, environment, results, the checks
-and failures of the commands that make them, and the section of the
-command that wrote it (one of core/schema.COMMANDS; fleet adds its own
-record of the host beside the run's)."""
+"""The results document's closed core: schema, tool, environment,
+results, and the checks and failures of the commands that make them.
+The section of the command that wrote it (named after the command) and
+the other members a feature adds (fleet's record of the host, runtimes'
+contention) are declared in the feature's package and added by the
+registry (registry.py)."""
 from __future__ import annotations
 
 from typing import Literal, Union
 
 from msgspec import UNSET, UnsetType
 
-from ctxbench.core.results import sections as s
 from ctxbench.core.results.base import Closed, Json, Open
 from ctxbench.core.results.environment import Environment, Tool
 from ctxbench.core.results.result import Result
@@ -32,6 +33,19 @@ class Failure(Open, frozen=True):
     error: str
 
 
+class Section(Open, frozen=True):
+    """A measuring command's own section of the document, named after the
+    command: what it was asked (preset, engine arguments), how it ran
+    (`started`, `housekeeping`: where the front end ran) and the records of
+    its own analysis, which each command declares in its package (its
+    `record.py`). Sections are open records: members of older files (tasks'
+    and irq's `repeat`, from before rounds) are kept in `extra`."""
+    started: Union[str, None, UnsetType] = UNSET
+    housekeeping: Union[dict[str, Json], UnsetType] = UNSET
+    preset: Union[str, UnsetType] = UNSET
+    engine_args: Union[list[str], UnsetType] = UNSET
+
+
 class Document(Closed, frozen=True, kw_only=True):
     schema: Literal["ctxbench/2"]
     tool: Union[Tool, UnsetType] = UNSET
@@ -39,18 +53,3 @@ class Document(Closed, frozen=True, kw_only=True):
     results: list[Result]
     checks: Union[list[Check], UnsetType] = UNSET          # run, ring, anatomy
     failures: Union[list[Failure], UnsetType] = UNSET      # run, ring, runtimes, peers
-    # the command's own section
-    run: Union[s.Run, UnsetType] = UNSET
-    ring: Union[s.Ring, UnsetType] = UNSET
-    sweep: Union[s.Sweep, UnsetType] = UNSET
-    tasks: Union[s.Tasks, UnsetType] = UNSET
-    irq: Union[s.Irq, UnsetType] = UNSET
-    noise: Union[s.Noise, UnsetType] = UNSET
-    anatomy: Union[s.Anatomy, UnsetType] = UNSET
-    runtimes: Union[s.Runtimes, UnsetType] = UNSET
-    userbench: Union[s.Userbench, UnsetType] = UNSET
-    peers: Union[s.Peers, UnsetType] = UNSET
-    fleet: Union[s.Fleet, UnsetType] = UNSET
-    # runtimes: how a launch was judged disturbed, and probes that failed
-    contention: Union[dict[str, Json], UnsetType] = UNSET
-    clock_probe_failures: Union[list[str], UnsetType] = UNSET

@@ -1,13 +1,13 @@
-"""A result: what the engine (or a command's own analysis) measured for one
-id, with what the front end derived from it.
-
-The engine's members (engine/src/core/harness.c emit): id, quantity, unit,
-doc, params, timing, samples, group, raw, engine_summary, verify, settle,
-clock_probe, warnings (and noise, counters, profile, chunks for the ids
-that have them). The analysed members (core/model.analyse): summary,
-summary_all, verification, cycles, typed warnings. A derived result
-(tasks' and irq's points) has `parts` instead of being re-analysed;
-ring, sweep and runtimes add their own members, declared below.
+"""A result's closed core: what the engine measured for one id (its
+members, engine/src/core/harness.c emit: id, quantity, unit, doc, params,
+timing, samples, group, raw, engine_summary, verify, clock_probe,
+warnings, and settle, chunks, noise, counters, profile for the ids that
+have them), what core/model.analyse derives from it (summary,
+summary_all, verification, cycles, typed warnings), and the parts a
+derived result (tasks' and irq's points) has instead of being analysed
+again (core/schema.kind_of tells derived results by them). A feature's
+own members (a sweep point's `indirect`, a runtimes row's `launches`)
+are declared in its package and added by the registry (registry.py).
 
 `params` and `raw` are typed maps: their names differ by kind
 (core/schema.py declares which kind has which), so each param a result
@@ -21,7 +21,7 @@ from typing import Annotated, Union
 from msgspec import UNSET, Meta, UnsetType
 
 from ctxbench.core import schema
-from ctxbench.core.results.base import Closed, Ints, Json, Num, Open, Stats
+from ctxbench.core.results.base import Closed, Ints, Json, Open, Stats
 from ctxbench.core.results.warnings import Warning
 
 # numbers as the engine wrote them: ints stay ints (counts, ns), floats floats
@@ -135,28 +135,14 @@ class Result(Closed, frozen=True):
     # derived by a command's analysis (tasks, irq): stats records by name;
     # irq's I_pct (I as a share of R_task) is a plain number
     parts: Union[dict[str, Union[Stats, float, None]], UnsetType] = UNSET
-    cv_R_prime: Union[Num, UnsetType] = UNSET                 # tasks' points
-    # sweep points (sweep/rounds.py, sweep/analysis.py)
-    indirect: Union[Stats, None, UnsetType] = UNSET
-    sample_n: Union[list[Union[int, None]], UnsetType] = UNSET
-    round_cost_s: Union[list[float], UnsetType] = UNSET
-    # ring points: the difference from the ping-pong (ring/analysis.py)
-    above_pingpong: Union[Stats, UnsetType] = UNSET
-    # the engine's records of some ids, and runtimes' per-result records
+    # the engine's records of some ids: the wait for a quiet CPU per group,
+    # tasks' and irq's chunk timing (core/chunks.h), noise's gaps, perf
+    # counters, kernel call chains
     settle: Union[dict[str, Json], UnsetType] = UNSET
-    # tasks' and irq's chunk timing: per run, its chunks paired with a reference run's (core/chunks.h)
     chunks: Union[dict[str, Json], UnsetType] = UNSET
     noise: Union[dict[str, Json], UnsetType] = UNSET
     counters: Union[dict[str, Json], UnsetType] = UNSET
     profile: Union[dict[str, Json], UnsetType] = UNSET
-    kernel: Union[dict[str, Json], UnsetType] = UNSET
-    resolution: Union[dict[str, Json], UnsetType] = UNSET
-    warmup: Union[dict[str, Json], UnsetType] = UNSET
-    contention: Union[dict[str, Json], UnsetType] = UNSET
-    launches: Union[dict[str, Json], UnsetType] = UNSET
-    jfr: Union[dict[str, Json], UnsetType] = UNSET
-    # a peer's row: its ratio to ctxbench's matching part, round by round (peers/analysis.py)
-    comparison: Union[dict[str, Json], UnsetType] = UNSET
 
     def __post_init__(self):
         for name, v in (self.params or {}).items():

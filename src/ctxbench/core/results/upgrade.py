@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ctxbench.core.results import codec
@@ -40,9 +41,9 @@ from ctxbench.core.results.document import SCHEMA, Document
 V1 = "ctxbench/1"
 
 # the codes and severities (core/model.CODES, SEVERITY) an old warning gets
-_SEVERITY = {"dropped": "info", "verification": "warning", "outliers": "info", "negative": "warning",
-             "disturbed_runs": "info", "negative_indirect": "warning", "ci_includes_zero": "info",
-             "overruns": "info", "engine": "warning"}
+_SEVERITY = MappingProxyType({"dropped": "info", "verification": "warning", "outliers": "info", "negative": "warning",
+                              "disturbed_runs": "info", "negative_indirect": "warning", "ci_includes_zero": "info",
+                              "overruns": "info", "engine": "warning"})
 # plain-text warnings ctxbench wrote before warnings had codes
 _LEGACY = (
     (re.compile(r"(ctxbench: )?\d+ of \d+ samples disturbed and dropped"), "dropped"),
@@ -102,10 +103,11 @@ def _sweep(sw: Any) -> Any:
     return dict(sw, plan=plan)
 
 
-def upgrade(doc: Any, codes: dict[str, str]) -> Document:
+def upgrade(doc: Any, codes: dict[str, str], cls: type = Document) -> Document:
     """A ctxbench/1 or ctxbench/2 document (builtins, as read) as a
-    ctxbench/2 record; msgspec.ValidationError (with the JSON path) for
-    one that is neither. `doc` is not changed."""
+    ctxbench/2 record of `cls` (the registry's Document: registry.py);
+    msgspec.ValidationError (with the JSON path) for one that is neither.
+    `doc` is not changed."""
     if isinstance(doc, dict) and doc.get("schema") == V1:
         doc = copy.copy(doc)
         doc["schema"] = SCHEMA
@@ -115,4 +117,4 @@ def upgrade(doc: Any, codes: dict[str, str]) -> Document:
             doc["results"] = [_result(copy.copy(r), in_sweep, codes) for r in doc["results"]]
         if in_sweep:
             doc["sweep"] = _sweep(doc["sweep"])
-    return codec.record(doc, Document)
+    return codec.record(doc, cls)

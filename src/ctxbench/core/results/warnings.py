@@ -6,12 +6,13 @@ to is not what it claims ("warning") or stands and the warning says how it
 was made ("info"). docs/results-file.md, "Warnings"."""
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Literal
 
 from ctxbench.core.results.base import Closed, Json
 
 # code: what it means (docs/results-file.md, "Warnings").
-CODES = {
+CODES = MappingProxyType({
     "engine": "written by the engine (a refused setting, a fallback it took)",
     "dropped": "samples disturbed by other load (extra switches, migrations, CPU time), left out",
     "verification": "the result is not verified: the method's switches did not happen, or most samples met other load",
@@ -34,20 +35,20 @@ CODES = {
                      "peers): it did not do what its docs say here",
     "peer_one_cpu": "an unpinned peer's tasks ran on one CPU in some rounds (ctxbench peers): those rounds are a "
                     "same-CPU switch, not the cross-CPU wake-up the row is labelled",
-}
+})
 # How much each code matters to a reader: "warning" when the number it is
 # attached to is not what it claims (not verified, negative, biased, not a
 # result), "info" when the number stands and the warning says how it was
 # made (samples left out, outliers kept, an effect below what the run
 # resolves). The engine's own warnings are refused settings and fallbacks:
 # the measurement differs from what was asked.
-SEVERITY = {
+SEVERITY = MappingProxyType({
     "engine": "warning", "dropped": "info", "verification": "warning", "outliers": "info",
     "negative": "warning", "disturbed_runs": "info", "negative_indirect": "warning",
     "ci_includes_zero": "info", "overruns": "info", "self_check": "warning", "below_mde": "info",
     "untrusted": "warning", "vt_pinned": "warning", "launch_spread": "warning", "clock_probe": "warning",
     "peer_switches": "warning", "peer_one_cpu": "warning",
-}
+})
 
 
 # A code is one of CODES, in the reader and the published schema alike (an
