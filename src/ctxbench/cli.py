@@ -36,6 +36,7 @@ from ctxbench.history import command as history  # noqa: E402
 from ctxbench.irq import command as irq  # noqa: E402
 from ctxbench.noise import command as noise  # noqa: E402
 from ctxbench.peers import command as peers  # noqa: E402
+from ctxbench.reanalyse import command as reanalyse  # noqa: E402
 from ctxbench.report import command as report  # noqa: E402
 from ctxbench.ring import command as ring  # noqa: E402
 from ctxbench.run import command as run  # noqa: E402
@@ -48,8 +49,8 @@ from ctxbench.userbench import command as userbench  # noqa: E402
 
 # Subcommands, in the order `--help` lists them (imported above, not by
 # name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, peers, sweep, tasks, irq, noise, ring, anatomy, report, compare, store, history,
-            fleet]
+_MODULES = [run, system, userbench, runtimes, peers, sweep, tasks, irq, noise, ring, anatomy, report, reanalyse, compare,
+            store, history, fleet]
 COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
 
 
@@ -70,7 +71,8 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         from ctxbench.core import engine
-        print(f"ctxbench {__version__}\nengine: {engine.build()}")
+        with engine.Engine() as eng:
+            print(f"ctxbench {__version__}\nengine: {eng.build()}")
         parser.exit()
 
 
@@ -98,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     if _AS_COMMAND:  # from here, each command's own clean-up (and a Ctrl-C never lost: interrupts.py)
         interrupts.install([sig for sig in _ENDING if signal.getsignal(sig) is _interrupted_now])
     try:
-        streams.guard()
+        guard = streams.guard()
         try:
             _tolerant_streams()
             rc = _command(argv)
         finally:
-            lost = streams.release()
+            lost = streams.release(guard)
         for fd, e in sorted(lost.items()):
             line = streams.lost_line(fd, e)
             if line and 2 not in lost:
@@ -154,21 +156,24 @@ def _interruption(e: BaseException) -> bool:
     return False
 
 
-def _where_the_engine_runs(args) -> None:
-    """--host: the command's engine work runs on that host (one SSH
-    connection, closed at the end); then --cpu and --cross-cpu are checked
+def _where_the_engine_runs(args):
+    """The command's engine context (core/engine.Engine, args.engine):
+    with --host, its engine work runs on that host (one SSH connection,
+    closed at the command's end). Then --cpu and --cross-cpu are checked
     against the CPUs the engine may use there, or here."""
     from ctxbench.core import engine
     from ctxbench.core.ssh import hosts
     from ctxbench.ui import options
-    if getattr(args, "engine_host", None) is not None:
-        engine.use_host(args.engine_host, hosts.config_files(args.ssh_config))
-    elif getattr(args, "ssh_config", None) and hasattr(args, "engine_host"):
+    if getattr(args, "ssh_config", None) and getattr(args, "engine_host", None) is None \
+            and hasattr(args, "engine_host"):
         raise UserError(f"{args.command}: --ssh-config is for --host: give the host too")
+    host = getattr(args, "engine_host", None)
+    args.engine = engine.Engine(host, hosts.config_files(args.ssh_config) if host is not None else ())
     options.check_cpus(args)
 
 
 def _command(argv: list[str] | None) -> int:
+    args = None
     try:
         parser = build_parser()
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -203,6 +208,9 @@ def _command(argv: list[str] | None) -> int:
         return 130
     except SystemExit as e:  # argparse's --help and --version
         return e.code if isinstance(e.code, int) else 0
+    finally:  # after the line saying how it ended: the --host session's end, and what it may leave
+        if getattr(args, "engine", None) is not None:
+            args.engine.close()
 
 
 if __name__ == "__main__":

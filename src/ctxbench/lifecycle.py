@@ -17,7 +17,8 @@ write. What is written is only what was asked for: the results file -o
 names (without -o the run is kept in the user's data directory,
 core/datadir, never in the working directory) and figures only with
 --plot. The front end runs off the measured CPU while the engine measures
-(core/engine.stream); `housekeeping` records where it ran.
+(core/engine.Engine.stream, the command's engine context, args.engine);
+`housekeeping` records where it ran and the CPU measured.
 
 Exit status, the same for every command: 0 measured and written; 1 an id
 could not be measured or the results could not be written (they are kept
@@ -28,21 +29,26 @@ from __future__ import annotations
 import datetime
 import sys
 
-from ctxbench.core import datadir, engine, model, writer
+from ctxbench.core import datadir, model, writer
 from ctxbench.core.store import choice
 from ctxbench.core.errors import UserError, escaped, shown
+from ctxbench.records import RECORDS
 
 
 class Lifecycle:
     def __init__(self, kind: str, output: str | None, inputs: tuple[str, ...] = (),
-                 resumable: bool = False, store: str | None = None):
+                 resumable: bool = False, store: str | None = None, *, engine=None):
         """Where the results go is decided here, before measuring (writer's
-        rule): -o's name, else a new file in the data directory. The figure
+        rule): -o's name, else a new file in the data directory. `engine`:
+        the command's engine context (core/engine.Engine, args.engine), whose
+        housekeeping goes into the document; None where no engine measures
+        here (fleet: each host's own command records its own). The figure
         directory was checked before, when --plot was parsed
         (options.plot_dir), and its files are checked again in figures().
         `resumable`: the command rewrites its file as it goes and continues
         from it (sweep), so -o must name a file, not a stream."""
         self.kind = kind
+        self.engine = engine
         self.asked = output is not None
         self.output = output if output is not None else datadir.run_path(kind)
         self.inputs = tuple(inputs)
@@ -70,7 +76,7 @@ class Lifecycle:
         fallback file, and the command stops with one line (exit 1)."""
         sec = dict(section or {})
         sec.setdefault("started", self.started)
-        sec.setdefault("housekeeping", engine.housekeeping())
+        sec.setdefault("housekeeping", self.engine.housekeeping() if self.engine is not None else {})
         if sec["housekeeping"].get("shares_measured_cpu") and not self._said_shared:
             self._said_shared = True  # once, also for a command that saves as it goes
             print(f"  warning: only CPU {sec['housekeeping'].get('measured_cpu')} is allowed: the front end (progress, "
@@ -78,7 +84,7 @@ class Lifecycle:
         h = model.Document(header)  # the engine's header: its tool and environment
         tool, env, extra = h.tool, h.environment.as_dict(), {self.kind: sec, **extra}
         try:
-            return model.document(tool, env, results, extra=extra)
+            return model.document(tool, env, results, extra=extra, records=RECORDS)
         except model.results.ValidationError as e:
             kept = {"schema": model.SCHEMA, "tool": tool, "environment": env, "results": results, **extra}
             writer.keep_unfit(self.out, model.results.plain(kept), e)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, asdict, field
+from types import MappingProxyType
 
 
 @dataclass
@@ -246,13 +247,13 @@ def result_findings(result: dict) -> list[Finding]:
 
 # Per-result findings of one topic are printed as one line listing the
 # results: the headline, and what each result adds from its data.
-_GROUPS = {
+_GROUPS = MappingProxyType({
     "pinning": ("not pinned as asked", lambda d: ""),
     "sched_fifo": ("not measured under SCHED_FIFO", lambda d: ""),
     "involuntary": ("samples that met other load on the CPU (extra switches, another task's time or presence; "
                     "dropped)", lambda d: f" ({d['samples']} sample{'s' if d['samples'] != 1 else ''})"),
     "cv": ("CV above 10%", lambda d: f" ({d['cv']:.0%})"),
-}
+})
 
 
 def grouped(findings: list[Finding]) -> list[Finding]:

@@ -6,64 +6,62 @@ A replayed engine answers at once, so a plan made from the time its pilot
 took (rounds that fit the budget, a deadline per engine process) would ask
 for other engine commands than those recorded. With
 CTXBENCH_CLOCK_RECORD=<file> every reading is appended to the file (each
-process of a test adds its own, in order); with CTXBENCH_CLOCK_REPLAY=<file>
+command of a test adds its own, in order); with CTXBENCH_CLOCK_REPLAY=<file>
 the readings come back in that order, so the command decides as the
 recorded run did. Past the last recorded reading, or with no file, time
-runs on from there."""
+runs on from there. Each command's engine context holds its clock
+(core/engine.Engine.clock) and saves what it recorded when it closes."""
 from __future__ import annotations
 
-import atexit
 import gzip
 import json
 import os
 import time
 from pathlib import Path
 
-_replay: dict = {}  # file -> {"readings": [...], "next": n, "ran_out": (monotonic, reading) or None}
-_recorded: dict[str, list[float]] = {}  # file -> readings of this process, written at its exit
+class Clock:
+    """One command's clock (its engine context's: core/engine.Engine.clock),
+    replaying or recording as the environment said when it was made."""
 
+    def __init__(self, replay: str | None = None, record: str | None = None):
+        self.replay, self.record = replay, record
+        self._readings: list[float] | None = None  # the replayed ones, read on the first reading
+        self._next = 0
+        self._ran_out: tuple[float, float] | None = None  # (monotonic, last reading) once they ran out
+        self._recorded: list[float] = []  # this command's readings, appended to `record` by save()
 
-def now() -> float:
-    """Monotonic seconds (replayed or recorded as the environment says)."""
-    replay = os.environ.get("CTXBENCH_CLOCK_REPLAY")
-    if replay:
-        return _replayed(replay)
-    t = time.monotonic()
-    record = os.environ.get("CTXBENCH_CLOCK_RECORD")
-    if record:
-        if record not in _recorded:
-            _recorded[record] = []
-            if len(_recorded) == 1:
-                atexit.register(save)
-        _recorded[record].append(t)
-    return t
+    @classmethod
+    def from_environment(cls) -> "Clock":
+        return cls(os.environ.get("CTXBENCH_CLOCK_REPLAY") or None, os.environ.get("CTXBENCH_CLOCK_RECORD") or None)
 
+    def now(self) -> float:
+        """Monotonic seconds (replayed, or recorded)."""
+        if self.replay:
+            return self._replayed()
+        t = time.monotonic()
+        if self.record:
+            self._recorded.append(t)
+        return t
 
-def _replayed(path: str) -> float:
-    st = _replay.get(path)
-    if st is None:
-        p = Path(path)
-        readings = json.loads(gzip.decompress(p.read_bytes())) if p.is_file() else []
-        st = _replay[path] = {"readings": readings, "next": 0, "ran_out": None}
-    if st["next"] < len(st["readings"]):
-        st["next"] += 1
-        return st["readings"][st["next"] - 1]
-    if st["ran_out"] is None:
-        st["ran_out"] = (time.monotonic(), st["readings"][-1] if st["readings"] else time.monotonic())
-    t0, last = st["ran_out"]
-    return last + time.monotonic() - t0
+    def _replayed(self) -> float:
+        if self._readings is None:
+            p = Path(self.replay)
+            self._readings = json.loads(gzip.decompress(p.read_bytes())) if p.is_file() else []
+        if self._next < len(self._readings):
+            self._next += 1
+            return self._readings[self._next - 1]
+        if self._ran_out is None:
+            self._ran_out = (time.monotonic(), self._readings[-1] if self._readings else time.monotonic())
+        t0, last = self._ran_out
+        return last + time.monotonic() - t0
 
-
-def forget() -> None:
-    """Replay from the first reading again (a test that runs commands in-process)."""
-    _replay.clear()
-
-
-def save() -> None:
-    """Append this process's readings to their files (at exit: one write)."""
-    for path, readings in _recorded.items():
-        p = Path(path)
+    def save(self) -> None:
+        """Append this command's readings to the record file (at its end: one write)."""
+        if not (self.record and self._recorded):
+            return
+        p = Path(self.record)
         old = json.loads(gzip.decompress(p.read_bytes())) if p.is_file() else []
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(gzip.compress(json.dumps(old + readings).encode(), mtime=0))
-    _recorded.clear()
+        p.write_bytes(gzip.compress(json.dumps(old + self._recorded).encode(), mtime=0))
+        self._recorded = []
+

@@ -29,6 +29,7 @@ re-analysed the same way and a test can feed it known clocks.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 
 import numpy as np
 
@@ -42,13 +43,13 @@ CHECK_TOLERANCE = 0.10
 # counted (the group's f is then their mean, and less certain).
 MOVED_WITHIN_GROUP = 0.03
 
-NS_ONLY_QUANTITIES = {
+NS_ONLY_QUANTITIES = MappingProxyType({
     "wakeup": "a cross-CPU wake-up: the interrupt between CPUs, the idle exit and the hypervisor's part do not run "
               "at this CPU's core clock",
-}
-NS_ONLY_PREFIXES = {
+})
+NS_ONLY_PREFIXES = MappingProxyType({
     "noise/": "the gaps of a timer-reading loop are interruptions, measured in time",
-}
+})
 MORE_THAN_ONE_CPU = ("its parties ran on more than one CPU (params.cpus): a hand-off to another CPU is a cross-CPU "
                      "wake-up, whose interrupt, idle exit and hypervisor's part do not run at one core's clock")
 NO_PROBE = "no core-clock probe in this result (written before the probe, or not by the engine)"

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import signal
 
+# The one module-level state of core/ (tests/test_no_module_state.py allows
+# it): SIGINT's handler sets it, and a handler is given nothing of the
+# command's to set instead; check() reads it at every engine command.
 _seen = False
 
 

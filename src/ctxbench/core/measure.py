@@ -3,10 +3,10 @@ list of ids, progress while it runs, analysed results at the end."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Callable, Protocol
 
-from ctxbench.core import engine
 from ctxbench.core import model, results
+from ctxbench.core.engine import Engine, EngineOptions
 from ctxbench.core.errors import UserError
 
 
@@ -20,39 +20,11 @@ class Progress(Protocol):
     def step(self, what: str = "") -> None: ...
 
 
-@dataclass
-class EngineOptions:
-    """Engine options shared by the measuring commands (None: engine default)."""
-    cpu: int | None = None
-    cross_cpu: int | None = None
-    groups: int | None = None
-    iterations: int | None = None
-    min_sample_us: int | None = None
-    n: int | None = None
-    size: int | None = None
-    stride: int | None = None
-    no_idle: bool = False
-    warmup_ms: int | None = None
-    task_scale: float | None = None  # tasks/ and irq/ ids: size of each task
-    extra: list[str] = field(default_factory=list)
-
-    def args(self) -> list[str]:
-        a: list[str] = []
-        for flag, val in (("--cpu", self.cpu), ("--cross-cpu", self.cross_cpu), ("--groups", self.groups),
-                          ("--iterations", self.iterations), ("--min-sample-us", self.min_sample_us),
-                          ("--n", self.n), ("--size", self.size), ("--stride", self.stride),
-                          ("--warmup-ms", self.warmup_ms), ("--task-scale", self.task_scale)):
-            if val is not None:
-                a += [flag, str(val)]
-        if self.no_idle:
-            a.append("--no-idle")
-        return a + list(self.extra)
-
-
-def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = None,
+def run_ids(eng: Engine, ids: list[str], opts: EngineOptions, progress: Progress | None = None,
             on_result=None, interleave: bool = False,
             failures: list[dict] | None = None) -> tuple[dict, list[dict]]:
-    """Measure `ids` in one engine run; returns (header, analysed results).
+    """Measure `ids` in one run of the command's engine `eng`; returns
+    (header, analysed results).
 
     With `interleave`, the engine measures group 1 of every id, then group 2,
     and so on, so that each id's samples span the whole run and a machine
@@ -64,43 +36,50 @@ def run_ids(ids: list[str], opts: EngineOptions, progress: Progress | None = Non
     stop the run: it is appended as {"id", "error"} and the other ids'
     results are returned; an id the engine never answered (it stopped)
     is a failure too. Without it, any failure raises UserError."""
-    header: dict = {}
-    out: list[dict] = []
+    run = _Run(ids, progress, on_result, interleave, failures)
     if progress:
         progress.update(ids[0] if ids else "")
+    eng.stream(ids, opts, run.header.update, run.result, interleave=interleave, on_progress=run.progress,
+               on_failure=run.failed if failures is not None else None)
+    return run.header, run.out
 
-    def got_header(h):
-        header.update(h)
 
-    def got_result(r):
+@dataclass
+class _Run:
+    """One engine run of run_ids, as its lines arrive: the header, the
+    analysed results, progress, and the ids that failed."""
+    ids: list[str]
+    progress_bar: Progress | None
+    on_result: Callable[[dict], None] | None
+    interleave: bool
+    failures: list[dict] | None
+    header: dict = field(default_factory=dict)
+    out: list[dict] = field(default_factory=list)
+
+    def result(self, r: dict) -> None:
         try:
             a = model.analyse(r)
         except results.ValidationError as e:  # engine and front end disagree on the format: one line
             raise UserError(f"the engine's result does not fit {results.SCHEMA}: {results.problem(e, r, results.Result)} "
                             "(an engine from another version of ctxbench?)")
-        out.append(a)
-        if on_result:
-            on_result(a)
-        if progress and not interleave:
-            nxt = ids[len(out)] if len(out) < len(ids) else "done"
-            progress.step(nxt)
+        self.out.append(a)
+        if self.on_result:
+            self.on_result(a)
+        if self.progress_bar and not self.interleave:
+            nxt = self.ids[len(self.out)] if len(self.out) < len(self.ids) else "done"
+            self.progress_bar.step(nxt)
 
-    def got_progress(p):
-        if progress:
-            progress.done = int(p.get("done", progress.done))
+    def progress(self, p: dict) -> None:
+        bar = self.progress_bar
+        if bar:
+            bar.done = int(p.get("done", bar.done))
             g = p.get("group", -1)
-            progress.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
+            bar.update(f"{p.get('id', '')}" + (f"  group {g + 1}" if g >= 0 else "  preparing"))
 
-    args = ["run", *ids, *opts.args()] + (["--interleave"] if interleave else [])
-
-    def got_failures(failed: list[dict], lines: list[str], status: int) -> set[str]:
-        found, used = failures_by_id(ids, out, failed, lines, status)
-        failures.extend(found)  # type: ignore[union-attr]
+    def failed(self, failed: list[dict], lines: list[str], status: int) -> set[str]:
+        found, used = failures_by_id(self.ids, self.out, failed, lines, status)
+        self.failures.extend(found)  # type: ignore[union-attr]
         return used
-
-    engine.stream(args, got_header, got_result, got_progress,
-                  on_failure=got_failures if failures is not None else None)
-    return header, out
 
 
 def failures_by_id(ids: list[str], got: list[dict], failed: list[dict], lines: list[str],

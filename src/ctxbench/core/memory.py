@@ -72,30 +72,31 @@ def cgroup_room(root: str = "/sys/fs/cgroup", self_cgroup: str = "/proc/self/cgr
         return None
 
 
-def host_facts() -> tuple[int | None, int | None, int | None, str]:
+def host_facts(eng) -> tuple[int | None, int | None, int | None, str]:
     """(MemAvailable, RLIMIT_AS, cgroup room, where) of the machine the
-    engine runs on: this one, read here; with --host, that host's, from
-    its engine's environment record (engine/src/env/env.c)."""
-    from ctxbench.core import engine
-    host = engine.remote()
+    engine `eng` (core/engine.Engine) runs on: this one, read here; with
+    --host, that host's, from its engine's environment record
+    (engine/src/env/env.c)."""
+    host = eng.remote()
     if host is None:
         return mem_available(), address_space_limit(), cgroup_room(), ""
     from ctxbench.core import model
-    env = model.Document(engine.host_environment()).environment
+    env = model.Document(eng.host_environment()).environment
     facts = [v if isinstance(v, int) else None for v in (env.mem_available, env.rlimit_as, env.cgroup_memory_room)]
     return facts[0], facts[1], facts[2], f" on {host.host.name}"
 
 
 def check(needs: list[Need], command: str, hint: str, available: int | None = None,
-          as_limit: int | None = None, cgroup: int | None = None, probe: bool = True) -> None:
+          as_limit: int | None = None, cgroup: int | None = None, eng=None) -> None:
     """Refuse (UserError, exit 2) before measuring when the largest point
-    cannot fit; `available`, `as_limit` and `cgroup` default to those of
-    the machine the engine runs on (tests pass their own with probe=False)."""
+    cannot fit; with `eng` (the command's core/engine.Engine), `available`,
+    `as_limit` and `cgroup` are those of the machine it runs on (tests
+    pass their own, and no engine)."""
     if not needs:
         return
     where = ""
-    if probe:
-        available, as_limit, cgroup, where = host_facts()
+    if eng is not None:
+        available, as_limit, cgroup, where = host_facts(eng)
     top = max(needs, key=lambda n: n.resident)
     big = max(needs, key=lambda n: n.per_process)
     limits = [(available, top, top.resident, "of memory held at once (locked), {have} is available (MemAvailable)"),

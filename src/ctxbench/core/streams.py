@@ -16,20 +16,36 @@ import errno
 import io
 import os
 import sys
+from types import MappingProxyType
 
-_closed: set[int] = set()   # descriptors closed when the command started
-_lost: dict[int, OSError] = {}  # descriptor -> why what was written to it was lost
-_saved: tuple = ()
-NAMES = {1: "standard output", 2: "standard error"}
+NAMES = MappingProxyType({1: "standard output", 2: "standard error"})
+
+
+class Guard:
+    """One command's standard streams: those closed when it started, and
+    why output to one was lost. It lives in the guarded streams it
+    installs (sys.stdout, sys.stderr), so that what writes the results
+    (core/writer.py) finds it there, and in nothing of this module's."""
+
+    def __init__(self, closed: frozenset[int], saved: tuple):
+        self.closed, self.saved = closed, saved
+        self.lost: dict[int, OSError] = {}  # descriptor -> why what was written to it was lost
+
+
+def _guard() -> Guard | None:
+    """The command's guard: the one its standard output carries, if any."""
+    return getattr(sys.stdout, "guard", None) or getattr(sys.stderr, "guard", None)
 
 
 def was_closed(fd: int) -> bool:
-    return fd in _closed
+    g = _guard()
+    return g is not None and fd in g.closed
 
 
 def lost(fd: int) -> OSError | None:
     """Why output to `fd` was lost, or None."""
-    return _lost.get(fd)
+    g = _guard()
+    return g.lost.get(fd) if g is not None else None
 
 
 def _to_devnull(fd: int) -> None:
@@ -44,11 +60,11 @@ class _Guarded:
     """A text stream whose write and flush never raise OSError: the first
     failure is recorded and everything after it is dropped."""
 
-    def __init__(self, inner, fd: int):
-        self._inner, self._fd = inner, fd
+    def __init__(self, inner, fd: int, guard: Guard):
+        self._inner, self._fd, self.guard = inner, fd, guard
 
     def _fail(self, e: OSError) -> None:
-        _lost.setdefault(self._fd, e)
+        self.guard.lost.setdefault(self._fd, e)
         try:
             if self._inner.fileno() == self._fd:
                 _to_devnull(self._fd)  # the buffered rest can drain; the exit-time flush cannot fail
@@ -57,10 +73,10 @@ class _Guarded:
             pass
 
     def write(self, s: str) -> int:
-        if self._fd in _lost:
+        if self._fd in self.guard.lost:
             return len(s)
-        if self._fd in _closed and s:
-            _lost[self._fd] = OSError(errno.EBADF, "it is closed")
+        if self._fd in self.guard.closed and s:
+            self.guard.lost[self._fd] = OSError(errno.EBADF, "it is closed")
             return len(s)
         try:
             return self._inner.write(s)
@@ -69,7 +85,7 @@ class _Guarded:
             return len(s)
 
     def flush(self) -> None:
-        if self._fd in _lost:
+        if self._fd in self.guard.lost:
             return
         try:
             self._inner.flush()
@@ -80,37 +96,36 @@ class _Guarded:
         return getattr(self._inner, name)
 
 
-def guard() -> None:
-    """Before a command: reopen closed standard streams, guard stdout and stderr."""
-    global _saved
-    _closed.clear()
-    _lost.clear()
-    _saved = (sys.stdout, sys.stderr)
+def guard() -> Guard:
+    """Before a command: reopen closed standard streams, guard stdout and
+    stderr; the guard release() takes back."""
+    closed = set()
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
         except OSError:
             _to_devnull(fd)
             if fd:
-                _closed.add(fd)
+                closed.add(fd)
+    g = Guard(frozenset(closed), (sys.stdout, sys.stderr))
     out, err = sys.stdout, sys.stderr
-    if out is None or 1 in _closed:
+    if out is None or 1 in closed:
         out = open(1, "w", closefd=False, errors="replace")
-    if err is None or 2 in _closed:
+    if err is None or 2 in closed:
         err = open(2, "w", closefd=False, errors="replace")
-    sys.stdout, sys.stderr = _Guarded(out, 1), _Guarded(err, 2)
+    sys.stdout, sys.stderr = _Guarded(out, 1, g), _Guarded(err, 2, g)
+    return g
 
 
-def release() -> dict[int, OSError]:
+def release(g: Guard) -> dict[int, OSError]:
     """After a command: flush, put the streams back; what was lost, by descriptor."""
     for s in (sys.stdout, sys.stderr):
         try:
             s.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    if _saved:
-        sys.stdout, sys.stderr = _saved
-    return dict(_lost)
+    sys.stdout, sys.stderr = g.saved
+    return dict(g.lost)
 
 
 def lost_line(fd: int, e: OSError) -> str | None:

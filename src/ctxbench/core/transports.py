@@ -178,18 +178,24 @@ def _stop(proc: subprocess.Popen, grace_s: float = 5.0) -> None:
 
 # ---- recorded: what a real engine said, replayed --------------------------
 
-# Arguments whose value is a CPU number: the engine's default CPU is the
-# highest this process may use, so it differs between hosts while the
-# command is the same; a recording is found whatever CPU it names.
-_CPU_FLAGS = ("--cpu", "--cross-cpu")
-
-
 def key(args: list[str]) -> list[str]:
-    """The arguments a recording is found by: as given, CPU numbers aside."""
-    out = list(args)
-    for i, a in enumerate(out[:-1]):
-        if a in _CPU_FLAGS:
-            out[i + 1] = "N"
+    """The arguments a recording is found by: as given, CPU numbers aside.
+    The measured CPU is the highest this process may use unless --cpu names
+    one, so it differs between hosts while the command is the same, and
+    the front end always names it (core/engine.py, Engine.stream): --cpu
+    is left out, --cross-cpu's number is N. A recording is found whatever
+    CPUs it names."""
+    out: list[str] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a == "--cpu" and i + 1 < len(args):
+            skip = True
+        elif i > 0 and args[i - 1] == "--cross-cpu":
+            out.append("N")
+        else:
+            out.append(a)
     return out
 
 
@@ -232,8 +238,9 @@ class _Replayed:
 
 class Recorded:
     """Replays the recordings in `folder`: the n-th call with the same
-    arguments in this process gets the n-th recorded answer (the last one
-    once they run out). No process starts; a call never recorded is one
+    arguments through this transport (one per command: its engine
+    context's) gets the n-th recorded answer (the last one once they run
+    out). No process starts; a call never recorded is one
     line naming its file and the command that records it."""
 
     def __init__(self, folder: Path):
@@ -289,8 +296,8 @@ class _Recording:
 class Recording:
     """Local, with every call that ends written to `folder` for Recorded
     (a call cut short by Ctrl-C is not kept). Calls with the same
-    arguments in one process are kept in order; a later process with the
-    same arguments starts the file again."""
+    arguments through this transport (one per command) are kept in order;
+    a later command with the same arguments starts the file again."""
 
     def __init__(self, inner: Local, folder: Path):
         self.inner, self.folder = inner, folder

@@ -38,13 +38,14 @@ import stat
 import sys
 import tempfile
 import time
+from types import MappingProxyType
 
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core import streams
 
 STREAM_WAIT_S = 60.0  # longest wait for a stream's reader to take more
 _FD_NAME = re.compile(r"^/(?:dev/fd|proc/(?:self|thread-self|(\d+))/fd)/(\d+)$")
-_STD_NAME = {"-": 1, "/dev/stdout": 1, "/dev/stderr": 2}
+_STD_NAME = MappingProxyType({"-": 1, "/dev/stdout": 1, "/dev/stderr": 2})
 
 
 def jsonable(o):

@@ -248,7 +248,7 @@ class _Guard:
 # code's low byte is its primary one), PostgreSQL's SQLSTATEs (disk_full,
 # io_error), the system's errnos.
 _SQLITE_FULL, _SQLITE_IOERR = getattr(sqlite3, "SQLITE_FULL", 13), getattr(sqlite3, "SQLITE_IOERR", 10)
-_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 def _disk(e: BaseException) -> str | None:
