@@ -1,8 +1,12 @@
 """Reading a results file: one clear UserError for anything unreadable
 (not UTF-8, not JSON, absurd sizes or depth, a shape the results model
 refuses: the line names the JSON path), control characters stripped from
-every string, ctxbench/1 upgraded (core/results/upgrade.py) and every
-result re-analysed by the model."""
+every string, ctxbench/1 upgraded (core/results/upgrade.py). It does not
+re-analyse: a result is read as written, so `report`, `compare`,
+`history` and the store show what the command printed when it measured;
+only a document with no analysis to read (ctxbench/1, or results without
+a summary) is analysed once, as part of its upgrade (analysed_once).
+Re-analysing a file on purpose is `ctxbench reanalyse`."""
 from __future__ import annotations
 
 import json
@@ -12,9 +16,9 @@ import re
 import stat
 
 import msgspec
-from msgspec import UNSET
 
 from ctxbench.core import model, results
+from ctxbench.core.results import upgrade
 from ctxbench.core.errors import UserError, escaped, file_kind, shown
 
 # Replaced by U+FFFD: C0 controls (tab and newline kept), DEL and C1
@@ -87,10 +91,11 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
     return b"".join(chunks)
 
 
-def load(path: str) -> results.Document:
-    """Read and check a results file; one clear UserError otherwise."""
+def load(path: str, records: results.Records, analyse_old: bool = True) -> results.Document:
+    """Read and check a results file; one clear UserError otherwise
+    (`records`, `analyse_old`: parse's)."""
     name = shown(path)
-    return parse(decode(read_bytes(path), name), name)
+    return parse(decode(read_bytes(path), name), name, records, analyse_old)
 
 
 def _not_json(constant: str):
@@ -135,13 +140,18 @@ def decode(data: bytes, name: str, strict: bool = True):
     return doc
 
 
-def parse(doc, name: str) -> results.Document:
+def parse(doc, name: str, records: results.Records, analyse_old: bool = True) -> results.Document:
     """Check a document already read (a file's, or an engine's output
     brought from another host) against the results model (core/results:
-    ctxbench/2 validated, ctxbench/1 upgraded) and analyse its samples;
-    one clear UserError otherwise, naming the JSON path of what is wrong.
-    `name` says where it came from. Returns the ctxbench/2 record, what
-    the views (core/model) read."""
+    ctxbench/2 validated, ctxbench/1 upgraded); one clear UserError
+    otherwise, naming the JSON path of what is wrong. `name` says where
+    it came from; `records` (ctxbench.records.RECORDS), the types it is
+    decoded into. Returns the ctxbench/2 record, what the views
+    (core/model) read: its results as written (intervals, widening,
+    verdicts: what the command printed), analysed only where an old
+    document has no analysis to read (analysed_once; not with
+    `analyse_old` false: the results exactly as the file holds them).
+    Re-analysing a file is `ctxbench reanalyse`."""
     if not isinstance(doc, dict):
         raise UserError(f"{name} is not a ctxbench results file (top level is not an object)")
     schema = doc.get("schema")
@@ -149,24 +159,52 @@ def parse(doc, name: str) -> results.Document:
         raise UserError(f"{name} has schema {safe_text(repr(schema))[:80]}; "
                         f"this ctxbench reads {', '.join(model.SUPPORTED_SCHEMAS)}")
     try:
-        rec = results.read(doc)
+        rec = records.read(doc)
     except results.ValidationError as e:
-        raise UserError(f"{name} is malformed: {results.problem(e, doc)}")
-    # Results derived by a command's own analysis (tasks, irq: parts) keep
-    # their summaries; everything else is re-analysed from its samples.
+        raise UserError(f"{name} is malformed: {records.problem(e, doc)}")
+    return analysed(rec, name, everything=schema == upgrade.V1) if analyse_old else rec
+
+
+def analysed(rec: results.Document, name: str, everything: bool = False) -> results.Document:
+    """analysed_once, with what the analysis could not take (`name`'s
+    doing) one UserError."""
     try:
-        res = [model.analyse(r) if r.samples is not UNSET and r.parts is UNSET
-               else r for r in rec.results]
-        members = {}
-        if rec.run is not UNSET and rec.run.order == "interleaved by group":
-            res, drift = model.apply_drift(res)  # re-derived with the samples
-            members["run"] = results.replace(rec.run, drift=drift)
-        if rec.ring is not UNSET and rec.ring.order == "interleaved by group":
-            res, drift = model.apply_next_run(res)  # the ring's intervals, re-derived the same way
-            members["ring"] = results.replace(rec.ring, drift=drift)
-        return msgspec.structs.replace(rec, results=res, **members)
+        return analysed_once(rec, everything)
     except results.ValidationError as e:  # an analysis made what the model refuses: the file's doing
         raise UserError(f"{name} is malformed: {e}")
     except (TypeError, ValueError, OverflowError, AttributeError) as e:
         # a shape the model does not rule out: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")
+
+
+def _measured(r) -> bool:
+    """A result measured from samples, not derived from others (tasks'
+    and irq's points have `parts`)."""
+    return results.member(r, "samples") is not None and results.member(r, "parts") is None
+
+
+def analysed_once(rec: results.Document, everything: bool = False) -> results.Document:
+    """The upgrade step for documents written before the analysis was kept
+    with the samples: a ctxbench/1 document (`everything`: its summaries
+    are an older ctxbench's, or the engine's raw output has none) has
+    every measured result analysed from its samples (model.analyse), and
+    the drift of an interleaved run (run, anatomy, ring) derived again
+    from them, as the command did when it measured; a ctxbench/2
+    document, only the measured results that carry no summary (and the
+    drift, where none of them had one). Any other document is returned as
+    it is: a result is taken as written."""
+    measured = [_measured(r) for r in rec.results]
+    todo = [m and (everything or results.member(r, "summary") is None) for r, m in zip(rec.results, measured)]
+    if not any(todo):
+        return rec
+    res = [model.analyse(r) if t else r for r, t in zip(rec.results, todo)]
+    members = {}
+    # the drift widens every interval of the run: derived again only where none was
+    if all(t for t, m in zip(todo, measured) if m):
+        for name, derive in (("run", model.apply_drift), ("anatomy", model.apply_drift),
+                             ("ring", model.apply_next_run)):
+            section = results.member(rec, name)
+            if results.member(section, "order") == "interleaved by group":
+                res, drift = derive(res)  # the ring's: the interval that holds another run's median
+                members[name] = results.replace(section, drift=drift)
+    return msgspec.structs.replace(rec, results=res, **members)
