@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from ctxbench.records import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "native"
@@ -98,9 +99,6 @@ def engine_seam(request, monkeypatch):
     """Unmarked tests: the recorded engine (or, while recording, the real
     one writing recordings), fake runtime harnesses. `machine` tests: the
     real engine and harnesses."""
-    from ctxbench.core import clock, engine
-    engine.forget_transports()  # each test counts its own calls of a recording
-    clock.forget()  # and reads its recorded clock from the start
     for k in ("CTXBENCH_ENGINE_REPLAY", "CTXBENCH_ENGINE_RECORD", "CTXBENCH_CLOCK_REPLAY", "CTXBENCH_CLOCK_RECORD"):
         monkeypatch.delenv(k, raising=False)
     if request.node.get_closest_marker("machine"):
@@ -231,9 +229,10 @@ def assert_intervals_rederived(path: Path) -> None:
     import math
 
     from ctxbench.core import reader, results
+    from ctxbench.reanalyse.analysis import reanalysed  # the reader reads the file as written
 
     written = json.loads(path.read_text())["results"]
-    again = results.plain(reader.load(str(path)).results)
+    again = results.plain(reanalysed(reader.load(str(path), RECORDS, analyse_old=False), str(path))[0].results)
     assert [r["id"] for r in written] == [r["id"] for r in again]
     # no interval (null in the file, NaN once read) where other load left no sample to make one from
     same = lambda x, y: (x is None or math.isnan(x)) == (y is None or math.isnan(y)) and \

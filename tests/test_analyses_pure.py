@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from ctxbench.anatomy import attribution
+from ctxbench import rounds
 from ctxbench.core import model, reader
 from ctxbench.core.results import plain
 from ctxbench.core.store.between import Spread
@@ -17,6 +18,7 @@ from ctxbench.irq import analysis as irq_analysis
 from ctxbench.ring import analysis as ring_analysis
 from ctxbench.runtimes import analysis as runtimes_analysis
 from ctxbench.sweep import analysis as sweep_analysis
+from ctxbench.records import RECORDS
 
 ROUNDS, PER_GROUP, OPS = 8, 6, 1000
 
@@ -67,7 +69,7 @@ def test_every_analysis_leaves_its_input_unchanged_and_returns_new_results(form)
     again, rec = _unchanged(model.apply_next_run, res)
     assert model.Result(again[0]).summary.ci95_for == "another run's median"
     spread = {model.Result(res[0]).point_key: Spread(5, 0.1, 0.01, 0.08, 0.004)}
-    between, n = _unchanged(model.apply_between_runs, res, spread)
+    between, n = _unchanged(rounds.apply_between_runs, res, spread)
     assert n == 1 and "ci95_this_run" in plain(between[0])["summary"] and between[1] is res[1]
     above = _unchanged(ring_analysis.with_above_pingpong, res)
     assert model.Result(above[1]).above_pingpong and model.Result(above[0]).above_pingpong is None
@@ -88,6 +90,6 @@ def test_every_analysis_leaves_its_input_unchanged_and_returns_new_results(form)
 def test_the_reader_leaves_the_document_it_was_given_unchanged():
     res, rec = model.apply_drift(_results())
     doc = json.loads(json.dumps(plain(model.document({}, {}, res, {"run": {"order": "interleaved by group",
-                                                                           "drift": rec}}))))
-    back = _unchanged(reader.parse, doc, "test")
+                                                                           "drift": rec}}, records=RECORDS))))
+    back = _unchanged(reader.parse, doc, "test", RECORDS)
     assert back.run.drift["rounds"] == ROUNDS

@@ -11,6 +11,7 @@ from test_engine_units import SKIPPED
 
 from ctxbench.core import checks
 from ctxbench.core import reader, results
+from ctxbench.records import RECORDS
 
 pytestmark = pytest.mark.cross
 
@@ -72,7 +73,7 @@ def test_arm_engine_unit(arch, name):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_board_file_loads_with_samples_and_records(arch, board_files):
-    doc = results.plain(reader.load(str(board_files[arch])))
+    doc = results.plain(reader.load(str(board_files[arch]), RECORDS))
     build = doc["tool"]["build"]
     assert build["arch"] == arch and build["static"] is True
     libs = build["libraries"]
@@ -102,7 +103,7 @@ def test_board_file_loads_with_samples_and_records(arch, board_files):
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_emulation_is_a_warning(arch, board_files):
-    env = reader.load(str(board_files[arch])).environment
+    env = reader.load(str(board_files[arch]), RECORDS).environment
     found = [f for f in checks.environment_findings(env, busy={}) if f.topic == "emulated"]
     assert found and found[0].level == "warning"
 

@@ -10,6 +10,7 @@ from arm_helpers import arm_engine, run_under_qemu
 from conftest import run_cli, run_engine
 
 from ctxbench.core import model, reader, results
+from ctxbench.records import RECORDS
 
 pytestmark = pytest.mark.cross
 
@@ -63,8 +64,8 @@ def engine_file(where, tmp_path):
 
 @pytest.mark.parametrize("where", ["native", "aarch64", "armv7"])
 def test_engine_and_cli_files_have_one_schema(where, tmp_path, cli_file):
-    eng = results.plain(reader.load(str(engine_file(where, tmp_path))))  # compared member by member
-    cli = results.plain(reader.load(str(cli_file)))
+    eng = results.plain(reader.load(str(engine_file(where, tmp_path)), RECORDS))  # compared member by member
+    cli = results.plain(reader.load(str(cli_file), RECORDS))
     for doc in (eng, cli):
         for k, t in TOP.items():
             assert isinstance(doc.get(k), t), k

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from ctxbench.core import model
+from ctxbench import rounds
 from ctxbench.core.store.between import Spread, between_part, rel_sd
 from ctxbench.run import table
 
@@ -45,7 +45,7 @@ def _result(med_ns: float, ghz: float, rid: str = "kernel/thread/pipe/same-cpu")
 
 def test_the_intervals_are_widened_by_the_part_between_runs_in_each_unit():
     r = _result(1000.0, 3.0)
-    (r,), n = model.apply_between_runs([r], {"kernel/thread/pipe/same-cpu": Spread(5, 0.1, 0.01, 0.08, 0.004)})
+    (r,), n = rounds.apply_between_runs([r], {"kernel/thread/pipe/same-cpu": Spread(5, 0.1, 0.01, 0.08, 0.004)})
     assert n == 1
     lo, hi = r["summary"]["ci95"]
     assert hi - 1000.0 == pytest.approx(math.hypot(10.0, Z * 0.08 * 1000.0))

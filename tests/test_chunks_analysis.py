@@ -12,6 +12,7 @@ from ctxbench.irq import chunked as irq_chunked
 from ctxbench.stats import recovery
 from ctxbench.stats.robust import Rounds, hodges_lehmann, hodges_lehmann_rows
 from ctxbench.tasks import chunked as tasks_chunked
+from ctxbench.records import RECORDS
 
 LO = [0, 1, 2, 3]
 
@@ -107,12 +108,11 @@ def test_a_control_rate_that_took_no_signal_has_no_cost_per_signal():
     """irq's control at a rate whose runs took no signal (100 Hz on a tiny
     task) whose I still came out resolved: said per run, not divided by 0
     (a ZeroDivisionError traceback before)."""
-    from ctxbench.core import results
     from ctxbench.irq import analysis
     i = {"estimate_ns": 500.0, "ci95": [100.0, 900.0], "se_ns": 200.0, "mde_ns": 560.0, "resolved": True,
          "below_mde": False, "unit": "ns"}
     k0 = {"n": 2, "mean": 0.0, "median": 0.0, "ci95": [0.0, 0.0]}
-    p = results.result_of({"id": "irq/spin/rate=100", "params": {"task": "spin", "rate_hz": 100}, "samples": [1.0],
+    p = RECORDS.result({"id": "irq/spin/rate=100", "params": {"task": "spin", "rate_hz": 100}, "samples": [1.0],
                            "parts": {"I": i, "interrupts": k0}})
     v = analysis.control_verdict({"per_interrupt": {}}, [p])
     assert v["ok"] is False and "no signal taken" in v["reason"]

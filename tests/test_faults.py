@@ -16,7 +16,7 @@ from conftest import ENGINE, FIXTURES, ctxbench_cmd
 from ctxbench.cli import main
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError
-from ctxbench.core.results import read
+from ctxbench.records import RECORDS
 from ctxbench.ui.format import fmt_time
 
 BASE = str(FIXTURES / "ring_base.json")
@@ -94,7 +94,7 @@ def test_report_checks_both_targets_before_writing_either(tmp_path, capsys):
 
 def test_failed_write_after_measuring_keeps_the_results(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    doc = read({"schema": "ctxbench/1", "results": [{"id": "x", "samples": [1.0]}]})
+    doc = RECORDS.read({"schema": "ctxbench/1", "results": [{"id": "x", "samples": [1.0]}]})
     # /proc refuses new files: what a full disk or a read-only mount does late
     with pytest.raises(UserError) as e:
         writer.write_results("/proc/ctxbench-test.json", doc)

@@ -38,38 +38,51 @@ def fake_engine(tmp_path, monkeypatch):
     p.chmod(0o755)
     own_engine(monkeypatch, p)
     before = os.sched_getaffinity(0)
-    yield p
+    yield engine.Engine()
     # the tests that follow start engines from this process: they must see every CPU again
     assert os.sched_getaffinity(0) == before, "stream() left this process's affinity changed"
     os.sched_setaffinity(0, before)
-    engine._housekeeping.clear()
 
 
-def _stream(args):
+def _stream(eng, cpu=None):
     got = []
-    engine.stream(args, lambda h: None, got.append)
+    eng.stream(["x"], engine.EngineOptions(cpu=cpu), lambda h: None, got.append)
     return got[0]
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two allowed CPUs")
 def test_front_end_leaves_the_measured_cpu(fake_engine):
-    cpu = max(engine.ALLOWED)
-    r = _stream(["run", "x", "--cpu", str(cpu)])
+    allowed = fake_engine.allowed_cpus()
+    cpu = max(allowed)
+    r = _stream(fake_engine, cpu)
     assert cpu not in _cpus(r["parent"]), r
-    assert _cpus(r["own"]) == set(engine.ALLOWED), "the engine must see every allowed CPU"
-    hk = engine.housekeeping()
+    assert _cpus(r["own"]) == set(allowed), "the engine must see every allowed CPU"
+    hk = fake_engine.housekeeping()
     assert hk["measured_cpu"] == cpu and cpu not in hk["front_end_cpus"] and not hk["shares_measured_cpu"]
-    assert os.sched_getaffinity(0) == set(engine.ALLOWED), "restored after the run"
+    assert os.sched_getaffinity(0) == set(allowed), "restored after the run"
 
 
 def test_default_cpu_is_the_engines(fake_engine):
-    assert engine.measured_cpu(["run", "x"]) == max(engine.ALLOWED)
-    assert engine.measured_cpu(["run", "x", "--cpu", "0"]) == 0
+    """The default is decided once (the highest allowed CPU, as the
+    engine's sched_ctl.c would pick), given to the engine and recorded."""
+    assert fake_engine.measured_cpu(None) == max(fake_engine.allowed_cpus())
+    assert fake_engine.measured_cpu(0) == 0
+    _stream(fake_engine)
+    assert fake_engine.housekeeping()["measured_cpu"] == max(fake_engine.allowed_cpus())
 
 
-def test_one_cpu_is_said(fake_engine, monkeypatch):
-    only = min(engine.ALLOWED)
-    monkeypatch.setattr(engine, "ALLOWED", frozenset({only}))
-    _stream(["run", "x", "--cpu", str(only)])
-    assert engine.housekeeping()["shares_measured_cpu"] is True
-    json.dumps(engine.housekeeping())
+def test_the_engine_is_always_given_the_cpu(fake_engine, monkeypatch):
+    from ctxbench.core import transports
+    seen = []
+    start = transports.Local.start
+    monkeypatch.setattr(transports.Local, "start", lambda self, args: seen.append(args) or start(self, args))
+    _stream(fake_engine)
+    assert seen[0][seen[0].index("--cpu") + 1] == str(max(fake_engine.allowed_cpus()))
+
+
+def test_one_cpu_is_said(fake_engine):
+    only = min(fake_engine.allowed_here)
+    fake_engine.allowed_here = frozenset({only})
+    _stream(fake_engine, only)
+    assert fake_engine.housekeeping()["shares_measured_cpu"] is True
+    json.dumps(fake_engine.housekeeping())

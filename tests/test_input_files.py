@@ -12,6 +12,7 @@ from test_faults import one_line_error
 
 from ctxbench.core import reader
 from ctxbench.core.errors import UserError
+from ctxbench.records import RECORDS
 
 BASE = str(FIXTURES / "ring_base.json")
 
@@ -49,7 +50,7 @@ def test_size_limit_bounds_the_read_even_when_the_size_says_zero(monkeypatch):
     # /proc files say 0 bytes and hold more: the limit is what was read
     monkeypatch.setattr(reader, "MAX_FILE_BYTES", 16)
     with pytest.raises(UserError) as e:
-        reader.load("/proc/self/maps")
+        reader.load("/proc/self/maps", RECORDS)
     assert "larger than" in str(e.value)
 
 
@@ -59,7 +60,7 @@ def test_size_limit_refuses_a_large_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(reader, "MAX_FILE_BYTES", os.path.getsize(big) - 1)
     assert "larger than" in one_line_error(capsys, ["report", str(big), "-o", str(tmp_path / "r.html")], code=2)
     monkeypatch.setattr(reader, "MAX_FILE_BYTES", os.path.getsize(big))
-    assert reader.load(str(big)).results  # exactly at the limit is read
+    assert reader.load(str(big), RECORDS).results  # exactly at the limit is read
 
 
 def test_limit_lets_a_real_large_result_through():

@@ -11,21 +11,20 @@ from ctxbench.core import engine, interrupts
 @pytest.fixture
 def lost_ctrl_c(monkeypatch, tmp_path):
     monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(tmp_path))  # nothing recorded: reaching it would say so
-    engine.forget_transports()
     try:
         interrupts._on_sigint(2, None)
     except KeyboardInterrupt:
         pass  # lost on the way, as it was in about 1 of 90 interrupted runs under load
     yield
     interrupts.forget()
-    engine.forget_transports()
 
 
 def test_the_next_engine_command_ends_the_command(lost_ctrl_c):
+    eng = engine.Engine()
     with pytest.raises(KeyboardInterrupt):
-        engine.run_json(["list", "--json"])
+        eng.run_json(["list", "--json"])
     with pytest.raises(KeyboardInterrupt):
-        engine.stream(["run", "baseline/nop"], lambda h: None, lambda r: None)
+        eng.stream(["baseline/nop"], engine.EngineOptions(cpu=0), lambda h: None, lambda r: None)
 
 
 def test_without_a_ctrl_c_nothing_is_raised():

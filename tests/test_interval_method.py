@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from ctxbench.core import model
+from ctxbench import rounds
 from ctxbench.irq import analysis as irq_analysis
 from ctxbench.stats import power
 from ctxbench.sweep import analysis as sweep_analysis
@@ -65,7 +65,7 @@ def test_every_effect_record_written_carries_its_method():
     # ring and anatomy: a paired difference of two results of one run
     a = {"samples": list(rng.normal(110, 1, 12)), "group": [g for g in range(4) for _ in range(3)]}
     b = {"samples": list(rng.normal(100, 1, 12)), "group": a["group"]}
-    assert not _methods(model.paired_difference(a, b))
+    assert not _methods(rounds.paired_difference(a, b))
     # tasks: every effect of a pair's analysis
     from test_tasks_analysis import _job
     ns = (1, 1000, 2000)

@@ -161,7 +161,7 @@ def test_an_engines_own_exit_status_is_not_ctxbenchs(tmp_path, monkeypatch):
     for status, code in ((3, 1), (2, 2), (1, 1)):  # 2: the engine's refusal of its arguments
         monkeypatch.setenv("CTXBENCH_ENGINE", _engine(tmp_path, f"echo 'ctxbench-engine: no' >&2; exit {status}\n"))
         with pytest.raises(UserError) as e:
-            engine.run_json(["--version"])
+            engine.Engine().run_json(["--version"])
         assert (str(e.value), e.value.code) == ("no", code)
 
 

@@ -159,7 +159,7 @@ def test_an_engine_the_kernel_will_not_start_is_one_version_line(tmp_path, monke
     bad.chmod(0o755)
     monkeypatch.setenv("CTXBENCH_ENGINE", str(bad))
     monkeypatch.delenv("CTXBENCH_ENGINE_REPLAY", raising=False)
-    assert engine.build() == f"not available: the engine {bad} cannot be started: Exec format error"
+    assert engine.Engine().build() == f"not available: the engine {bad} cannot be started: Exec format error"
 
 
 # ---- B21, B22: its own engine only, never one on PATH ----------------------
@@ -180,7 +180,7 @@ def test_an_installed_package_whose_engine_lost_its_exec_bit_runs_none_from_path
     with pytest.raises(UserError) as e:
         engine.engine_path()
     assert e.value.why == why
-    assert engine.build() == f"not available: {why}"  # --version
+    assert engine.Engine().build() == f"not available: {why}"  # --version
     p = run_cli("run", "--quick", "--no-store", "-o", tmp_path / "out.json", in_process=True)
     assert (p.returncode, p.stderr) == (2, f"ctxbench: {why}\n"), p
     assert not marker.exists()

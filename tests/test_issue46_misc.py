@@ -29,6 +29,7 @@ from conftest import FIXTURES, ROOT, ctxbench_cmd, run_cli
 from ctxbench.core import engine, locations, reader, results, schema
 from ctxbench.core.errors import UserError
 from ctxbench.core.ssh import engines
+from ctxbench.records import RECORDS
 
 RUN = FIXTURES / "v1" / "run.json"  # a real `ctxbench run` file: baseline/nop and a kernel ping-pong
 
@@ -83,7 +84,7 @@ def test_installed_package_ignores_an_engine_built_in_a_directory_above_its_venv
     for cwd in (tmp_path, site, tmp_path / "build"):
         monkeypatch.chdir(cwd)
         assert engine.engine_path() == str(own)
-    version = engine.build()  # what `ctxbench --version` prints after "engine: "
+    version = engine.Engine().build()  # what `ctxbench --version` prints after "engine: "
     assert "packaged" in version and str(own) in version and "planted" not in version and \
         str(planted) not in version, version
 
@@ -276,7 +277,7 @@ def test_every_param_type_the_reader_checks_is_in_the_published_schema():
 
 def _v2_document() -> dict:
     """A ctxbench/2 document, as a command writes it (RUN read and encoded)."""
-    return json.loads(results.encode(reader.load(str(RUN))))
+    return json.loads(results.encode(reader.load(str(RUN), RECORDS)))
 
 
 def _wrong(types: tuple):
@@ -290,7 +291,7 @@ def test_a_param_of_the_wrong_type_fails_the_schema_as_it_fails_the_reader():
     validator = jsonschema.Draft202012Validator(_published())
     good = _v2_document()
     validator.validate(good)
-    reader.parse(json.loads(json.dumps(good)), "good.json")
+    reader.parse(json.loads(json.dumps(good)), "good.json", RECORDS)
     cases = [("n", True), ("n", "1000")] + [(name, _wrong(types)) for name, types in schema.PARAM_TYPES.items()]
     for name, value in cases:
         doc = json.loads(json.dumps(good))
@@ -298,7 +299,7 @@ def test_a_param_of_the_wrong_type_fails_the_schema_as_it_fails_the_reader():
         with pytest.raises(jsonschema.ValidationError):
             validator.validate(doc)
         with pytest.raises(UserError) as e:
-            reader.parse(doc, "bad.json")
+            reader.parse(doc, "bad.json", RECORDS)
         assert f"params.{name}" in e.value.why, e.value.why
 
 
@@ -310,7 +311,7 @@ def test_a_sample_beyond_a_clock_fails_the_schema_as_it_fails_the_reader():
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(doc)
     with pytest.raises(UserError):
-        reader.parse(doc, "huge.json")
+        reader.parse(doc, "huge.json", RECORDS)
 
 
 # ---- 4. a store on a full disk -------------------------------------------

@@ -17,6 +17,7 @@ from test_faults import one_line_error
 from ctxbench.cli import main
 from ctxbench.core import reader, results
 from ctxbench.core.errors import UserError
+from ctxbench.records import RECORDS
 
 RUN = FIXTURES / "v1" / "run.json"  # a real run file: baseline/nop, then a kernel ping-pong
 PING = 1                            # RUN's kernel/thread/pipe/same-cpu
@@ -24,7 +25,7 @@ PING = 1                            # RUN's kernel/thread/pipe/same-cpu
 
 def _v2(path=RUN) -> dict:
     """A fixture as a command writes it today (ctxbench/2)."""
-    return json.loads(results.encode(reader.load(str(path))))
+    return json.loads(results.encode(reader.load(str(path), RECORDS)))
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +39,14 @@ def _both_refuse(validator, doc, says: str) -> str:
     reason holds `says`. Returns the reason."""
     assert not validator.is_valid(doc)
     with pytest.raises(UserError) as e:
-        reader.parse(json.loads(json.dumps(doc)), "'bad.json'")
+        reader.parse(json.loads(json.dumps(doc)), "'bad.json'", RECORDS)
     assert says in e.value.why, e.value.why
     return e.value.why
 
 
 def _both_accept(validator, doc) -> None:
     validator.validate(doc)
-    reader.parse(json.loads(json.dumps(doc)), "'good.json'")
+    reader.parse(json.loads(json.dumps(doc)), "'good.json'", RECORDS)
 
 
 # ---- one bound for a measured number (A044, A050, A074, A075) ---------------
@@ -68,7 +69,7 @@ def test_nan_is_said_as_nan_not_out_of_range(where):
     r = doc["results"][PING]
     (r["samples"] if where == "samples" else r["verify"]["expected_voluntary"])[0] = float("nan")
     with pytest.raises(UserError) as e:
-        reader.parse(doc, "'bad.json'")
+        reader.parse(doc, "'bad.json'", RECORDS)
     assert "NaN (not a number)" in e.value.why and "out of range" not in e.value.why, e.value.why
 
 
@@ -79,7 +80,7 @@ def test_a_verify_count_past_a_counter_is_one_line_in_ctxbench_words(validator, 
     if value != float("inf"):  # not JSON: the schema never sees it
         assert not validator.is_valid(doc)
     with pytest.raises(UserError) as e:
-        reader.parse(doc, "'bad.json'")
+        reader.parse(doc, "'bad.json'", RECORDS)
     assert "verify.voluntary[0]" in e.value.why and "Error" not in e.value.why, e.value.why
 
 
@@ -110,7 +111,7 @@ def test_a_run_with_group_ids_far_apart_is_read_in_little_memory():
             r["group"] = [g * 10**8 for g in r["group"]]
         if isinstance(r.get("clock_probe"), dict) and isinstance(r["clock_probe"].get("group"), list):
             r["clock_probe"]["group"] = [g * 10**8 for g in r["clock_probe"]["group"]]
-    reader.parse(doc, "'far.json'")
+    reader.parse(doc, "'far.json'", RECORDS)
 
 
 # ---- warning codes (A085, A151) ---------------------------------------------
@@ -239,7 +240,7 @@ def test_a_source_that_is_not_text_is_refused_by_both_in_the_readers_words(valid
     doc["results"][PING].setdefault(member, {})["source"] = [1, 2]
     assert not validator.is_valid(doc)
     with pytest.raises(UserError) as e:
-        reader.parse(doc, "'bad.json'")
+        reader.parse(doc, "'bad.json'", RECORDS)
     assert f"{member}.source" in e.value.why and "not text" in e.value.why and "Expected" not in e.value.why, \
         e.value.why
 

@@ -20,15 +20,15 @@ def test_each_limit_is_named():
                      ({"cgroup": GIB}, "1.00 GiB is left under this cgroup's memory.max"),
                      ({"as_limit": 3 * GIB}, "ulimit -v allows 3.00 GiB")):
         with pytest.raises(UserError) as e:
-            memory.check(needs, "ring", "lower --footprint", probe=False, **kw)
+            memory.check(needs, "ring", "lower --footprint", **kw)
         assert e.value.code == 2 and "a ring of 4 parties x 1.00 GiB needs at least 4.00 GiB" in str(e.value) \
             and said in str(e.value) and "\n" not in str(e.value), str(e.value)
-    memory.check(needs, "ring", "", available=4 * GIB, as_limit=4 * GIB, cgroup=None, probe=False)  # fits exactly
+    memory.check(needs, "ring", "", available=4 * GIB, as_limit=4 * GIB, cgroup=None)  # fits exactly
 
 
 def test_address_space_is_per_process():
     """Processes each map their own: four of 1 GiB fit a 1.5 GiB ulimit -v."""
-    memory.check([memory.Need(4 * GIB, GIB, "process ring")], "ring", "", as_limit=GIB * 3 // 2, probe=False)
+    memory.check([memory.Need(4 * GIB, GIB, "process ring")], "ring", "", as_limit=GIB * 3 // 2)
 
 
 def test_limits_read_from_the_kernel_files(tmp_path):

@@ -56,15 +56,17 @@ def test_a_replayed_command_starts_no_engine(tmp_path):
 def test_a_command_never_recorded_is_one_line_naming_it_and_how_to_record(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(tmp_path))
     with pytest.raises(UserError) as e:
-        engine.run_json(["env", "--cpu", "7"])
+        engine.Engine().run_json(["env", "--cross-cpu", "7"])
     msg = str(e.value)
-    assert "\n" not in msg and "'ctxbench-engine env --cpu N'" in msg
-    assert str(transports.recording_path(tmp_path, ["env", "--cpu", "7"])) in msg and "make record-engine" in msg
+    assert "\n" not in msg and "'ctxbench-engine env --cross-cpu N'" in msg
+    assert str(transports.recording_path(tmp_path, ["env", "--cross-cpu", "7"])) in msg and "make record-engine" in msg
 
 
 def test_a_recording_is_found_whatever_cpu_it_names():
-    assert transports.key(["run", "x", "--cpu", "1", "--cross-cpu", "0"]) == ["run", "x", "--cpu", "N",
-                                                                             "--cross-cpu", "N"]
+    """The measured CPU is always given (core/engine.Engine.stream) and
+    left out of the key; the second CPU's number is N."""
+    assert transports.key(["run", "x", "--cpu", "1", "--cross-cpu", "0"]) == ["run", "x", "--cross-cpu", "N"]
+    assert transports.key(["run", "x", "--cpu", "1"]) == transports.key(["run", "x"])
     assert transports.recording_path(Path("."), ["probe", "--cpu", "3"]) == \
         transports.recording_path(Path("."), ["probe", "--cpu", "63"])
     assert transports.key(["run", "x", "--groups", "3"]) != transports.key(["run", "x", "--groups", "4"])
@@ -86,10 +88,10 @@ sys.exit(1)
 '''
 
 
-def _stream(args):
+def _stream(eng, cpu):
     got, failed = [], []
-    engine.stream(args, lambda h: got.append("header"), got.append,
-                  on_failure=lambda f, lines, status: failed.append((f, lines, status)) or set(lines))
+    eng.stream(["a", "b"], engine.EngineOptions(cpu=cpu), lambda h: got.append("header"), got.append,
+               on_failure=lambda f, lines, status: failed.append((f, lines, status)) or set(lines))
     return got, failed
 
 
@@ -103,15 +105,14 @@ def test_what_is_recorded_is_replayed_alike(tmp_path, monkeypatch):
     rec = tmp_path / "rec"
     own_engine(monkeypatch, fake)
     monkeypatch.setenv("CTXBENCH_ENGINE_RECORD", str(rec))
-    live = [_stream(["run", "a", "b", "--cpu", "1"]), _stream(["run", "a", "b", "--cpu", "1"]),
-            engine.run_json(["env"])]
-    engine.forget_transports()
+    eng = engine.Engine()  # one command's context: it counts the calls of the same arguments
+    live = [_stream(eng, 1), _stream(eng, 1), eng.run_json(["env"])]
     monkeypatch.delenv("CTXBENCH_ENGINE_RECORD")
     monkeypatch.setenv("CTXBENCH_ENGINE_REPLAY", str(rec))
     own = str(tmp_path / "not-there")
     monkeypatch.setenv("CTXBENCH_ENGINE", own)  # replayed: the engine is never looked for
-    again = [_stream(["run", "a", "b", "--cpu", "0"]), _stream(["run", "a", "b", "--cpu", "0"]),
-             engine.run_json(["env"])]
+    eng = engine.Engine()
+    again = [_stream(eng, 0), _stream(eng, 0), eng.run_json(["env"])]
     assert again == live and live[0] != live[1]
     assert live[0][1] == [([{"position": 1, "id": "b", "error": "no such luck"}], ["b: no such luck"], 1)]
     assert sorted(p.name.split("-")[0] for p in rec.iterdir()) == ["env", "run"]
@@ -121,21 +122,19 @@ def test_the_clock_of_a_recorded_run_is_replayed_in_order(tmp_path, monkeypatch)
     """core/clock: a command that plans by elapsed time reads, replayed,
     the readings its recorded run read (each process of a test appends
     its own), then time runs on from the last; no file: the real clock."""
-    from ctxbench.core import clock
+    from ctxbench.core.clock import Clock
     path = tmp_path / "clock.json.gz"
-    monkeypatch.delenv("CTXBENCH_CLOCK_REPLAY", raising=False)
-    monkeypatch.setenv("CTXBENCH_CLOCK_RECORD", str(path))
-    first = [clock.now(), clock.now()]
-    clock.save()
-    second = [clock.now()]
-    clock.save()  # a second process of the same test
-    monkeypatch.delenv("CTXBENCH_CLOCK_RECORD")
-    monkeypatch.setenv("CTXBENCH_CLOCK_REPLAY", str(path))
-    clock.forget()
-    again = [clock.now() for _ in range(3)]
+    one = Clock(record=str(path))  # a command's clock (core/engine.Engine.clock)
+    first = [one.now(), one.now()]
+    one.save()
+    two = Clock(record=str(path))  # a second command of the same test
+    second = [two.now()]
+    two.save()
+    replayed = Clock(replay=str(path))
+    again = [replayed.now() for _ in range(3)]
     assert again == first + second
-    later = clock.now()
+    later = replayed.now()
     assert later >= again[-1] and later - again[-1] < 60  # on from the last reading
-    monkeypatch.setenv("CTXBENCH_CLOCK_REPLAY", str(tmp_path / "none.json.gz"))
-    clock.forget()
-    assert abs(clock.now() - time.monotonic()) < 1
+    assert abs(Clock(replay=str(tmp_path / "none.json.gz")).now() - time.monotonic()) < 1
+    monkeypatch.setenv("CTXBENCH_CLOCK_RECORD", str(path))
+    assert Clock.from_environment().record == str(path)  # the environment when the command starts

@@ -22,7 +22,7 @@ from test_faults import one_line_error
 from ctxbench.cli import main
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError
-from ctxbench.core.results import read
+from ctxbench.records import RECORDS
 
 BASE = str(FIXTURES / "ring_base.json")
 NO_ENGINE = {"CTXBENCH_ENGINE": "/nonexistent/ctxbench-engine"}  # a check that reaches the engine fails
@@ -144,7 +144,7 @@ def test_name_that_changes_while_measuring_is_not_replaced(tmp_path, monkeypatch
     {"fifo": lambda: os.mkfifo(target), "symlink": lambda: target.symlink_to(victim),
      "directory": lambda: target.mkdir()}[becomes]()
     with pytest.raises(UserError) as e:
-        writer.write_results(out, read({"schema": "ctxbench/1", "results": [{"id": "x", "samples": [1.0]}]}))
+        writer.write_results(out, RECORDS.read({"schema": "ctxbench/1", "results": [{"id": "x", "samples": [1.0]}]}))
     assert e.value.code == 1 and "kept in" in str(e.value)
     assert victim.read_text() == "keep"
     assert {"fifo": stat.S_ISFIFO, "symlink": stat.S_ISLNK, "directory": stat.S_ISDIR}[becomes](

@@ -14,6 +14,7 @@ import pytest
 from conftest import ENGINE, ctxbench_cmd, own_engine, run_cli
 
 from ctxbench.core import engine, measure, reader, results
+from ctxbench.records import RECORDS
 
 TINY = ["--groups", "2", "--iterations", "3"]
 
@@ -48,7 +49,7 @@ def test_one_failed_id_keeps_the_others_and_records_the_failure(tmp_path):
     assert p.returncode == 1, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("ctxbench")]
     assert len(lines) == 1 and "1 of 2" in lines[0] and "Traceback" not in p.stderr, p.stderr
-    doc = reader.load(str(out))  # the file reads back, failures and all
+    doc = reader.load(str(out), RECORDS)  # the file reads back, failures and all
     assert [r.id for r in doc.results] == ["timer/rdtsc"]
     assert results.plain(doc.failures) == [{"id": "kernel/thread/pipe/cross-cpu", "error": doc.failures[0].error}]
     assert "CPU" in doc.failures[0].error  # the engine's own reason, not a generic one
@@ -89,7 +90,7 @@ def test_partial_engine_output_is_kept(tmp_path, monkeypatch, case):
         failures.extend(found)
         return used
 
-    assert engine.stream(["run"], lambda h: None, got.append, on_failure=on_failure)
+    assert engine.Engine().stream([], engine.EngineOptions(), lambda h: None, got.append, on_failure=on_failure)
     want = {"null-line": [("b", "no such luck")], "named-failure": [("b", "it broke")],
             "engine-stopped": [("b", "killed by the OOM killer"), ("c", "killed by the OOM killer")]}[case]
     assert [r["id"] for r in got] == [i for i in "abc" if i not in dict(want)]
@@ -100,7 +101,7 @@ def test_without_a_failure_handler_a_failing_engine_still_stops(tmp_path, monkey
     from ctxbench.core.errors import UserError
     own_engine(monkeypatch, _fake_engine(tmp_path, [HEADER, _result("a")], "ctxbench-engine: x\n", 1))
     with pytest.raises(UserError):
-        engine.stream(["run"], lambda h: None, lambda r: None)
+        engine.Engine().stream([], engine.EngineOptions(), lambda h: None, lambda r: None)
 
 
 def test_reader_refuses_malformed_failures(tmp_path):
@@ -108,7 +109,7 @@ def test_reader_refuses_malformed_failures(tmp_path):
     p = tmp_path / "f.json"
     p.write_text(json.dumps({"schema": "ctxbench/1", "results": [], "failures": [{"id": 3}]}))
     with pytest.raises(UserError, match="failures"):
-        reader.load(str(p))
+        reader.load(str(p), RECORDS)
 
 
 def test_ring_keeps_the_ids_it_measured_when_one_fails(tmp_path):
@@ -121,7 +122,7 @@ def test_ring_keeps_the_ids_it_measured_when_one_fails(tmp_path):
     p = subprocess.run(["bash", "-c", f"ulimit -n 100; exec {cmd}"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 1, p.stderr
     assert p.stderr.strip().splitlines()[-1].startswith("ctxbench: 1 of 4 id(s) could not be measured ('ring/thread/pipe'")
-    doc = reader.load(str(out))
+    doc = reader.load(str(out), RECORDS)
     assert [f.id for f in doc.failures] == ["ring/thread/pipe"] and "ulimit -n" in doc.failures[0].error
     assert sorted(r.id for r in doc.results) == ["kernel/thread/futex/same-cpu", "kernel/thread/pipe/same-cpu",
                                                       "ring/thread/futex"]

@@ -9,6 +9,7 @@ import pytest
 
 from ctxbench.core import model
 from ctxbench.peers import analysis, catalogue, parts, table
+from ctxbench.records import RECORDS
 
 PARTS = {"process.handoff": 3000.0, "process.direct": 2200.0, "process.single": 800.0,
          "process.x.handoff": 20000.0, "thread.handoff": 2800.0, "thread.direct": 2100.0, "thread.single": 700.0,
@@ -148,7 +149,7 @@ def test_a_missing_part_leaves_the_ratio_out():
 def test_a_row_fits_the_results_model_and_its_table_cells():
     peer = catalogue.BY_KEY["stress-ng-switch"]
     r = analysis.row(peer, catalogue.UNPINNED, launches([40000.0] * 3, switches=2), "0.15.06")
-    rec = model.analyse(r)  # the record the results model keeps (validated)
+    rec = model.analyse(r, RECORDS.Result)  # the record the results model keeps (validated)
     assert model.Result(rec).id == "peers/stress-ng-switch/unpinned"
     cells = table.cells(r)
     assert cells[0] == peer.title and cells[1] == "unpinned" and cells[-1] == "not resolved"  # 3 rounds < 5

@@ -8,12 +8,11 @@ import pytest
 from conftest import ROOT
 from ctxbench import cli
 from ctxbench.cli import main
-from ctxbench.core import engine
 from ctxbench.fleet import job
 from ctxbench.core.errors import UserError
 from ctxbench.ui import presets
 
-NOT_MEASURING = {"system", "report", "compare", "store", "history", "fleet"}
+NOT_MEASURING = {"system", "report", "reanalyse", "compare", "store", "history", "fleet"}
 MEASURING = sorted(set(cli.COMMANDS) - NOT_MEASURING)
 FLAG_KNOBS = [(c, k) for c in MEASURING for k in presets.PRESETS[c].knobs if k.flag]
 ENGINE_STUB = {p: {"groups": g, "iterations": i, "min_sample_us": u}
@@ -25,13 +24,20 @@ def _parser(command: str):
     return sub.choices[command]
 
 
+class _Engine:
+    """The command's engine context (core/engine.Engine), for its presets only."""
+
+    def presets(self):
+        return ENGINE_STUB
+
+
+STUB = _Engine()
+
+
 def _parse(argv):
-    return cli.build_parser().parse_args(argv)
-
-
-@pytest.fixture(autouse=True)
-def no_engine(monkeypatch):
-    monkeypatch.setattr(engine, "presets", lambda: ENGINE_STUB)
+    args = cli.build_parser().parse_args(argv)
+    args.engine = STUB  # as cli does, with the engine's presets stubbed
+    return args
 
 
 def test_every_measuring_command_has_its_presets():
@@ -63,7 +69,7 @@ def test_each_preset_is_complete_and_documented(command):
         for p in presets.NAMES:
             assert k.text(p), (k, p)
     for p in presets.NAMES:  # every knob resolves, the engine's too
-        s = t.settings(p)
+        s = t.settings(p, STUB)
         assert set(vars(s)) == set(names) and presets.ENGINE not in vars(s).values()
 
 
@@ -93,7 +99,7 @@ def test_every_preset_value_is_one_its_flag_accepts(command, knob):
 @pytest.mark.parametrize("command", MEASURING)
 def test_a_flag_given_wins_over_the_preset(command):
     t = presets.PRESETS[command]
-    quick = vars(t.settings("quick"))
+    quick = vars(t.settings("quick", STUB))
     flags = [k for k in t.knobs if k.flag and quick[k.name] is not None]
     if not flags:
         assert command == "runtimes"  # no flag sets its counts

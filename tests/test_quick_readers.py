@@ -21,6 +21,7 @@ from conftest import run_cli
 from ctxbench.core import results
 from ctxbench.core.model import Document
 from ctxbench.ui import presets
+from ctxbench.records import RECORDS
 
 # runtimes waits up to 10 s for its CPUs to be quiet before each launch (runtimes/contention.py), and the
 # other xdist worker keeps them busy: the fake harness's launches need no quiet, so it does not wait
@@ -66,10 +67,10 @@ def test_quick_file_goes_through_every_reader(command, tmp_path):
         assert pct and all(isinstance(x, float) and math.isfinite(x) for x in pct), pct
 
     # the results model: read, encoded back to the very bytes written, and read again the same
-    rec = results.read(doc)
+    rec = RECORDS.read(doc)
     again = results.encode(rec)
     assert again == text, f"{command}: encode(read(file)) differs from the file"
-    assert results.encode(results.read(json.loads(again))) == again
+    assert results.encode(RECORDS.read(json.loads(again))) == again
 
     # report: HTML and Markdown
     html, md = tmp_path / "r.html", tmp_path / "r.md"

@@ -5,11 +5,12 @@ from conftest import FIXTURES
 
 from ctxbench.core import reader
 from ctxbench.report import build, html
+from ctxbench.records import RECORDS
 
 
 def test_warnings_follow_figures_and_are_grouped():
     paths = [FIXTURES / "irq-small.json", FIXTURES / "tasks-small.json", FIXTURES / "ring_base.json"]
-    rep = build.build([(str(p), reader.load(str(p))) for p in paths])
+    rep = build.build([(str(p), reader.load(str(p), RECORDS)) for p in paths])
     page = html.render(rep)
     sections = page.split("<section")[1:]
     assert any("<h3>Warnings</h3>" in s for s in sections)

@@ -16,6 +16,7 @@ from ctxbench.core.model import Result
 from ctxbench.report import build, html, kinds
 from ctxbench.report.cells import median_ci
 from ctxbench.report.model import Table
+from ctxbench.records import RECORDS
 
 REPORT = Path(ctxbench.__file__).resolve().parent / "report"
 FAKE_ID = "custom/thing"
@@ -54,7 +55,7 @@ def test_the_commands_sections_are_found_in_the_report_s_order():
 
 def test_a_section_registered_at_run_time_is_in_the_report(tmp_path, monkeypatch):
     path = _doc_with_an_unclaimed_result(tmp_path)
-    docs = [(str(p), reader.load(str(p))) for p in (path, FIXTURES / "sweep-small.json")]
+    docs = [(str(p), reader.load(str(p), RECORDS)) for p in (path, FIXTURES / "sweep-small.json")]
     titles = [s.title for s in build.build(docs).sections]
     assert any(t.startswith("Other results") for t in titles)  # before: the generic table
     assert not any(t.startswith("A fake command") for t in titles)

@@ -10,6 +10,7 @@ from ctxbench.cli import main
 from ctxbench.core import reader, results
 from ctxbench.core.model import SEVERITY, Document
 from ctxbench.sweep import plan as sweep_plan
+from ctxbench.records import RECORDS
 
 V1 = FIXTURES / "v1"
 SHAPES = sorted(p.name for p in V1.glob("*.json"))
@@ -33,10 +34,10 @@ def test_there_is_a_fixture_of_every_shape_the_script_makes():
 def test_each_shape_upgrades_to_a_valid_ctxbench_2_record(name):
     raw = _raw(name)
     assert raw["schema"] == "ctxbench/1"
-    rec = results.read(raw)
+    rec = RECORDS.read(raw)
     assert isinstance(rec, results.Document) and rec.schema == "ctxbench/2"
     assert [r.id for r in rec.results] == [r["id"] for r in raw["results"]]
-    again = results.read(results.plain(rec))
+    again = RECORDS.read(results.plain(rec))
     assert again == rec  # upgrade is idempotent: a ctxbench/2 document is read as it is
     for r in rec.results:
         for w in r.warnings or []:
@@ -44,7 +45,7 @@ def test_each_shape_upgrades_to_a_valid_ctxbench_2_record(name):
 
 
 def test_plain_text_warnings_get_the_code_of_the_message_ctxbench_wrote():
-    rec = results.read(_raw("text_warnings.json"))
+    rec = RECORDS.read(_raw("text_warnings.json"))
     codes = {w.code for r in rec.results for w in r.warnings or []}
     assert {"ci_includes_zero", "negative_indirect"} <= codes
     texts = [w.text for r in rec.results for w in r.warnings or []]
@@ -52,16 +53,16 @@ def test_plain_text_warnings_get_the_code_of_the_message_ctxbench_wrote():
 
 
 def test_an_engine_document_has_its_text_warnings_coded_engine():
-    rec = results.read(_raw("engine_document.json"))
+    rec = RECORDS.read(_raw("engine_document.json"))
     assert {w.code for r in rec.results for w in r.warnings} == {"engine"}
-    doc = reader.parse(_raw("engine_document.json"), "engine output")  # and the reader analyses it
+    doc = reader.parse(_raw("engine_document.json"), "engine output", RECORDS)  # and the reader analyses it
     assert all(r.summary and r.verification for r in doc.results)
 
 
 def test_a_sweep_from_before_issue_22_gets_its_plan_and_its_rounds_n():
     raw = _raw("code_text_warnings_sweep.json")
     assert "plan" not in raw["sweep"] and not any("sample_n" in r for r in raw["results"])
-    doc = results.plain(results.read(raw))
+    doc = results.plain(RECORDS.read(raw))
     assert doc["sweep"]["plan"]["fitted"] == "before issue 22: not fitted"
     grid = sweep_plan.grid_of_file(doc["sweep"]["plan"], "f")
     assert grid == {s: tuple(sorted(raw["sweep"]["strides"])) for s in raw["sweep"]["sizes"]}
@@ -72,14 +73,14 @@ def test_a_sweep_from_before_issue_22_gets_its_plan_and_its_rounds_n():
 
 
 def test_an_irq_share_as_a_number_and_as_a_record_both_read():
-    number = results.read(_raw("irq_I_pct_number.json"))
-    record = results.read(_raw("text_warnings.json"))
+    number = RECORDS.read(_raw("irq_I_pct_number.json"))
+    record = RECORDS.read(_raw("text_warnings.json"))
     assert any(isinstance((r.parts or {}).get("I_pct"), float) for r in number.results)
     assert any(isinstance((r.parts or {}).get("I_pct"), results.base.Stats) for r in record.results)
 
 
 def test_members_of_older_sections_are_kept():
-    doc = results.plain(results.read(_raw("tasks_before_rounds.json")))
+    doc = results.plain(RECORDS.read(_raw("tasks_before_rounds.json")))
     assert doc["tasks"]["repeat"] == _raw("tasks_before_rounds.json")["tasks"]["repeat"]
 
 
@@ -93,10 +94,10 @@ def test_report_and_compare_read_each_shape(tmp_path, capsys, name):
 
 @pytest.mark.parametrize("name", SHAPES)
 def test_the_reader_gives_the_views_a_ctxbench_2_document(name):
-    doc = reader.load(str(V1 / name))
+    doc = reader.load(str(V1 / name), RECORDS)
     assert isinstance(doc, results.Document) and doc.schema == "ctxbench/2"
     assert Document(doc).results  # the views read it
-    assert results.read(results.plain(doc)) == doc  # and what the reader analysed is still a valid document
+    assert RECORDS.read(results.plain(doc)) == doc  # and what the reader analysed is still a valid document
 
 
 def test_a_store_of_ctxbench_1_documents_reads_them_upgraded(tmp_path):
@@ -106,6 +107,6 @@ def test_a_store_of_ctxbench_1_documents_reads_them_upgraded(tmp_path):
     raw = _raw("run.json")
     with s.begin() as conn:
         run_id, new = record.add(conn, raw)  # as a store made before ctxbench/2 holds it
-        back = record.document(conn, run_id)
+        back = record.document(conn, run_id, RECORDS)
     assert new and back.schema == "ctxbench/2"
-    assert results.read(back) == results.read(raw)
+    assert RECORDS.read(back) == RECORDS.read(raw)

@@ -14,6 +14,7 @@ from conftest import run_cli
 
 from ctxbench.core import model, reader, results
 from ctxbench.stats import drift
+from ctxbench.records import RECORDS
 
 ROUNDS, PER_GROUP = 16, 6  # the ring's default preset
 JITTER, NOISE = 0.03, 0.02  # a round's own level (relative sd), a sample's
@@ -41,7 +42,7 @@ def _ring_doc(levels, points, seed):
 def _read(doc, tmp_path, name):
     p = tmp_path / name
     p.write_text(json.dumps(doc))
-    return results.plain(reader.load(str(p)).results)
+    return results.plain(reader.load(str(p), RECORDS).results)
 
 
 def _holds(a, b):

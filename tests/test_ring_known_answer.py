@@ -2,7 +2,7 @@
 plus a spin of 5 µs of wall time per hand-off (engine/src/ring/ring.c,
 core/clock.h spin_ns: a clock-based spin, so 5 µs on any CPU at any speed). Measured in
 the same interleaved rounds as the plain ring, the paired difference per
-hand-off (model.paired_difference, the arithmetic `ctxbench ring` uses) must give
+hand-off (rounds.paired_difference, the arithmetic `ctxbench ring` uses) must give
 the spin back within 10%: the spin is inside the timed ring and absent from
 t_single, so the formula (t_ring - t_single)/(n*N) carries it whole; what
 can move it is the clock reads ending the spin (tens of ns) and a host that
@@ -24,6 +24,7 @@ import pytest
 
 from conftest import run_engine
 
+from ctxbench import rounds
 from ctxbench.core import model
 from ctxbench.core.results import plain as builtins_of
 
@@ -33,7 +34,7 @@ SPIN_NS = 5000
 
 def measure(kind: str, mech: str) -> dict:
     """The spin ring's paired difference per hand-off over the plain ring's,
-    from one interleaved run (model.paired_difference)."""
+    from one interleaved run (rounds.paired_difference)."""
     p = run_engine("run", f"ring/{kind}/{mech}", f"test/ring/{kind}/{mech}/spin5us", "--ring-points", "2:0",
                    "--interleave", "--groups", "24", "--iterations", "4", "--min-sample-us", "500",
                    "--settle-us", "500", "--warmup-ms", "50", "--json", timeout=240)
@@ -43,7 +44,7 @@ def measure(kind: str, mech: str) -> dict:
     assert len(by) == 2
     spin, plain = by[True], by[False]
     assert spin["params"]["spin_ns"] == SPIN_NS and "spin_ns" not in plain["params"]
-    return model.paired_difference(spin, plain)
+    return rounds.paired_difference(spin, plain)
 
 
 @pytest.mark.parametrize("kind,mech", [("thread", "futex"), ("process", "pipe")])

@@ -86,7 +86,7 @@ def test_run_suite_and_run_share_the_engines_presets(tmp_path, monkeypatch, quic
     --preset quick)."""
     from ctxbench.core import engine
     monkeypatch.setenv("CTXBENCH_ENGINE", str(ENGINE))
-    presets = engine.presets()
+    presets = engine.Engine().presets()
     assert set(presets) == {"quick", "default", "full"}
     out = tmp_path / "suite.json"
     p = run_engine("run-suite", *quick, "--warmup-ms", "0", "--json", "-o", str(out))

@@ -17,9 +17,11 @@ import pytest
 from conftest import own_engine
 
 from ctxbench.core import cycles
+from ctxbench.core.engine import Engine
 from ctxbench.core.model import Result
 from ctxbench.runtimes import analysis, command, probe, references, rounds, table
 from ctxbench.core.results import plain
+from ctxbench.records import RECORDS
 
 OPS = 131072  # the engine's PROBE_OPS; any positive count does
 
@@ -174,7 +176,8 @@ def test_the_engines_reference_rows_carry_its_probe_and_cpus():
 def test_a_probe_that_fails_costs_one_note_not_the_run(monkeypatch, capsys, tmp_path):
     own_engine(monkeypatch, "/bin/false")
     notes: list[str] = []
-    assert command._probe(1, notes) is None and command._probe(1, notes) is None
+    eng = Engine()  # the command's engine context, its engine /bin/false
+    assert command._probe(eng, 1, notes) is None and command._probe(eng, 1, notes) is None
     err = capsys.readouterr().err
     assert err.count("note: core-clock probe failed") == 1 and len(notes) == 2
 
@@ -189,8 +192,8 @@ def test_the_report_keeps_the_interval_over_launches_of_a_file_read_back(tmp_pat
 
     r = _row([(300, 3.0), (330, 2.5), (270, 3.0), (315, 2.5)], jitter=0.02)
     path = tmp_path / "runtimes.json"
-    writer.write_results(str(path), model.document({"name": "ctxbench"}, {}, [r], {"runtimes": {}}))
-    back = reader.load(str(path)).results
+    writer.write_results(str(path), model.document({"name": "ctxbench"}, {}, [r], {"runtimes": {}}, records=RECORDS))
+    back = reader.load(str(path), RECORDS).results
     (tab,) = [x for x in render_runtimes(back, {}) if hasattr(x, "rows")]
     want = table.handoff_rows([r])[0]
     assert tab.rows[0] == want and "measured in 4 launches" in tab.caption and "this launch only" not in tab.caption

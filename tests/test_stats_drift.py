@@ -6,6 +6,7 @@ import numpy as np
 
 from ctxbench.core import model, reader, writer
 from ctxbench.stats import drift
+from ctxbench.records import RECORDS
 
 
 def _interleaved(level_per_round, ids=6, per_group=8, seed=0):
@@ -56,10 +57,10 @@ def test_reader_re_derives_the_same_drift(tmp_path):
                "params": {"placement": "same-cpu"}, "samples": x.tolist(), "group": [int(k) for k in g]}
         results.append(model.analyse(raw))
     results, rec = model.apply_drift(results)
-    doc = model.document({}, {}, results, extra={"run": {"order": "interleaved by group", "drift": rec}})
+    doc = model.document({}, {}, results, extra={"run": {"order": "interleaved by group", "drift": rec}}, records=RECORDS)
     p = tmp_path / "r.json"
     writer.write_results(str(p), doc)
-    again = reader.load(str(p))
+    again = reader.load(str(p), RECORDS)
     assert math.isclose(again.run.drift["relative_sd"], rec["relative_sd"])
     assert again.results[0].summary.ci95 == results[0].summary.ci95
     assert again.results[0].summary.ci95_within

@@ -23,6 +23,7 @@ from ctxbench.core.results import plain  # noqa: E402
 from ctxbench.core.store import record  # noqa: E402
 from ctxbench.core.store.db import Store  # noqa: E402
 from ctxbench.core.store.tables import results, runs  # noqa: E402
+from ctxbench.records import RECORDS
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -69,7 +70,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
         added = [record.add(conn, d)[1] for d in docs]
     with s.begin() as conn:
         again = record.add(conn, docs[17])
-        back = record.document(conn, again[0])
+        back = record.document(conn, again[0], RECORDS)
     # kept as recorded, read back upgraded: a ctxbench/1 document is read as ctxbench/2 (core/results/upgrade.py)
     assert all(added) and again[1] is False and plain(back) == dict(docs[17], schema="ctxbench/2")
     out = rows_out(store_url)

@@ -30,6 +30,7 @@ from ctxbench.core.store import record  # noqa: E402
 from ctxbench.core.store.db import Store  # noqa: E402
 from ctxbench.core.store.tables import runs  # noqa: E402
 from test_store import synthetic  # noqa: E402
+from ctxbench.records import RECORDS
 
 BACKENDS = ["sqlite", "postgresql"]
 PAGE = 4096
@@ -430,7 +431,7 @@ def test_values_longer_than_a_column_are_kept_alike_on_both_backends(store_url, 
     with s.begin() as conn:
         row = conn.execute(select(runs.c.host, runs.c.kernel, runs.c.cpu_model)).one()
         keys = conn.execute(text("SELECT point_key FROM results ORDER BY id")).scalars().all()
-        doc = record.document(conn, 1)
+        doc = record.document(conn, 1, RECORDS)
     assert row.host == "h" * 255 and len(row.kernel) == 255 and "\0" not in row.cpu_model
     assert len(keys[0]) == 512 and doc.results[0].id == d["results"][0]["id"]
     one_line(capsys, "store", "add", f, "--store", store_url, "--commit", "c" * 65, words=("--commit",))

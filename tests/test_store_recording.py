@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from conftest import ENGINE, ctxbench_cmd
+from ctxbench.records import RECORDS
 
 pytestmark = [pytest.mark.machine, pytest.mark.flow]
 pytest.importorskip("sqlalchemy")
@@ -34,7 +35,7 @@ def _runs(url: str) -> list[dict]:
     from sqlalchemy import select
     s = Store(url)
     with s.begin() as conn:
-        return [plain(record.document(conn, i)) for i in conn.execute(select(runs.c.id)).scalars()]
+        return [plain(record.document(conn, i, RECORDS)) for i in conn.execute(select(runs.c.id)).scalars()]
 
 
 def test_store_records_the_run_as_written(tmp_path):

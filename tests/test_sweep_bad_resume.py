@@ -46,6 +46,6 @@ def test_a_failed_point_keeps_its_place_and_the_engine_says_why(tmp_path, monkey
     own_engine(monkeypatch, _fake_engine(tmp_path, lines, "ctxbench-engine: k: mmap: no\n", 1))
     arrived = []
     with pytest.raises(UserError, match="mmap: no"):
-        engine.stream(["run"], lambda h: None, lambda r: arrived.append(r["params"]["size"]),
-                      on_failed_job=lambda f: arrived.append(None))
+        engine.Engine().stream([], engine.EngineOptions(), lambda h: None,
+                               lambda r: arrived.append(r["params"]["size"]), on_failed_job=lambda f: arrived.append(None))
     assert arrived == [1024, None, 4096]  # paired by position with the points asked for

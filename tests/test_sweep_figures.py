@@ -11,13 +11,14 @@ from ctxbench.core import reader, results
 from ctxbench.core.model import Result
 from ctxbench.sweep import analysis as sweep_analysis
 from ctxbench.sweep import plan as sweep_plan
+from ctxbench.records import RECORDS
 
 FIXTURE = FIXTURES / "sweep-small.json"
 
 
 @pytest.fixture(scope="module")
 def doc():
-    return reader.load(str(FIXTURE))
+    return reader.load(str(FIXTURE), RECORDS)
 
 
 def test_fixture_has_the_sweep_schema(doc):

@@ -4,7 +4,7 @@ model stand for a machine where the old default planned 322 points up to
 512 MiB and ended with 176 of them lacking their pilot."""
 import pytest
 
-from ctxbench.core.results import read
+from ctxbench.records import RECORDS
 
 from ctxbench.core.errors import UserError
 from ctxbench.sweep import cost, fit, plan
@@ -182,7 +182,7 @@ def test_a_resumed_file_keeps_its_own_plan():
     rec = {"strides_by_size": {"1024": [0, 8, 64], "2048": [64, 0]}}
     assert plan.grid_of_file(rec, "f") == {1024: (0, 8, 64), 2048: (0, 64)}
     # a file from before issue 22 (no plan) gets its sizes x strides on reading (core/results/upgrade.py)
-    old = read({"schema": "ctxbench/1", "results": [], "sweep": {"sizes": [1024], "strides": [8, 0]}})
+    old = RECORDS.read({"schema": "ctxbench/1", "results": [], "sweep": {"sizes": [1024], "strides": [8, 0]}})
     assert plan.grid_of_file(old.sweep.plan, "f") == {1024: (0, 8)}
     assert plan.grid_of_file({}, "f") is None
     assert plan.grid_of_file(None, "f") is None

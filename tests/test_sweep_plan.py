@@ -11,7 +11,8 @@ from ctxbench.sweep import rounds
 from ctxbench.stats import power
 from ctxbench.core import model
 from ctxbench.core.errors import UserError
-from ctxbench.core.results import plain, read
+from ctxbench.core.results import plain
+from ctxbench.records import RECORDS
 
 ENV = {"topology": {"caches": [
     {"level": 1, "type": "data", "size": 48 * 1024, "line": 64, "shared_by_pus": 1},
@@ -137,7 +138,7 @@ def test_a_resumed_point_from_before_sample_n_keeps_n_aligned():
     reading (core/results/upgrade.py): the first round's, params.n."""
     point = {"id": "kernel/thread/pipe/same-cpu", "samples": [1.0, 2.0], "group": [0, 0], "params": {"n": 4},
              "raw": {"t_single_ns": [400.0, 400.0]}, "round_cost_s": [0.1]}
-    old = plain(read({"schema": "ctxbench/1", "results": [point], "sweep": {}}))["results"][0]
+    old = plain(RECORDS.read({"schema": "ctxbench/1", "results": [point], "sweep": {}}))["results"][0]
     new = {"samples": [3.0], "params": {"n": 2}, "raw": {"t_single_ns": [100.0]}}
     m = rounds.merge(old, new, 1, 0.1)
     assert m["sample_n"] == [4, 4, 2] and m["group"] == [0, 0, 1]

@@ -59,15 +59,16 @@ def test_facts_are_this_machines(both):
     assert f"Linux {platform.release()}" in stdout
 
 
-def test_known_faults_are_reported_with_their_fix(monkeypatch, capsys, both):
+def test_known_faults_are_reported_with_their_fix(capsys, both):
     _, doc = both
     env = json.loads(json.dumps(doc["environment"]))
     env["frequency"]["governors"] = {"0": "powersave", "1": "powersave"}
     env["process"]["sched_fifo_allowed"] = False
     env["process"]["sched_fifo_error"] = "Operation not permitted"
     env["kernel"]["isolated"] = "1"
-    monkeypatch.setattr(system.engine, "environment", lambda: {"environment": env, "tool": doc["tool"]})
-    assert system.run(type("Args", (), {"json": False})()) == 0
+    engine = type("Engine", (), {"environment": lambda self: {"environment": env, "tool": doc["tool"]},
+                                 "remote": lambda self: None})()  # the command's engine context, its record given
+    assert system.run(type("Args", (), {"json": False, "engine": engine})()) == 0
     out = capsys.readouterr().out
     assert "WARNING  governor      frequency governor is powersave, not performance" in out
     assert "-> sudo cpupower frequency-set -g performance" in out

@@ -57,8 +57,11 @@ def _sysfs_cache(level: int) -> int:
 L1, L2, L3 = (_sysfs_cache(k) for k in (1, 2, 3))
 
 
-def cost_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: float, rounds: int = 4) -> float:
-    """Task a's excess per switch-in (HL over rounds of the runs' trimmed means), ns."""
+def cost_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: float, rounds: int = 6) -> float:
+    """Task a's excess per switch-in (HL over rounds of the runs' trimmed means), ns. Six rounds: a
+    round the host disturbed moves 4 of 10 Walsh averages of four rounds, enough to move their
+    median (the AMD guest once read 587 ns for a sweep of L1/8 against 826 for twice L1, where
+    quiet runs read 350 against 930), and 6 of 21 of six."""
     p = subprocess.run([str(engine_bin), "run", "tasks/chase+sweep", "--size", str(victim), "--footprint",
                         str(sweep), "--groups", str(rounds), "--iterations", "2", "--n-list", f"1,{n}",
                         "--task-scale", str(scale), "--warmup-ms", "0", "--json"],

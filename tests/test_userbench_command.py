@@ -12,6 +12,7 @@ from conftest import run_cli
 
 from ctxbench.core import reader
 from ctxbench.core.model import Result
+from ctxbench.records import RECORDS
 
 pytestmark = pytest.mark.machine
 
@@ -67,7 +68,7 @@ def test_ratio_lines_are_quotients_of_the_files_medians(userbench):
 
 def test_file_reads_back_and_nothing_else_is_written(userbench, tmp_path):
     _, doc, out = userbench
-    again = reader.load(str(out))
+    again = reader.load(str(out), RECORDS)
     assert [r.id for r in again.results] == [r["id"] for r in doc["results"]]
     assert sorted(p.name for p in out.parent.iterdir()) == ["ub.json"]
     p = run_cli("userbench", "--quick", "--groups", "2", "--iterations", "2", timeout=300, cwd=str(tmp_path))

@@ -8,6 +8,7 @@ from conftest import FIXTURES
 from ctxbench.core import model
 from ctxbench.core.results import plain
 from ctxbench.ui.warnings import group, print_warnings
+from ctxbench.records import RECORDS
 
 
 def _dropped(d, n):
@@ -70,7 +71,7 @@ def test_every_warning_analysed_anew_is_typed(fixture):
     for r in doc.get("results") or []:
         if not isinstance(r, dict) or "samples" not in r or r.get("parts") is not None:
             continue
-        for w in plain(model.analyse(r).warnings):
+        for w in plain(model.analyse(r, RECORDS.Result).warnings):
             assert set(w) == {"code", "severity", "text", "data"}, w
             assert w["code"] in model.CODES and w["severity"] == model.SEVERITY[w["code"]]
 
@@ -174,7 +175,7 @@ def test_the_report_says_each_code_once_at_its_points_with_its_severity():
     from ctxbench.core import reader
     from ctxbench.report.build import build
     path = str(FIXTURES / "sweep-small.json")
-    notes = [n for s in build([(path, reader.load(path))]).sections for n in s.notes]  # as `ctxbench report` reads
+    notes = [n for s in build([(path, reader.load(path, RECORDS))]).sections for n in s.notes]  # as `ctxbench report` reads
     outliers = [(level, text) for level, text in notes if text.startswith(model.CODES["outliers"])]
     assert len(outliers) == 1, notes
     level, text = outliers[0]

@@ -59,7 +59,7 @@ def presets_table() -> str:
     sys.path.insert(0, str(ROOT / "src"))
     from ctxbench.core import engine
     from ctxbench.ui import presets
-    return "\n" + presets.table_markdown(engine.presets()) + "\n"
+    return "\n" + presets.table_markdown(engine.Engine().presets()) + "\n"
 
 
 def stale(path: Path) -> tuple[str, list[str]]:

@@ -5,7 +5,7 @@ check, the cross-CPU wake-up beside it, and what could not be measured.
 - A rung's value in round g is the median of its kept samples in group g
   (model.Result.round_medians); a part that is a difference of two rungs is
   the mean of their per-round differences (whole rounds resampled, MDE),
-  the arithmetic of model.paired_difference on any per-sample series. Interleaving makes the host's drift common to
+  the arithmetic of rounds.paired_difference on any per-sample series. Interleaving makes the host's drift common to
   both sides of every difference.
 - The chain's per-round pieces (ladder.py) sum, by algebra, to the process
   rung's t_single / n + t_avg, which is its hand-off t_switch / 2n sample by
@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from ctxbench.anatomy import attribution, ladder
-from ctxbench.core.model import Result, drift_factor, paired_difference
+from ctxbench.core.model import Result, round_series
+from ctxbench.rounds import paired_difference
 from ctxbench.stats import drift, power
 
 SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
@@ -159,7 +160,7 @@ def anatomy(by_rung: dict[str, dict], skipped: list[dict], mechanism: str) -> di
     """The `anatomy` object: parts, sum check, cross-CPU, what was not
     measured (`skipped`: rungs the probe found refused), attribution. Parts'
     intervals carry the run's drift, so they cover another run's."""
-    rel = drift.relative_sd(drift_factor(list(by_rung.values())))
+    rel = drift.relative_sd(drift.common_factor(round_series(list(by_rung.values()))[1]))
     ps = [_with_drift(p, rel) for p in parts(by_rung)]
     out = {"mechanism": mechanism, "parts": ps, "sum_check": sum_check(by_rung, [p for p in ps if p["chain"]]),
            "cross_cpu": cross_cpu(by_rung), "not_available": list(skipped) + not_obtained(by_rung),

@@ -27,7 +27,6 @@ import bisect
 import math
 import re
 
-from ctxbench.core import engine
 
 KALLSYMS = "/proc/kallsyms"
 USER, OTHER = "user", "other kernel"
@@ -102,9 +101,10 @@ class Symbols:
         self.hidden = bool(self.addrs) and not any(self.addrs)  # kptr_restrict: every address 0
 
     @classmethod
-    def load(cls, path: str = KALLSYMS) -> "Symbols":
-        """The symbols of the kernel the engine ran on: this one's, or with
-        --host, the host's (the addresses are that boot's)."""
+    def load(cls, engine, path: str = KALLSYMS) -> "Symbols":
+        """The symbols of the kernel the command's engine (core/engine.Engine)
+        ran on: this one's, or with --host, the host's (the addresses are
+        that boot's)."""
         return cls(engine.host_text(path))
 
     def name(self, ip: int) -> str:
@@ -135,15 +135,16 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def named_chains(profile: dict, symbols: Symbols | None = None) -> dict:
+def named_chains(profile: dict, symbols: Symbols | None = None, engine=None) -> dict:
     """The profile (a new one; `profile` is not changed) with every chain's
     addresses named (`functions`), at measurement time: kernel addresses
     move with every boot (KASLR), so a file read later, or on another
     machine, must carry the names, not only the addresses. A reason
-    instead (`naming_error`) where they cannot be."""
+    instead (`naming_error`) where they cannot be. Without `symbols`, those
+    of the kernel `engine` ran on, read only when there are chains."""
     if not isinstance(profile, dict) or profile.get("error") or not profile.get("chains"):
         return profile
-    symbols = symbols or Symbols.load()
+    symbols = symbols or Symbols.load(engine)
     if not symbols.addrs:
         return dict(profile, naming_error=f"{KALLSYMS} unreadable: kernel addresses cannot be named")
     if symbols.hidden:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import sys
 
 from ctxbench.anatomy import analysis, ladder
-from ctxbench.core import checks, engine
+from ctxbench.core import checks
 from ctxbench.core import model
 from ctxbench.core.errors import UserError
+from ctxbench.core.engine import Engine
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.core.model import Result
 from ctxbench.ui import options, presets
@@ -62,30 +63,28 @@ def _wanted(args) -> list[ladder.Rung]:
     return [r for r in ladder.RUNGS if r.name in names]
 
 
-def _probe(rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
+def _probe(eng: Engine, rung: ladder.Rung, eid: str, cpu: int | None) -> str | None:
     """None if the rung runs here, else the engine's one-line reason."""
-    a = ["run", eid, "--groups", "1", "--iterations", "1", "--min-sample-us", "100", "--warmup-ms", "0"]
-    if cpu is not None:
-        a += ["--cpu", str(cpu)]
+    opts = EngineOptions(cpu=cpu, groups=1, iterations=1, min_sample_us=100, warmup_ms=0)
     try:
-        engine.stream(a, lambda h: None, lambda r: None)
+        eng.stream([eid], opts, lambda h: None, lambda r: None)
     except UserError as e:
         return str(e).removeprefix(f"{eid}: ")
     return None
 
 
 def run(args) -> int:
-    life = Lifecycle("anatomy", args.output, store=args.store)
+    life = Lifecycle("anatomy", args.output, store=args.store, engine=args.engine)
     knobs = presets.apply(args, "anatomy")
     m = args.mechanism
-    known = {b["id"] for b in engine.list_benchmarks(all_=True)}
+    known = {b["id"] for b in args.engine.list_benchmarks(all_=True)}
     skipped: list[dict] = []
     rungs: list[ladder.Rung] = []
     for r in _wanted(args):
         eid = r.engine_id(m)
         if eid not in known:
             skipped.append({"rung": r.name, "id": eid, "reason": "not in this engine build"})
-        elif r.optional and (why := _probe(r, eid, args.cpu)):
+        elif r.optional and (why := _probe(args.engine, r, eid, args.cpu)):
             skipped.append({"rung": r.name, "id": eid, "reason": why if "not available" in why
                             else f"not available here: {why}"})
         else:
@@ -101,7 +100,7 @@ def run(args) -> int:
                          min_sample_us=knobs.min_sample_us, warmup_ms=WARMUP_MS, extra=["--settle-us", str(SETTLE_US)])
     prog = Progress(len(ids) * (opts.groups + 1), label="anatomy ")
     try:
-        header, res = run_ids(ids, opts, prog, interleave=True)
+        header, res = run_ids(args.engine, ids, opts, prog, interleave=True)
     finally:
         prog.close()
     res, drift = model.apply_drift(res)
@@ -110,7 +109,8 @@ def run(args) -> int:
     if "profiled" in by_rung:  # names now: the addresses move with every boot
         from ctxbench.anatomy import attribution
         profiled = by_rung["profiled"]
-        by_rung["profiled"] = model.with_members(profiled, profile=attribution.named_chains(Result(profiled).profile))
+        by_rung["profiled"] = model.with_members(profiled, profile=attribution.named_chains(Result(profiled).profile,
+                                                                                           engine=args.engine))
         res = [by_rung["profiled"] if r is profiled else r for r in res]
     anatomy = analysis.anatomy(by_rung, skipped, m)
     env = model.Document(header).environment

@@ -3,8 +3,9 @@ document here. The command after `--` is a ctxbench command.
 
 - `run` with only a preset's options (--quick/--full/--groups/--iterations/
   --cpu) and `env` take the fast way: the engine's `run-suite` (or its
-  environment record) in one SSH command per host (fleet/remote.py), the
-  raw samples brought back and analysed here exactly as a local run's are
+  environment record) as one engine command per host through the --host
+  session, awaited here on one event loop (fleet/remote.py), the raw
+  samples brought back and analysed here exactly as a local run's are
   (core/reader re-analyses a document's samples).
 - Any other measuring command, with its own options, runs as that command
   with --host, one process here per host (fleet/child.py): its engine work
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from ctxbench.core import model, reader
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.ui import presets
+from ctxbench.records import RECORDS
 
 COMMANDS = ("run", "env")  # the fast way
 # the commands that measure and write a results document (ui.options.add_host and add_output): the
@@ -135,7 +137,7 @@ def document(job: Job, raw: bytes, fleet: dict) -> dict:
         doc["run"] = {"preset": job.preset, "engine_args": job.engine_args(fleet.get("cpu")),
                       "order": "interleaved by group", "started": fleet.get("started")}
     doc["fleet"] = fleet
-    return reader.parse(doc, f"{fleet.get('host')}'s engine output")
+    return reader.parse(doc, f"{fleet.get('host')}'s engine output", RECORDS)
 
 
 def summary(doc: dict) -> dict:

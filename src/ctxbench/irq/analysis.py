@@ -36,7 +36,8 @@ import math
 
 import numpy as np
 
-from ctxbench.core import cycles, model, results
+from ctxbench.core import cycles, model
+from ctxbench.records import RECORDS
 from ctxbench.irq.calibration import Draws, Offset
 from ctxbench.stats import power
 from ctxbench.stats import summary as stats
@@ -330,7 +331,7 @@ def irq_point(t: dict[str, np.ndarray], task: str, rate: int, fit: dict, params:
                          "R_task": stats.summarize(tc["r_task_ns"][at][kept])}
     else:
         out["cycles"] = {"applies": False, "why": cycles.NO_PROBE}
-    return results.result_of(out)
+    return RECORDS.result(out)
 
 
 def _estimate(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],

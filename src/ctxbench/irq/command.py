@@ -13,7 +13,7 @@ import argparse
 import math
 import sys
 
-from ctxbench.core import chunks, clock, cycles, model, workloads
+from ctxbench.core import chunks, cycles, model, workloads
 from ctxbench.core.model import Document, Result
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
@@ -70,7 +70,7 @@ def _engine(ids, args, rounds, rates, first: bool):
                          + (["--irq-burn-us", str(args.burn_us)] if args.burn_us else []))
     prog = Progress(len(ids) * (rounds + 1), label="irq ")
     try:
-        return run_ids(ids, opts, prog, interleave=True)
+        return run_ids(args.engine, ids, opts, prog, interleave=True)
     finally:
         prog.close()
 
@@ -134,16 +134,16 @@ def run(args) -> int:
         raise UserError(f"--rates: at most {MAX_RATES} rates, got {len(rates)}")
     if args.burn_us and 1e6 / max(rates) < 2 * args.burn_us:
         raise UserError(f"--rates: {max(rates)} Hz leaves less than twice the {args.burn_us} us burn per period")
-    life = Lifecycle("irq", args.output, store=args.store)
+    life = Lifecycle("irq", args.output, store=args.store, engine=args.engine)
     ids = ["irq/direct", "irq/spin"] + [f"irq/{t}" for t in tasks]
 
-    t0 = clock.now()
+    t0 = args.engine.clock.now()
     fixed = args.rounds is not None
     header, res = _engine(ids, args, args.rounds if fixed else PILOT_ROUNDS, rates, True)
     batches = [(0, res)]
     plan_line = f"{args.rounds} rounds (fixed by --rounds)"
     if not fixed:
-        spent = clock.now() - t0
+        spent = args.engine.clock.now() - t0
         pilot = _analyse(batches, tasks, rates, args)
         total, plan_line = _plan(pilot, args, spent / PILOT_ROUNDS, spent)
         print(plan_line, file=sys.stderr)
@@ -152,18 +152,18 @@ def run(args) -> int:
         # that slows down after the pilot ends the run at the budget, not past it
         # (a default run here took 370 s of a 240 s budget: rounds of 14 s, pilot 9.6 s)
         while done < total:
-            n = min(total - done, int((t0 + args.budget - clock.now()) / t_round),
+            n = min(total - done, int((t0 + args.budget - args.engine.clock.now()) / t_round),
                     max(1, -(-(total - PILOT_ROUNDS) // BATCHES)))
             if n < 1:
                 plan_line += (f"\n  stopped at {done} of {total} rounds: --budget {args.budget} s ran out "
                               f"(rounds took {t_round:.1f} s, the pilot's {spent / PILOT_ROUNDS:.1f} s)")
                 print(plan_line.splitlines()[-1], file=sys.stderr)
                 break
-            t1 = clock.now()
+            t1 = args.engine.clock.now()
             _, more = _engine(ids, args, n, rates, False)
             batches.append((done, more))
             done += n
-            t_round = (clock.now() - t1) / n
+            t_round = (args.engine.clock.now() - t1) / n
     an = _analyse(batches, tasks, rates, args)
     an["chunks"], by_task, about = _chunks(batches, rates, an["per_task"])
     points = [_with_chunks(p, by_task, about) for pts in an["points"].values() for p in pts] + \
@@ -175,7 +175,7 @@ def run(args) -> int:
                "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
                "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
                "chunks": an["chunks"],
-               "seconds": round(clock.now() - t0, 1)}
+               "seconds": round(args.engine.clock.now() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
     life.write(doc)
     if args.plot:  # matplotlib only when figures are asked for (start-up time)

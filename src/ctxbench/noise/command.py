@@ -30,11 +30,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    life = Lifecycle("noise", args.output, store=args.store)
+    life = Lifecycle("noise", args.output, store=args.store, engine=args.engine)
     preset = presets.apply(args, "noise").preset
     prog = Progress(1, label="noise ")
     prog.update(f"{args.seconds + 1} s on the pinned CPU (the first window warms up)")
-    header, res = run_ids(["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,
+    header, res = run_ids(args.engine, ["noise/gaps"], EngineOptions(cpu=args.cpu, groups=1, iterations=args.seconds, n=1000,
                                                         warmup_ms=0), None)
     prog.step("done")
     prog.close()

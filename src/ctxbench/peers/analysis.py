@@ -29,6 +29,7 @@ from ctxbench.core.model import Result
 from ctxbench.peers import catalogue, parts
 from ctxbench.stats import resample
 from ctxbench.stats.launches import interval as launch_interval
+from ctxbench.records import RECORDS
 
 AGREE = 0.10            # the issue's tolerance: within 10% of ctxbench's figure, or of its parts' sum
 MIN_ROUNDS = 5          # fewer rounds' bootstrap is the range of a few ratios, not an interval
@@ -211,7 +212,7 @@ def comparison(r: dict) -> dict:
 def row(peer: catalogue.Peer, placement: str, launches: list[dict], version: str) -> dict:
     """The analysed row: model.analyse's summary of the converted numbers
     (one per round) and the comparison."""
-    r = dict(model.results.plain(model.analyse(record(peer, placement, launches, version))))
+    r = dict(model.results.plain(model.analyse(record(peer, placement, launches, version), RECORDS.Result)))
     c = comparison(r)
     r = model.with_members(r, comparison=c)
     if c.get("switches_ok") is False:

@@ -12,15 +12,21 @@ rounds cancels in it. Before the rounds, one pilot launch of each peer
 sizes its count so that a launch lasts about --launch-ms. A peer that is
 not installed costs one line; one that fails or prints what its parser
 does not know costs its row (one line at the end, exit 1), never the
-others'."""
+others'.
+
+The steps (run): the plan (which peers in which placements, on which
+CPUs), the pilots, the rounds, the rows, the document, the table."""
 from __future__ import annotations
 
 import json
 import signal
 import sys
 import time
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
-from ctxbench.core import engine, model
+from ctxbench.core import model
+from ctxbench.core.engine import Engine
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.lifecycle import Lifecycle
@@ -61,26 +67,120 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
-def _cpus(args) -> tuple[int, int | None]:
-    allowed = engine.allowed_cpus()
-    measured = args.cpu if args.cpu is not None else max(allowed)
-    others = sorted(allowed - {measured})
-    return measured, (others[-1] if others else None)
+@dataclass(frozen=True)
+class Plan:
+    """What a run measures, decided before anything is launched."""
+    knobs: SimpleNamespace                      # the preset's settings, flags applied
+    cpu: int                                    # pinned peers' and ctxbench's same-CPU ids' CPU
+    cross: int | None                           # ctxbench's cross-CPU ids' second CPU
+    allowed: frozenset[int]                     # the engine's CPUs: where unpinned peers run
+    placements: list[str]
+    rows: list[tuple[catalogue.Peer, str]]      # (peer, placement), each a row
+    present: dict[str, tuple[str, str]]         # {peer: (program, version)}
+    absent: list[dict]
+    ids: list[str]                              # ctxbench's own ids, measured each round
+    opts: EngineOptions
+    rounds: int
+    launch_s: float                             # how long a sized launch should last
+    engine: Engine                              # the command's engine context (args.engine)
 
 
-def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
+@dataclass
+class Measured:
+    """What the pilots and the rounds gathered, added to as they go."""
+    header: dict = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)     # each row's sized count
+    pilots: list[dict] = field(default_factory=list)
+    engine_rounds: list[list[dict]] = field(default_factory=list)
+    engine_failures: list[dict] = field(default_factory=list)           # one for each id the engine lost
+    by_row: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # each row's launches
+    failures: list[dict] = field(default_factory=list)                  # rows that failed
+    failed: set[str] = field(default_factory=set)
+
+    def fail(self, peer: catalogue.Peer, place: str, e: Exception) -> None:
+        """A row failed: it is not launched again, and its launches go."""
+        rid = f"peers/{peer.key}/{place}"
+        self.failures.append({"id": rid, "error": str(e.why if isinstance(e, UserError) else e)})
+        self.failed.add(rid)
+        self.by_row.pop((peer.key, place), None)
+
+
+def run(args) -> int:
+    """The command, with SIGTERM an interruption throughout (not only while
+    a peer or the engine runs)."""
+    old = launch.on_sigterm_interrupt()
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _run(args) -> int:
+    life = Lifecycle("peers", args.output, store=args.store, engine=args.engine)
+    plan = _plan(args)
+    got = _measure(plan)
+    results = [analysis.row(peer, place, got.by_row[(peer.key, place)], plan.present[peer.key][1])
+               for peer, place in plan.rows if (peer.key, place) in got.by_row]
+    results += [model.analyse(x) for x in _merged(got.engine_rounds, plan.knobs.groups)]
+    failures = got.failures + got.engine_failures
+    env = model.Document(got.header).environment
+    life.write(_document(life, plan, got, results, failures))
+    _print_table(life, plan, env, results)
+    if args.plot:
+        from ctxbench.peers import figures
+        life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])
+    life.finish()
+    life.failed(failures, len(plan.rows) + len(plan.ids))
+    return 0
+
+
+def _plan(args) -> Plan:
+    knobs = presets.apply(args, "peers")
+    cpu, cross, allowed, host = _machine(args)
+    placements = _placements(args.placement, cross)
+    wanted = [p for p in catalogue.PEERS if not args.peer or p.key in args.peer]
+    present, absent = _programs(args.engine, wanted, host)
+    rows = _rows(wanted, placements, present, absent)
+    listed = {b["id"] for b in args.engine.list_benchmarks(all_=True)}
+    ids = [i for i in parts.IDS if i in listed and (cross is not None or i not in parts.CROSS_IDS)]
+    opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=knobs.groups, iterations=knobs.iterations,
+                         min_sample_us=knobs.min_sample_us, warmup_ms=knobs.warmup_ms)
+    return Plan(knobs, cpu, cross, allowed, placements, rows, present, absent, ids, opts, args.rounds,
+                args.launch_ms / 1000, args.engine)
+
+
+def _machine(args) -> tuple[int, int | None, frozenset[int], object]:
+    """The measured CPU, a second one (None: only one allowed), every CPU the
+    engine may use (where unpinned peers run) and the --host session (None:
+    here): the one step that reads the engine's state."""
+    eng = args.engine
+    measured = eng.measured_cpu(args.cpu)
+    return measured, eng.second_cpu(measured), eng.allowed_cpus(), eng.remote()
+
+
+def _placements(asked: list[str] | None, cross: int | None) -> list[str]:
+    placements = list(asked or catalogue.PLACEMENTS)
+    if catalogue.UNPINNED in placements and cross is None:
+        placements.remove(catalogue.UNPINNED)
+        print("note: only one CPU is allowed: the unpinned placement is left out", file=sys.stderr)
+    if not placements:
+        raise UserError("nothing to run: the unpinned placement needs two CPUs, and only one is allowed")
+    return placements
+
+
+def _programs(eng: Engine, wanted: list[catalogue.Peer], host) -> tuple[dict, list[dict]]:
     """{key: (program, version)} of the peers present, and the absent ones
-    with the one line that says why."""
+    with the one line that says why (on `host`'s PATH, the --host session,
+    or here where None)."""
     present, absent = {}, []
-    paths = launch.find(sorted({p.tool for p in wanted if p.tool}))  # on the engine's machine
+    paths = launch.find(eng, sorted({p.tool for p in wanted if p.tool}))  # on the engine's machine
     versions: dict[tuple[str, ...], str] = {}  # perf and stress-ng serve two rows each: asked once
     for peer in wanted:
         if not peer.tool:  # ctxbench's own equivalent: the engine, started through its seam
-            present[peer.key] = ("ctxbench-engine", f"ctxbench's engine: {engine.build()}")
+            present[peer.key] = ("ctxbench-engine", f"ctxbench's engine: {eng.build()}")
             continue
         prog = paths[peer.tool]
         if prog is None:
-            host = engine.remote()
             if host is None:
                 how = f"Debian package {peer.package}: make peers" if peer.package else "an lmbench build on PATH"
                 where = "PATH"
@@ -91,7 +191,7 @@ def _programs(wanted: list[catalogue.Peer]) -> tuple[dict, list[dict]]:
             continue
         argv = (prog, *peer.version_argv)
         if peer.version_argv and argv not in versions:
-            versions[argv] = launch.version(list(argv))
+            versions[argv] = launch.version(eng, list(argv))
         present[peer.key] = (prog, versions.get(argv, "unknown"))
     return present, absent
 
@@ -101,31 +201,88 @@ def _absent_line(a: dict) -> str:
     return f"{a['peer']}: {a['why']}"
 
 
-def _in_engine(peer: catalogue.Peer, count: int, cpu: int) -> dict:
-    """ctxbench's own equivalent of a peer (ctx-clock's method), measured by
-    the engine through core/engine.py like any id: it pins itself, and it
-    has no process tree of its own to count switches in (None)."""
-    opts = EngineOptions(cpu=cpu, groups=1, iterations=5, n=count, warmup_ms=20)
-    t0 = time.monotonic()
-    try:
-        _, got = run_ids([peer.engine_id], opts)
-    except UserError as e:
-        raise launch.PeerFailed(e.why)
-    p = peer.parse(json.dumps({"results": [model.results.plain(r) for r in got]}))
-    return {"argv": ["ctxbench-engine", "run", peer.engine_id, *opts.args()], "cpus": [cpu], "count": count,
-            "per_op_ns": p.per_op_ns, "ops": p.ops, "wall_s": time.monotonic() - t0, "voluntary": None,
-            "involuntary": None, "said": p.said, "extra": p.extra, "cpu_busy_s": [None]}
+def _rows(wanted: list[catalogue.Peer], asked: list[str], present: dict,
+          absent: list[dict]) -> list[tuple[catalogue.Peer, str]]:
+    """(peer, placement) of every peer present in every placement asked
+    that it runs in; an absent peer costs a note, none at all the command."""
+    rows = [(p, place) for p in wanted if p.key in present for place in asked if place in p.views]
+    if not rows and present:
+        runs = sorted({pl for p in wanted if p.key in present for pl in p.views})
+        raise UserError(f"peers: {', '.join(present)} run(s) only {', '.join(runs)}"
+                        f" (asked: {', '.join(asked)}): nothing to run")
+    if not rows:  # one line that says why each is not here and how to get it (no note before it)
+        raise UserError(f"peers: none of the peers asked for is here: {'; '.join(map(_absent_line, absent))}:"
+                        " nothing to run")
+    for a in absent:  # a row each, the others run
+        print(f"note: {_absent_line(a)}", file=sys.stderr)
+    return rows
 
 
-def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, timeout_s: float) -> dict:
+def _measure(plan: Plan) -> Measured:
+    got = Measured()
+    prog = Progress(len(plan.rows) + plan.rounds * (1 + len(plan.rows)), label="peers ")
+    _pilots(plan, got, prog)
+    for r in range(plan.rounds):
+        round_parts = _engine_round(plan, r, got, prog)
+        _peers_round(plan, r, round_parts, got, prog)
+    prog.close()
+    return got
+
+
+def _pilots(plan: Plan, got: Measured, prog: Progress) -> None:
+    """Each row launched once, to size its launches."""
+    for peer, place in plan.rows:
+        prog.update(f"pilot: {peer.key} {place}")
+        try:
+            pilot = _one(plan.engine, peer, plan.present[peer.key][0], peer.pilot, place, plan.cpu, plan.allowed,
+                         timeout_s=PILOT_TIMEOUT_S)
+            count = got.counts[(peer.key, place)] = _sized(pilot, peer.pilot, plan.launch_s)
+            got.pilots.append({"peer": peer.key, "placement": place, "count": peer.pilot, "wall_s": pilot["wall_s"],
+                               "per_op_ns": pilot["per_op_ns"], "sized_count": count})
+        except PEER_FAULTS as e:
+            got.fail(peer, place, e)
+        prog.step()
+
+
+def _engine_round(plan: Plan, r: int, got: Measured, prog: Progress) -> dict:
+    """ctxbench's ids, one engine run; the round's parts (peers/parts.py)."""
+    prog.update(f"round {r + 1}/{plan.rounds}: ctxbench's ids")
+    lost: list[dict] = []
+    got.header, refs = run_ids(plan.engine, plan.ids, plan.opts, interleave=True, failures=lost)
+    got.engine_failures += [f for f in lost if f["id"] not in {x["id"] for x in got.engine_failures}]
+    got.engine_rounds.append(refs)
+    prog.step()
+    return parts.of_round(refs)
+
+
+def _peers_round(plan: Plan, r: int, round_parts: dict, got: Measured, prog: Progress) -> None:
+    """Every row not failed yet, once, in an order rotated from round to
+    round: no peer always runs first."""
+    order = plan.rows[r % len(plan.rows):] + plan.rows[:r % len(plan.rows)]
+    for peer, place in order:
+        prog.update(f"round {r + 1}/{plan.rounds}: {peer.key} {place}")
+        if f"peers/{peer.key}/{place}" not in got.failed:
+            count = got.counts[(peer.key, place)]
+            try:
+                launched = _one(plan.engine, peer, plan.present[peer.key][0], count, place, plan.cpu, plan.allowed,
+                                timeout_s=max(PILOT_TIMEOUT_S, 20 * plan.launch_s))
+                got.by_row.setdefault((peer.key, place), []).append(dict(launched, round=r, parts=round_parts))
+            except PEER_FAULTS as e:
+                got.fail(peer, place, e)
+        prog.step()
+
+
+def _one(eng: Engine, peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int,
+         allowed: frozenset[int], timeout_s: float) -> dict:
     """One launch, parsed: the round's record of it (PeerFailed or
     PeerOutput when it went wrong). The engine's launcher leaves the
-    measured CPU while a pinned peer runs there."""
+    measured CPU while a pinned peer runs there; an unpinned one runs on
+    every CPU `allowed`."""
     if peer.engine_id:
-        return _in_engine(peer, count, cpu)
+        return _in_engine(eng, peer, count, cpu)
     argv = peer.argv(prog, count, cpu)
-    cpus = tuple(sorted(engine.allowed_cpus())) if placement == catalogue.UNPINNED else (cpu,)
-    got = launch.run(argv, cpus, timeout_s)
+    cpus = tuple(sorted(allowed)) if placement == catalogue.UNPINNED else (cpu,)
+    got = launch.run(eng, argv, cpus, timeout_s)
     p = peer.parse(got.output)
     expected = peer.ops(count)
     if expected is not None and p.ops != expected:
@@ -141,6 +298,22 @@ def _one(peer: catalogue.Peer, prog: str, count: int, placement: str, cpu: int, 
     return {"argv": got.argv, "cpus": list(cpus), "count": count, "per_op_ns": p.per_op_ns, "ops": p.ops,
             "wall_s": got.wall_s, "voluntary": got.voluntary, "involuntary": got.involuntary, "said": p.said,
             "extra": p.extra, "cpu_busy_s": list(got.cpu_busy_s)}
+
+
+def _in_engine(eng: Engine, peer: catalogue.Peer, count: int, cpu: int) -> dict:
+    """ctxbench's own equivalent of a peer (ctx-clock's method), measured by
+    the engine through core/engine.py like any id: it pins itself, and it
+    has no process tree of its own to count switches in (None)."""
+    opts = EngineOptions(cpu=cpu, groups=1, iterations=5, n=count, warmup_ms=20)
+    t0 = time.monotonic()
+    try:
+        _, got = run_ids(eng, [peer.engine_id], opts)
+    except UserError as e:
+        raise launch.PeerFailed(e.why)
+    p = peer.parse(json.dumps({"results": [model.results.plain(r) for r in got]}))
+    return {"argv": ["ctxbench-engine", "run", peer.engine_id, *opts.args()], "cpus": [cpu], "count": count,
+            "per_op_ns": p.per_op_ns, "ops": p.ops, "wall_s": time.monotonic() - t0, "voluntary": None,
+            "involuntary": None, "said": p.said, "extra": p.extra, "cpu_busy_s": [None]}
 
 
 def _sized(pilot: dict, count: int, launch_s: float) -> int:
@@ -164,112 +337,18 @@ def _merged(rounds: list[list[dict]], width: int) -> list[dict]:
     return list(merged.values())
 
 
-def run(args) -> int:
-    """The command, with SIGTERM an interruption throughout (not only while
-    a peer or the engine runs)."""
-    old = launch.on_sigterm_interrupt()
-    try:
-        return _run(args)
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
-def _run(args) -> int:
-    life = Lifecycle("peers", args.output, store=args.store)
-    knobs = presets.apply(args, "peers")
-    cpu, cross = _cpus(args)
-    asked = list(args.placement or catalogue.PLACEMENTS)
-    if catalogue.UNPINNED in asked and cross is None:
-        asked.remove(catalogue.UNPINNED)
-        print("note: only one CPU is allowed: the unpinned placement is left out", file=sys.stderr)
-    if not asked:
-        raise UserError("nothing to run: the unpinned placement needs two CPUs, and only one is allowed")
-    wanted = [p for p in catalogue.PEERS if not args.peer or p.key in args.peer]
-    present, absent = _programs(wanted)
-    rows = [(p, place) for p in wanted if p.key in present for place in asked if place in p.views]
-    if not rows and present:
-        raise UserError(f"peers: {', '.join(present)} run(s) only {', '.join(sorted({pl for p in wanted if p.key in present for pl in p.views}))}"
-                        f" (asked: {', '.join(asked)}): nothing to run")
-    if not rows:  # one line that says why each is not here and how to get it (no note before it)
-        raise UserError(f"peers: none of the peers asked for is here: {'; '.join(map(_absent_line, absent))}:"
-                        " nothing to run")
-    for a in absent:  # a row each, the others run
-        print(f"note: {_absent_line(a)}", file=sys.stderr)
-
-    listed = {b["id"] for b in engine.list_benchmarks(all_=True)}
-    ids = [i for i in parts.IDS if i in listed and (cross is not None or i not in parts.CROSS_IDS)]
-    opts = EngineOptions(cpu=cpu, cross_cpu=cross, groups=knobs.groups, iterations=knobs.iterations,
-                         min_sample_us=knobs.min_sample_us, warmup_ms=knobs.warmup_ms)
-    launch_s = args.launch_ms / 1000
-    prog = Progress(len(rows) + args.rounds * (1 + len(rows)), label="peers ")
-    failures: list[dict] = []
-    failed: set[str] = set()
-
-    def failure(peer, place, e: Exception) -> None:
-        rid = f"peers/{peer.key}/{place}"
-        failures.append({"id": rid, "error": str(e.why if isinstance(e, UserError) else e)})
-        failed.add(rid)
-
-    counts, pilots = {}, []
-    for peer, place in rows:  # the pilots: each peer once, to size its launches
-        prog.update(f"pilot: {peer.key} {place}")
-        try:
-            got = _one(peer, present[peer.key][0], peer.pilot, place, cpu, timeout_s=PILOT_TIMEOUT_S)
-            counts[(peer.key, place)] = _sized(got, peer.pilot, launch_s)
-            pilots.append({"peer": peer.key, "placement": place, "count": peer.pilot, "wall_s": got["wall_s"],
-                           "per_op_ns": got["per_op_ns"], "sized_count": counts[(peer.key, place)]})
-        except PEER_FAULTS as e:
-            failure(peer, place, e)
-        prog.step()
-
-    header: dict = {}
-    engine_rounds: list[list[dict]] = []
-    engine_failures: list[dict] = []
-    by_row: dict[tuple[str, str], list[dict]] = {}
-    for r in range(args.rounds):
-        prog.update(f"round {r + 1}/{args.rounds}: ctxbench's ids")
-        lost: list[dict] = []
-        header, refs = run_ids(ids, opts, interleave=True, failures=lost)
-        engine_failures += [f for f in lost if f["id"] not in {x["id"] for x in engine_failures}]
-        engine_rounds.append(refs)
-        round_parts = parts.of_round(refs)
-        prog.step()
-        order = rows[r % len(rows):] + rows[:r % len(rows)]  # rotated: no peer always runs first
-        for peer, place in order:
-            prog.update(f"round {r + 1}/{args.rounds}: {peer.key} {place}")
-            rid = f"peers/{peer.key}/{place}"
-            if rid not in failed:
-                count = counts[(peer.key, place)]
-                try:
-                    got = _one(peer, present[peer.key][0], count, place, cpu,
-                               timeout_s=max(PILOT_TIMEOUT_S, 20 * launch_s))
-                    by_row.setdefault((peer.key, place), []).append(dict(got, round=r, parts=round_parts))
-                except PEER_FAULTS as e:
-                    failure(peer, place, e)
-                    by_row.pop((peer.key, place), None)
-            prog.step()
-    prog.close()
-
-    results = [analysis.row(peer, place, by_row[(peer.key, place)], present[peer.key][1])
-               for peer, place in rows if (peer.key, place) in by_row]
-    results += [model.analyse(x) for x in _merged(engine_rounds, knobs.groups)]
-    failures += engine_failures
-    env = model.Document(header).environment
-    doc = life.document(header, results, {
-        "preset": knobs.preset, "cpu": cpu, "cross_cpu": cross, "rounds": args.rounds, "launch_s": launch_s,
-        "peers": {k: {"program": v[0], "version": v[1]} for k, v in present.items()},
-        "absent": absent, "pilots": pilots, "tolerance": analysis.AGREE, "engine_args": opts.args()},
+def _document(life: Lifecycle, plan: Plan, got: Measured, results: list[dict], failures: list[dict]):
+    return life.document(got.header, results, {
+        "preset": plan.knobs.preset, "cpu": plan.cpu, "cross_cpu": plan.cross, "rounds": plan.rounds,
+        "launch_s": plan.launch_s, "peers": {k: {"program": v[0], "version": v[1]} for k, v in plan.present.items()},
+        "absent": plan.absent, "pilots": got.pilots, "tolerance": analysis.AGREE, "engine_args": plan.opts.args()},
         **({"failures": failures} if failures else {}))
-    life.write(doc)
+
+
+def _print_table(life: Lifecycle, plan: Plan, env, results: list[dict]) -> None:
     where = sys.stderr if life.out.fd == 1 else sys.stdout  # -o -: the document alone on standard output
-    unpinned = catalogue.UNPINNED in asked
-    print(f"\nPeers beside ctxbench on {escaped(env.cpu_model or 'an unknown CPU')} (pinned: CPU {cpu}"
-          + (f"; unpinned: CPUs {','.join(map(str, sorted(engine.allowed_cpus())))}" if unpinned else "")
-          + f"; {args.rounds} round{'s' if args.rounds != 1 else ''})", file=where)
+    unpinned = catalogue.UNPINNED in plan.placements
+    print(f"\nPeers beside ctxbench on {escaped(env.cpu_model or 'an unknown CPU')} (pinned: CPU {plan.cpu}"
+          + (f"; unpinned: CPUs {','.join(map(str, sorted(plan.allowed)))}" if unpinned else "")
+          + f"; {plan.rounds} round{'s' if plan.rounds != 1 else ''})", file=where)
     print(table.render(results), file=where)
-    if args.plot:
-        from ctxbench.peers import figures
-        life.figures(args.plot, [(figures.NAME, figures.figure(results, env))])
-    life.finish()
-    life.failed(failures, len(rows) + len(ids))
-    return 0

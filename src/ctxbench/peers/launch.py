@@ -18,11 +18,10 @@ child dies with it); the front end stops an engine with SIGTERM first
 (core/transports.py)."""
 from __future__ import annotations
 
-import os
 import signal
 from dataclasses import dataclass
 
-from ctxbench.core import engine
+from ctxbench.core.engine import Engine
 from ctxbench.core.errors import UserError, escaped
 
 MAX_OUTPUT_BYTES = 1 << 20  # a peer printing more is not the peer we know (its output is a few lines)
@@ -50,20 +49,20 @@ class Launch:
     cpu_busy_s: tuple[float | None, ...]  # each CPU's busy time over the launch (/proc/stat), as `cpus`
 
 
-def find(tools: list[str]) -> dict[str, str | None]:
-    """{tool: its path on the engine's machine, or None}."""
+def find(eng: Engine, tools: list[str]) -> dict[str, str | None]:
+    """{tool: its path on the machine of the command's engine `eng`, or None}."""
     if not tools:
         return {}
-    got = engine.run_json(["which", *tools])
+    got = eng.run_json(["which", *tools])
     if not isinstance(got, dict):
         raise UserError("the engine's 'which' printed no record", code=1)
     return {t: got[t] if isinstance(got.get(t), str) else None for t in tools}
 
 
-def version(argv: list[str]) -> str:
+def version(eng: Engine, argv: list[str]) -> str:
     """The first line the program prints for its version, or why not."""
     try:
-        got = _exec(argv, tuple(sorted(engine.allowed_cpus())), VERSION_S)
+        got = _exec(eng, argv, tuple(sorted(eng.allowed_cpus())), VERSION_S)
     except PeerFailed as e:
         return f"unknown ({escaped(e.why)})"
     if got.get("why"):
@@ -84,14 +83,15 @@ def on_sigterm_interrupt():
     return signal.signal(signal.SIGTERM, _on_term)
 
 
-def run(argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> Launch:
-    """Run `argv` on `cpus` within `timeout_s`; a PeerFailed on every way
-    it can go wrong (the caller keeps the other peers' rows)."""
-    got = _exec(argv, cpus, timeout_s)
+def run(eng: Engine, argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> Launch:
+    """Run `argv` on `cpus` within `timeout_s`, by the command's engine
+    `eng`; a PeerFailed on every way it can go wrong (the caller keeps the
+    other peers' rows)."""
+    got = _exec(eng, argv, cpus, timeout_s)
     if got.get("why"):
         raise PeerFailed(escaped(str(got["why"])))
     # a peer in a process group of its own is not reached by a Ctrl-C meant for the run (the engine is, and
-    # ends interrupted: core/engine.run_json): whatever status the peer gave is its own failure
+    # ends interrupted: core/engine.Engine.run_json): whatever status the peer gave is its own failure
     status, out = got.get("status"), str(got.get("output", ""))
     if status != 0:
         said = [ln.strip() for ln in out.splitlines() if ln.strip()]
@@ -106,19 +106,13 @@ def run(argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> Launch:
         raise UserError("the engine's 'exec' record lacks its wall time or switch counts", code=1)
 
 
-def _exec(argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> dict:
-    """The engine's record of one launch ({"status", "why", "output", ...})."""
+def _exec(eng: Engine, argv: list[str], cpus: tuple[int, ...], timeout_s: float) -> dict:
+    """The engine's record of one launch ({"status", "why", "output", ...});
+    the engine sees every allowed CPU (the launcher itself leaves the
+    peer's CPUs)."""
     args = ["exec", "--cpus", ",".join(map(str, cpus)), "--timeout-ms", str(max(1, round(timeout_s * 1000))),
             "--drain-ms", str(DRAIN_MS), "--max-output", str(MAX_OUTPUT_BYTES), "--", *argv]
-    here = engine.remote() is None
-    before = os.sched_getaffinity(0) if here else None
-    if here:  # the engine sees every allowed CPU (the launcher itself leaves the peer's CPUs)
-        os.sched_setaffinity(0, engine.ALLOWED)
-    try:
-        got = engine.run_json(args, timeout_s=timeout_s + DRAIN_MS / 1000 + ENGINE_SLACK_S)
-    finally:
-        if before is not None:
-            os.sched_setaffinity(0, before)
+    got = eng.exec_json(args, timeout_s=timeout_s + DRAIN_MS / 1000 + ENGINE_SLACK_S)
     if not isinstance(got, dict):
         raise UserError("the engine's 'exec' printed no record", code=1)
     return got

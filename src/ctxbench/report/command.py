@@ -10,6 +10,7 @@ from ctxbench.core import reader
 from ctxbench.core.model import Document
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError, escaped, shown
+from ctxbench.records import RECORDS
 
 
 def add_parser(sub):
@@ -39,7 +40,7 @@ def run(args) -> int:
         figures.check_dir(fig_dir)
     # Every file is read and checked before anything is written: a bad file
     # stops the report, it is never half-rendered.
-    docs = [(p, reader.load(p)) for p in args.files]
+    docs = [(p, reader.load(p, RECORDS)) for p in args.files]
     if not any(Document(d).records for _, d in docs):
         raise UserError("no results in the given files")
     from ctxbench.report import build as report_build

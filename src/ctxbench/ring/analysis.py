@@ -6,7 +6,7 @@ g of every job is round g).
   the one that holds another run's median (model.apply_next_run,
   stats/drift.py): whole rounds resampled, the drift common to every point
   and the point's own drift, for two runs, not one.
-- `model.paired_difference(a, b)`: a - b from the rounds both were
+- `rounds.paired_difference(a, b)`: a - b from the rounds both were
   measured in, as a power.effect (interval over rounds, MDE). It is the
   N = 2 check (ring minus the ping-pong of the same mechanism: 0 if the
   ring generalises the ping-pong), each point's cost above the ping-pong,
@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from ctxbench.core import cycles
-from ctxbench.core.model import Result, paired_difference, with_members
+from ctxbench.core.model import Result, with_members
+from ctxbench.rounds import paired_difference
 from ctxbench.stats import power
 
 # |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
@@ -46,7 +47,7 @@ TWIN_KEYS = ("cycles", "cycles_why", "ghz", "mde_ratio", "unit")
 
 
 def paired_twin(a: dict, b: dict) -> dict:
-    """a - b per round, in ns (model.paired_difference: with the ratio of
+    """a - b per round, in ns (rounds.paired_difference: with the ratio of
     the medians) and in core cycles (the rounds' medians of each sample's
     cycles, the same rounds), as one record (core/cycles.py twin)."""
     e = paired_difference(a, b)

@@ -74,7 +74,7 @@ def _footprints(text: str) -> list[int]:
 
 
 def run(args) -> int:
-    life = Lifecycle("ring", args.output, store=args.store)
+    life = Lifecycle("ring", args.output, store=args.store, engine=args.engine)
     knobs = presets.apply(args, "ring")
     parties, foots, kinds, mechs = knobs.parties, knobs.footprint, args.kind, args.mechanism
     ids = [f"ring/{k}/{m}" for k in kinds for m in mechs]
@@ -82,7 +82,8 @@ def run(args) -> int:
     points = [(n, k) for n in parties for k in foots]
     # every party holds its footprint, locked; the thread ring's all in one process
     memory.check([memory.Need(n * k, n * k if kind == "thread" else k, f"{kind} ring of {n} parties x {memory.gib(k)}")
-                  for n, k in points for kind in kinds], "ring", "lower --footprint or --parties")
+                  for n, k in points for kind in kinds], "ring", "lower --footprint or --parties",
+                 eng=args.engine)
     opts = EngineOptions(cpu=args.cpu, groups=knobs.groups, iterations=knobs.iterations,
                          min_sample_us=knobs.min_sample_us, warmup_ms=100,
                          extra=["--ring-points", ",".join(f"{n}:{k}" for n, k in points),
@@ -90,7 +91,7 @@ def run(args) -> int:
     prog = Progress((len(points) * len(ids) + len(refs)) * (opts.groups + 1), label="ring ")
     failures: list[dict] = []  # ids the engine could not measure: the others are kept
     try:
-        header, res = run_ids(ids + refs, opts, prog, interleave=True, failures=failures)
+        header, res = run_ids(args.engine, ids + refs, opts, prog, interleave=True, failures=failures)
     finally:
         prog.close()
     res, drift = model.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)

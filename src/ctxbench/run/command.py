@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from ctxbench.core import checks, engine, writer
+from ctxbench.core import checks, writer
 from ctxbench.core import model
+from ctxbench.rounds import apply_between_runs
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.run import table
@@ -31,16 +32,15 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    life = Lifecycle("run", args.output, store=args.store)  # -o and the store first: refused before any host
-    # The engine measures on --cpu, else the highest allowed CPU (engine.measured_cpu).
-    if args.cross_cpu is not None and args.cross_cpu == (args.cpu if args.cpu is not None
-                                                         else max(engine.allowed_cpus())):
+    # -o and the store first: refused before any host
+    life = Lifecycle("run", args.output, store=args.store, engine=args.engine)
+    if args.cross_cpu is not None and args.cross_cpu == args.engine.measured_cpu(args.cpu):
         raise UserError(f"--cross-cpu {args.cross_cpu} is the measured CPU"
                         + ("" if args.cpu is not None else " (the highest allowed, as no --cpu was given)")
                         + ": a cross-CPU wake-up needs another CPU")
 
     knobs = presets.apply(args, "run")
-    known = engine.list_benchmarks(all_=True)
+    known = args.engine.list_benchmarks(all_=True)
     if args.ids:
         ids = [i.strip() for i in args.ids.split(",") if i.strip()]
         names = {b["id"] for b in known}
@@ -52,7 +52,7 @@ def run(args) -> int:
     # Ids that need a second CPU cannot run with one allowed CPU: skip them
     # up front (with a note in the results) rather than fail after measuring.
     skipped = []
-    if len(engine.allowed_cpus()) < 2:
+    if len(args.engine.allowed_cpus()) < 2:
         skipped = [i for i in ids if "/cross-cpu" in i]
         ids = [i for i in ids if i not in skipped]
         if skipped:
@@ -67,7 +67,7 @@ def run(args) -> int:
     # interleaved: every id's samples spread over the whole run (see measure)
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
     failures: list[dict] = []  # ids the engine could not measure: the others are kept
-    header, res = run_ids(ids, opts, prog, interleave=True, failures=failures)
+    header, res = run_ids(args.engine, ids, opts, prog, interleave=True, failures=failures)
     prog.close()
     res, drift = model.apply_drift(res)  # intervals that cover a run at another time
 
@@ -83,7 +83,7 @@ def run(args) -> int:
                                        "CPUs could enter deep idle states", "run as root"))
     earlier = life.earlier(header, res)
     # with earlier runs of this host, each interval also holds what moved between them
-    res, earlier["widened"] = model.apply_between_runs(res, earlier.get("spreads") or {})
+    res, earlier["widened"] = apply_between_runs(res, earlier.get("spreads") or {})
     doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped],

@@ -19,6 +19,7 @@ from ctxbench.stats import power
 from ctxbench.stats.numbers import is_finite
 from ctxbench.stats.launches import interval as launch_interval
 from ctxbench.ui.format import fmt_value
+from ctxbench.records import RECORDS
 
 # At most one kernel switch per this many hand-offs and a row is user-level:
 # a timer tick or a page fault every 100 hand-offs is the kernel passing by,
@@ -151,7 +152,7 @@ def row_of(raw: dict) -> dict:
     """A harness record as an analysed result (model.analyse plus `kernel`
     and `resolution`); a virtual thread that pinned its carrier is
     flagged, since its hand-off then blocked a kernel thread."""
-    r = over_launches(model.analyse(raw))
+    r = over_launches(model.analyse(raw, RECORDS.Result))
     r = model.with_members(r, kernel=kernel_record(r))
     contended = contention_record(r)
     if contended:

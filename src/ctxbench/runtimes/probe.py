@@ -23,7 +23,7 @@ import math
 import statistics
 from typing import Sequence
 
-from ctxbench.core import engine
+from ctxbench.core.engine import Engine
 from ctxbench.core.errors import UserError
 from ctxbench.core.model import Result, with_members
 from ctxbench.stats.numbers import finite_or_nan
@@ -33,11 +33,11 @@ WHERE = ("ctxbench-engine probe on the measured CPU just before the harness star
          f"(the median of {READINGS} readings each side): every group of one launch shares the launch's clock")
 
 
-def read(cpu: int, readings: int = READINGS) -> dict:
-    """`readings` probe readings on `cpu` (the engine's clock_probe
-    object: constants and per-reading arrays). A UserError (one line)
-    when the engine cannot take them."""
-    out = engine.run_json(["probe", "--cpu", str(cpu), "--iterations", str(readings)])
+def read(eng: Engine, cpu: int, readings: int = READINGS) -> dict:
+    """`readings` probe readings on `cpu` by the command's engine `eng`
+    (the engine's clock_probe object: constants and per-reading arrays).
+    A UserError (one line) when the engine cannot take them."""
+    out = eng.run_json(["probe", "--cpu", str(cpu), "--iterations", str(readings)])
     probe = out.get("clock_probe") if isinstance(out, dict) else None
     if not (isinstance(probe, dict) and isinstance(probe.get("add_ns"), list) and probe["add_ns"]):
         raise UserError("ctxbench-engine probe printed no clock_probe readings", code=1)

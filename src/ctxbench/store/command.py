@@ -9,6 +9,7 @@ from __future__ import annotations
 from ctxbench.core import reader
 from ctxbench.core.errors import UserError, escaped, shown
 from ctxbench.ui import options
+from ctxbench.records import RECORDS
 
 MAX_COMMIT = 64  # the store's git_commit column (a SHA-256 commit's 64 hex digits)
 
@@ -48,7 +49,7 @@ def run(args) -> int:
 def _add(args) -> int:
     from ctxbench.core.store import record
     from ctxbench.core.store.db import open_store
-    docs = [(path, reader.load(path)) for path in args.files]  # every file checked before the store is touched
+    docs = [(path, reader.load(path, RECORDS)) for path in args.files]  # every file checked before the store is touched
     store = open_store(args.store, writes=True)  # the one command here that makes a store
     new, said = 0, []
     with store.begin() as conn:

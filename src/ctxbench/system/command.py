@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 from ctxbench.core import checks
-from ctxbench.core import engine
 from ctxbench.core.errors import escaped
 from ctxbench.core.model import Document
 from ctxbench.ui import options
@@ -22,13 +21,13 @@ MARK = {"ok": "ok     ", "note": "note   ", "warning": "WARNING"}
 
 
 def run(args) -> int:
-    header = Document(engine.environment())
+    header = Document(args.engine.environment())
     findings = checks.environment_findings(header.environment)
     if args.json:
         print(json.dumps({"environment": header.environment.as_dict(), "tool": header.tool,
                           "checks": [f.as_dict() for f in findings]}, indent=1))
         return 0
-    host = engine.remote()
+    host = args.engine.remote()
     if host is not None:  # the findings are that host's, not this machine's
         print(f"host: {escaped(host.host.name)} ({escaped(str(header.environment.hostname))}, over SSH)")
     for f in findings:

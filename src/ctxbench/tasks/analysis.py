@@ -32,7 +32,8 @@ import math
 
 import numpy as np
 
-from ctxbench.core import cycles, model, results
+from ctxbench.core import cycles, model
+from ctxbench.records import RECORDS
 from ctxbench.stats import power, resample
 from ctxbench.stats import summary as stats
 from ctxbench.tasks import chunked
@@ -272,7 +273,7 @@ def _point(R: _Rounds, P: dict, Pc: dict | None, n: int, pair_result: dict, warn
     p = dict(model.Result(pair_result).params.items())
     p.update({"pair": pair, "n": n, "rounds": R.rounds})
     at_n = P["n"] == n
-    return results.result_of({
+    return RECORDS.result({
         "id": f"tasks/{pair}/n={n}", "quantity": "run", "unit": "ns",
         "doc": "R'_total of the pair with n switches, and I, C and breakdown as in David et al. 2007",
         "params": p, "samples": [float(x) for x in P["total"][at_n]],

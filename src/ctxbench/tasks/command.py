@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core import clock, cycles, model, workloads
+from ctxbench.core import cycles, model, workloads
 from ctxbench.core.errors import UserError
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.stats import power
@@ -78,7 +78,7 @@ def _measure(pair: str, ns: list[int], rounds: int, args, suffix: str, first: bo
     eid = f"tasks/empty+empty{suffix}"
     opts = EngineOptions(cpu=args.cpu, groups=rounds, iterations=len(ns), task_scale=args.scale,
                          warmup_ms=None if first else 0, extra=["--n-list", ",".join(map(str, ns))])
-    h, res = run_ids([pid, eid], opts, None, interleave=True)
+    h, res = run_ids(args.engine, [pid, eid], opts, None, interleave=True)
     by = {model.Result(r).id: r for r in res}
     return h, [by[pid], by[eid]]
 
@@ -97,9 +97,9 @@ def run(args) -> int:
         raise UserError("--switches: at most 15 values besides 1")
     if len(ns) < 2:
         raise UserError("--switches: at least one value besides 1 (the slope needs two)")
-    life = Lifecycle("tasks", args.output, store=args.store)
+    life = Lifecycle("tasks", args.output, store=args.store, engine=args.engine)
     suffix = "" if args.cold else "/warm"
-    t0 = clock.now()
+    t0 = args.engine.clock.now()
     pilot = args.rounds or PILOT_ROUNDS
     prog = Progress(len(pairs) * 2, label="tasks ")
     header: dict = {}
@@ -107,14 +107,14 @@ def run(args) -> int:
     plan: dict[str, dict] = {}
     for k, pair in enumerate(pairs):
         prog.update(f"{pair}: pilot, {pilot} rounds" if not args.rounds else f"{pair}: {pilot} rounds")
-        ts = clock.now()
+        ts = args.engine.clock.now()
         h, res = _measure(pair, ns, pilot, args, suffix, k == 0)
         header = header or h
         raw[pair] = res
-        plan[pair] = {"pilot_rounds": pilot, "round_s": (clock.now() - ts) / pilot}
+        plan[pair] = {"pilot_rounds": pilot, "round_s": (args.engine.clock.now() - ts) / pilot}
         prog.step(pair)
     if not args.rounds:
-        left = max(0.0, args.budget - (clock.now() - t0))
+        left = max(0.0, args.budget - (args.engine.clock.now() - t0))
         lines = _choose(pairs, raw, plan, left)
         prog.close()
         print("\n".join(lines))
@@ -141,7 +141,7 @@ def run(args) -> int:
     env = model.Document(header).environment
     doc = life.document(header, points + c_results, {
         "preset": preset, "pairs": pairs, "switches": ns, "cold": args.cold, "scale": args.scale, "budget_s": args.budget,
-        "wall_s": clock.now() - t0, "per_pair": per_pair, "max_cv": maxcv,
+        "wall_s": args.engine.clock.now() - t0, "per_pair": per_pair, "max_cv": maxcv,
         "C_from": "empty tasks, same runner, slope of R'_total over n, in the same rounds",
         "design": "n values (and the empty pair) interleaved in rounds, order rotated; slopes over n; "
                   "bootstrap of whole rounds"})

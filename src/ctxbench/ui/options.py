@@ -54,15 +54,15 @@ CPU_FLAGS = {"cpu": "--cpu", "cross_cpu": "--cross-cpu"}
 
 
 def check_cpus(args) -> None:
-    """--cpu and --cross-cpu name CPUs the engine may use: this process's,
-    or with --host, the host's (its engine's environment record), asked
-    before anything is measured. One line, exit 2, as a bad option."""
+    """--cpu and --cross-cpu name CPUs the command's engine (args.engine)
+    may use: this process's, or with --host, the host's (its engine's
+    environment record), asked before anything is measured. One line,
+    exit 2, as a bad option."""
     given = {flag: getattr(args, name) for name, flag in CPU_FLAGS.items() if getattr(args, name, None) is not None}
     if not given:
         return
-    from ctxbench.core import engine
-    allowed = sorted(engine.allowed_cpus())
-    host = engine.remote()
+    allowed = sorted(args.engine.allowed_cpus())
+    host = args.engine.remote()
     for flag, c in given.items():
         if c not in allowed:
             who = f"for the engine on {host.host.name}" if host else "for this process"

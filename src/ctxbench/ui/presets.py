@@ -96,12 +96,12 @@ class Presets:
         k = self.knob(name)
         return f"default {k.text('default')}; --quick {k.text('quick')}, --full {k.text('full')}"
 
-    def settings(self, preset: str) -> SimpleNamespace:
-        """Every knob's value in `preset`, the engine's read from the engine."""
+    def settings(self, preset: str, eng=None) -> SimpleNamespace:
+        """Every knob's value in `preset`, the engine's read from the
+        command's engine `eng` (core/engine.Engine)."""
         vals = {k.name: k.value(preset) for k in self.knobs}
         if any(v is ENGINE for v in vals.values()):
-            from ctxbench.core import engine
-            counts = engine.presets()[preset]
+            counts = eng.presets()[preset]
             vals = {n: counts[n] if v is ENGINE else v for n, v in vals.items()}
         return SimpleNamespace(**vals)
 
@@ -232,7 +232,7 @@ def apply(args: argparse.Namespace, command: str) -> SimpleNamespace:
     instead of the preset's value, and the flags left unset filled in
     on `args`; `.preset` names the preset."""
     preset = chosen(args)
-    s = PRESETS[command].settings(preset)
+    s = PRESETS[command].settings(preset, args.engine)
     for k in PRESETS[command].knobs:
         if k.flag:
             if getattr(args, k.name) is None:

@@ -37,10 +37,10 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
-def boost_helper() -> str | None:
+def boost_helper(eng: engine.Engine) -> str | None:
     """ctxbench-boost-fiber next to the engine (make builds it when Boost.Context is there);
     none on another host (--host: only the engine is copied there)."""
-    if engine.remote() is not None:
+    if eng.remote() is not None:
         return None
     cand = Path(engine.engine_path()).resolve().parent / "ctxbench-boost-fiber"
     return str(cand) if cand.is_file() and os.access(cand, os.X_OK) else None
@@ -107,19 +107,19 @@ def render(res: list[dict]) -> str:
 
 
 def run(args) -> int:
-    life = Lifecycle("userbench", args.output, store=args.store)
-    known = {b["id"] for b in engine.list_benchmarks(all_=True)}
+    life = Lifecycle("userbench", args.output, store=args.store, engine=args.engine)
+    known = {b["id"] for b in args.engine.list_benchmarks(all_=True)}
     ids = [i for i in IDS if i in known]
     knobs = presets.apply(args, "userbench")
     opts = EngineOptions(cpu=args.cpu, groups=knobs.groups, iterations=knobs.iterations,
                          min_sample_us=knobs.min_sample_us, warmup_ms=knobs.warmup_ms)
     # interleaved: the variants' ratios come from the same mix of machine states
     prog = Progress(len(ids) * (opts.groups + 1), label="measuring ")
-    header, res = run_ids(ids, opts, prog, interleave=True)
+    header, res = run_ids(args.engine, ids, opts, prog, interleave=True)
     prog.close()
     env = model.Document(header).environment
     ghz = [Result(r).cycles.ghz for r in res if math.isfinite(Result(r).cycles.ghz)]
-    exe = boost_helper()
+    exe = boost_helper(args.engine)
     note = None
     if exe:
         cpu = args.cpu if args.cpu is not None else (Result(res[0]).params.get("cpu_b") if res else None)

@@ -15,7 +15,7 @@ from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ctxbench.core.model import Document, Result
-from ctxbench.core.results import Document as DocumentRecord, member, plain
+from ctxbench.core.results import Document as DocumentRecord, Records, ValidationError, member, plain
 from ctxbench.core.writer import jsonable
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
@@ -191,14 +191,15 @@ def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
     return run_id, True
 
 
-def document(conn, run_id: int) -> DocumentRecord:
+def document(conn, run_id: int, records: Records) -> DocumentRecord:
     """A kept run's document, its strings cleaned as a file's are
     (core/reader: control characters replaced): a store is shared, and
     what another client put there is input like any file. Its results were
     analysed when it was recorded, and are not again; a ctxbench/1
-    document is upgraded to ctxbench/2 as a file is. One line for a
+    document is upgraded to ctxbench/2 as a file is (`records`: the types
+    it is decoded into, ctxbench.records.RECORDS). One line for a
     document that cannot be read back."""
-    from ctxbench.core import reader, results
+    from ctxbench.core import reader
     from ctxbench.core.errors import UserError
     blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
     try:
@@ -209,6 +210,6 @@ def document(conn, run_id: int) -> DocumentRecord:
     if not isinstance(doc, dict) or not Document(doc).has_results:
         raise UserError(f"run {run_id} in the store: its kept document is not a results document")
     try:  # a ctxbench/1 document recorded before issue 34 is upgraded (core/results/upgrade.py)
-        return results.read(doc)
-    except results.ValidationError as e:
-        raise UserError(f"run {run_id} in the store: its kept document is malformed: {results.problem(e, doc)}")
+        return records.read(doc)
+    except ValidationError as e:
+        raise UserError(f"run {run_id} in the store: its kept document is malformed: {records.problem(e, doc)}")
