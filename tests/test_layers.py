@@ -159,8 +159,28 @@ def test_a_command_s_record_takes_only_the_registration_api():
     bad = [f"{m}:{line} imports {t}" for m in GRAPH if _is_record(m) and m != "ctxbench.records"
            for t, line in GRAPH[m].items() if not _under(t, {"ctxbench.core.results"})]
     assert not bad, bad
-    assert {m for m in GRAPH["ctxbench.records"] if m != "ctxbench.core.results"} == \
-        {m for m in GRAPH if _is_record(m) and m != "ctxbench.records"}
+    # the registry composes every command's record, by name from the one list of commands
+    from ctxbench.commands import NAMES, part
+    from ctxbench.records import RECORDS
+    named = {f"ctxbench.{n}.record" for n in NAMES if part(n, "record") is not None}
+    assert named == {m for m in GRAPH if _is_record(m) and m != "ctxbench.records"}
+    assert set(RECORDS.commands) == {m.split(".")[1] for m in named if part(m.split(".")[1], "record").FEATURE.section}
+
+
+# Modules that import by name: the registry of commands (each command's
+# parts, the one line a command adds), and two that find plugins in a
+# folder (the report's sections; a runtime's descriptor in runtimes/langs/).
+BY_NAME = {"ctxbench.commands", "ctxbench.report.kinds", "ctxbench.runtimes.harness"}
+
+
+def test_only_the_registries_import_by_name():
+    """No other module of ours imports by name, so that the imports the
+    other tests read are all there is."""
+    bad = [f"{m}:{node.lineno}" for m, (path, _) in MODULES.items() if m not in BY_NAME
+           for node in ast.walk(ast.parse(path.read_text()))
+           if isinstance(node, (ast.Name, ast.Attribute))
+           and (node.id if isinstance(node, ast.Name) else node.attr) in ("import_module", "__import__")]
+    assert not bad, bad
 
 
 def _is_section(module: str) -> bool:

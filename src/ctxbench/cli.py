@@ -27,31 +27,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from ctxbench import __version__  # noqa: E402  (after the BLAS setting above)
-from ctxbench.anatomy import command as anatomy  # noqa: E402
-from ctxbench.compare import command as compare  # noqa: E402
+from ctxbench import commands  # noqa: E402
 from ctxbench.core import interrupts, streams  # noqa: E402
 from ctxbench.core.errors import UserError, escaped  # noqa: E402
-from ctxbench.fleet import command as fleet  # noqa: E402
-from ctxbench.history import command as history  # noqa: E402
-from ctxbench.irq import command as irq  # noqa: E402
-from ctxbench.noise import command as noise  # noqa: E402
-from ctxbench.peers import command as peers  # noqa: E402
-from ctxbench.reanalyse import command as reanalyse  # noqa: E402
-from ctxbench.report import command as report  # noqa: E402
-from ctxbench.ring import command as ring  # noqa: E402
-from ctxbench.run import command as run  # noqa: E402
-from ctxbench.runtimes import command as runtimes  # noqa: E402
-from ctxbench.store import command as store  # noqa: E402
-from ctxbench.sweep import command as sweep  # noqa: E402
-from ctxbench.system import command as system  # noqa: E402
-from ctxbench.tasks import command as tasks  # noqa: E402
-from ctxbench.userbench import command as userbench  # noqa: E402
 
-# Subcommands, in the order `--help` lists them (imported above, not by
-# name at run time, so that the imports show who uses whom).
-_MODULES = [run, system, userbench, runtimes, peers, sweep, tasks, irq, noise, ring, anatomy, report, reanalyse, compare,
-            store, history, fleet]
-COMMANDS = [m.__name__.split(".")[1] for m in _MODULES]
+# Subcommands, in the order `--help` lists them (ctxbench/commands.py, the
+# one registry: each is ctxbench.<name>.command).
+_MODULES = [commands.part(name, "command") for name in commands.NAMES]
+COMMANDS = list(commands.NAMES)
 
 
 class _Parser(argparse.ArgumentParser):
