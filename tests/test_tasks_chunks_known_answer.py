@@ -57,11 +57,8 @@ def _sysfs_cache(level: int) -> int:
 L1, L2, L3 = (_sysfs_cache(k) for k in (1, 2, 3))
 
 
-def cost_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: float, rounds: int = 6) -> float:
-    """Task a's excess per switch-in (HL over rounds of the runs' trimmed means), ns. Six rounds: a
-    round the host disturbed moves 4 of 10 Walsh averages of four rounds, enough to move their
-    median (the AMD guest once read 587 ns for a sweep of L1/8 against 826 for twice L1, where
-    quiet runs read 350 against 930), and 6 of 21 of six."""
+def excess_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: float, rounds: int) -> list[float]:
+    """Task a's excess per switch-in in each run (each run's trimmed mean over its switch-ins), ns."""
     p = subprocess.run([str(engine_bin), "run", "tasks/chase+sweep", "--size", str(victim), "--footprint",
                         str(sweep), "--groups", str(rounds), "--iterations", "2", "--n-list", f"1,{n}",
                         "--task-scale", str(scale), "--warmup-ms", "0", "--json"],
@@ -71,9 +68,22 @@ def cost_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: float
     # every round, the verification's disturbed ones too: another task's time slice lands in a few
     # switch-ins' chunks, which the trimmed mean over a run's switch-ins sets aside (a loaded host
     # left one of three rounds clean)
-    e = [x.loc("excess") for x in chunks.runs(r, kept_only=False) if x.role == "a"]
-    assert len(e) >= 2, "fewer than two rounds"
-    return hodges_lehmann(e)
+    return [x.loc("excess") for x in chunks.runs(r, kept_only=False) if x.role == "a"]
+
+
+def costs_per_switch_in(engine_bin, victim: int, sweeps: list[int], n: int, scale: float,
+                        rounds: int = 4) -> dict[int, float]:
+    """Per sweep size, task a's excess per switch-in (HL over its runs), ns. The sizes take turns,
+    a round of each in every pass (paired inside the pass, as the chunk design pairs inside the
+    round): a stretch of seconds in which the host slows memory (the AMD guest's, issue 48) lands
+    on every size alike, where measuring one size's rounds together once read 587 ns for a sweep
+    of L1/8 against 826 for twice L1 (quiet: 350 against 930)."""
+    runs: dict[int, list[float]] = {s: [] for s in sweeps}
+    for _ in range(rounds):
+        for s in sweeps:
+            runs[s] += excess_per_switch_in(engine_bin, victim, s, n, scale, 1)
+    assert all(len(e) >= 2 for e in runs.values()), "fewer than two runs"
+    return {s: hodges_lehmann(e) for s, e in runs.items()}
 
 
 # level, victim, (n, scale): segments of several passes over the victim
@@ -89,7 +99,7 @@ def test_the_polluters_cost_grows_then_stops(engine_bin, name, size, n, scale):
     # where a level's replacement protects reused lines from a sweep (Zen 4's L2 here), the victim
     # is wholly out only at several times the level: 2x and 4x for L1, 4x and 8x for L2
     big = 2 * size if name == "L1" else 4 * size
-    costs = {s: cost_per_switch_in(engine_bin, victim, s, n, scale) for s in (0, size // 8, big, 2 * big)}
+    costs = costs_per_switch_in(engine_bin, victim, [0, size // 8, big, 2 * big], n, scale)
     print(name, {s: round(c) for s, c in costs.items()})
     small = costs[size // 8]
     assert costs[big] >= 2 * small and costs[big] > costs[0], costs
@@ -106,7 +116,7 @@ def test_the_last_level_polluter_grows(engine_bin):
     if not (L2 and L3) or 2 * L2 > L3 // 4:
         pytest.skip("the cache sizes are not in sysfs here, or L2 is too close to the last level")
     victim = 2 * L2
-    small, big = (cost_per_switch_in(engine_bin, victim, s, 40, 3.0, rounds=3) for s in (L3 // 4, 4 * L3))
+    small, big = costs_per_switch_in(engine_bin, victim, [L3 // 4, 4 * L3], 40, 3.0, rounds=3).values()
     print({"LLC/4": round(small), "4xLLC": round(big)})
     assert big >= 2 * small, (small, big)
     # bounded by the refill of every victim line from memory: no more than a few hundred ns a line
