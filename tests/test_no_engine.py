@@ -138,3 +138,19 @@ def test_the_clock_of_a_recorded_run_is_replayed_in_order(tmp_path, monkeypatch)
     assert abs(Clock(replay=str(tmp_path / "none.json.gz")).now() - time.monotonic()) < 1
     monkeypatch.setenv("CTXBENCH_CLOCK_RECORD", str(path))
     assert Clock.from_environment().record == str(path)  # the environment when the command starts
+
+
+@pytest.mark.parametrize("printed", ['{"a": 1}', "[1, 2, 3]"])
+def test_another_programs_json_is_one_line_not_a_traceback(tmp_path, printed):
+    """CTXBENCH_ENGINE naming a program that prints JSON of another shape:
+    each engine document is checked for the shape its command gives."""
+    fake = tmp_path / "engine.sh"
+    fake.write_text(f"#!/bin/sh\necho '{printed}'\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "CTXBENCH_ENGINE_REPLAY"}
+    env["CTXBENCH_ENGINE"] = str(fake)
+    for args in (["run", "--quick", "-o", str(tmp_path / "r.json")], ["system"]):
+        p = subprocess.run(ctxbench_cmd() + args, capture_output=True, text=True, env=env, cwd=tmp_path,
+                           timeout=60)
+        assert p.returncode == 1 and "not a ctxbench engine" in p.stderr, (args, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, ctxbench_cmd, run_cli
 from ctxbench.core import reader, results
 from ctxbench.records import RECORDS
 
@@ -111,6 +112,46 @@ def test_a_widening_the_file_cannot_make_again_is_said(tmp_path):
     p = run_cli("reanalyse", str(path), "-o", str(tmp_path / "out.json"), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "note: the widening between runs was not re-applied" in p.stdout, p.stdout
+    assert json.loads((tmp_path / "out.json").read_text())["run"]["between_runs"]["intervals_widened"] == 0
+
+
+def test_an_absurd_recorded_spread_is_one_line(tmp_path):
+    """A damaged record (a negative or 1e300 relative sd, runs below two or
+    a bool) would make intervals of +-1e294 s: refused, nothing written."""
+    ok = {"runs": 3, "ns_rel_sd": 0.06, "cycles_rel_sd": 0.05, "ns_between_rel_sd": 0.05,
+          "cycles_between_rel_sd": 0.04}
+    for bad in ({"ns_between_rel_sd": 1e300}, {"ns_between_rel_sd": -1}, {"runs": 1}, {"runs": True},
+                {"cycles_between_rel_sd": "x"}):
+        spreads = {"kernel/thread/pipe/same-cpu": {**ok, **bad}}
+        path = _write(tmp_path, "damaged.json", _widened(tmp_path, spreads))
+        p = run_cli("reanalyse", str(path), "-o", str(tmp_path / "out.json"), cwd=tmp_path)
+        assert p.returncode == 2 and "is not a spread between runs" in p.stderr, (bad, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.json").exists()
+
+
+def test_what_the_report_prints_that_changed_is_said(tmp_path):
+    """One sample of fifty times the rest moves no median or interval, but
+    the range, the CV and the warnings the report prints: said, not
+    'nothing changed'."""
+    doc = _v2(tmp_path)
+    doc["results"][1]["samples"][3] *= 50
+    p = run_cli("reanalyse", str(_write(tmp_path, "one.json", doc)), "-o", str(tmp_path / "o.json"), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    line = p.stdout.splitlines()[0]
+    assert line.startswith(doc["results"][1]["id"] + ":") and "range " in line and "CV " in line, p.stdout
+
+
+def test_standard_output_onto_the_input_is_refused(tmp_path):
+    """`-o - >> in.json` would write the document into its own input, in
+    place: refused in one line (core/writer), the input untouched."""
+    doc = _v2(tmp_path)
+    path = _write(tmp_path, "in.json", doc)
+    before = path.read_bytes()
+    with open(path, "ab") as into:
+        p = subprocess.run(ctxbench_cmd() + ["reanalyse", str(path), "-o", "-"], stdout=into,
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
+    assert p.returncode == 2 and "standard output is one of the input files" in p.stderr, p.stderr
+    assert path.read_bytes() == before
 
 
 def test_bad_input_is_one_line(tmp_path):
@@ -119,7 +160,8 @@ def test_bad_input_is_one_line(tmp_path):
     for args in (["reanalyse", str(bad), "-o", str(tmp_path / "x.json")],
                  ["reanalyse", str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.json")],
                  ["reanalyse", str(RUN), "-o", str(RUN)],
-                 ["reanalyse", str(RUN)]):
+                 ["reanalyse", str(RUN)],
+                 ["reanalyse", str(RUN), "-o", ""]):
         p = run_cli(*args, cwd=tmp_path)
         assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
         assert "Traceback" not in p.stderr

@@ -297,18 +297,36 @@ class Engine:
         return _build_line(tool) + f" at {where}"
 
     def list_benchmarks(self, all_: bool = False) -> list[dict]:
-        return self.run_json(["list", "--json"] + (["--all"] if all_ else []))  # type: ignore[return-value]
+        args = ["list", "--json"] + (["--all"] if all_ else [])
+        return _shaped(self.run_json(args), list, dict, args)
 
     def presets(self) -> dict[str, dict]:
         """The suite presets (groups, iterations, min_sample_us by name): the
         engine holds them, so run-suite on a board and `ctxbench run` agree.
         Asked once per command."""
         if self._presets is None:
-            self._presets = self.run_json(["presets", "--json"])  # type: ignore[assignment]
-        return self._presets  # type: ignore[return-value]
+            self._presets = _shaped(self.run_json(["presets", "--json"]), dict, dict, ["presets", "--json"])
+            missing = sorted({"quick", "default", "full"} - set(self._presets))
+            if missing:
+                raise UserError(f"the engine's presets lack {', '.join(missing)}: not a ctxbench engine", code=1)
+        return self._presets
 
     def environment(self) -> dict:
-        return self.run_json(["env"])  # type: ignore[return-value]
+        env = self.run_json(["env"])
+        if not isinstance(env, dict) or not isinstance(env.get("environment"), dict):
+            raise UserError("the engine's env printed no environment record: not a ctxbench engine", code=1)
+        return env
+
+
+def _shaped(doc: object, outer: type, inner: type, args: list[str]):
+    """An engine document of the shape its command gives (a list or an
+    object of objects); one line for another program's JSON."""
+    items = doc if isinstance(doc, list) else doc.values() if isinstance(doc, dict) else None
+    if not isinstance(doc, outer) or items is None or not all(isinstance(x, inner) for x in items):
+        raise UserError(f"the engine's answer to {' '.join(args)} is not the list it gives: not a ctxbench engine"
+                        if outer is list else f"the engine's answer to {' '.join(args)} is not the record it gives: "
+                        "not a ctxbench engine", code=1)
+    return doc
 
 
 def _build_line(tool: dict) -> str:

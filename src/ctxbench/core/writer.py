@@ -105,6 +105,14 @@ def _probe_dir(path: str, d: str) -> None:
     os.unlink(tmp)
 
 
+def _same_inode(st: os.stat_result, path: str) -> bool:
+    try:
+        other = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (other.st_dev, other.st_ino)
+
+
 class Output:
     """Where one output goes, decided by the rule above. Either a file
     (`target`: the name the rename lands on) or a stream (`fd`)."""
@@ -116,7 +124,7 @@ class Output:
         self._own_fd = False
         fd = _named_fd(path)
         if fd is not None:
-            self._open_named(fd)
+            self._open_named(fd, inputs)
             return
         try:
             st = os.stat(path)  # follows symlinks: what the name leads to decides
@@ -141,14 +149,18 @@ class Output:
         else:
             raise _refuse(path, f"it is {_kind(st.st_mode)}; choose a file name", "refusing to write")
 
-    def _open_named(self, fd: int) -> None:
+    def _open_named(self, fd: int, inputs) -> None:
         what = {1: "standard output", 2: "standard error"}.get(fd, f"descriptor {fd}")
         if streams.was_closed(fd):
             raise _refuse(self.path, f"{what} is closed")
         try:
-            os.fstat(fd)
+            st = os.fstat(fd)
         except OSError as e:
             raise _refuse(self.path, f"{what}: {e.strerror or e}")
+        # `-o - >> in.json`: the descriptor is an input file, which the
+        # document would be written into, in place and not atomically
+        if stat.S_ISREG(st.st_mode) and any(_same_inode(st, src) for src in inputs):
+            raise _refuse(self.path, f"{what} is one of the input files", "refusing to write")
         self.fd = fd
 
     def _open_stream(self, st: os.stat_result) -> None:

@@ -4,37 +4,46 @@ an interleaved run: core/reader.analysed_once), plus the widening between
 runs a run applied when it measured, from the spreads its file recorded."""
 from __future__ import annotations
 
-import math
-
 import msgspec
 
 from ctxbench.core import reader, results
+from ctxbench.core.errors import UserError, escaped
 from ctxbench.rounds import apply_between_runs
+from ctxbench.stats.numbers import finite_or_nan
+
+# A relative sd between runs beyond this (1000%) is no host's: a damaged record
+MAX_REL_SD = 10.0
+SDS = ("ns_rel_sd", "cycles_rel_sd", "ns_between_rel_sd", "cycles_between_rel_sd")
 
 
-def _num(x) -> float:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else math.nan
+def _spread(key: str, s: dict, name: str):
+    """One point's recorded spread, checked: runs a count of at least two
+    runs, each relative sd absent (nan) or in [0, MAX_REL_SD]."""
+    from ctxbench.core.store.between import Spread  # here: the store's module imports SQLAlchemy
+    runs = s.get("runs")
+    sds = [finite_or_nan(s.get(k)) for k in SDS]
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 2 or \
+            any(not (0 <= x <= MAX_REL_SD) for x in sds if x == x) or \
+            any(s.get(k) is not None and not (sd == sd) for k, sd in zip(SDS, sds)):
+        raise UserError(f"{name}: run.between_runs.spreads of {escaped(key)} is not a spread between runs "
+                        f"(runs: a count of 2 or more; each relative sd a number in [0, {MAX_REL_SD:g}] or null)")
+    return Spread(runs, *sds)
 
 
-def recorded_spreads(between: dict) -> dict | None:
+def recorded_spreads(between: dict, name: str = "the file") -> dict | None:
     """The spreads a run's `between_runs` record kept, as the store gave
     them (core/store/between.Spread by point key); None where the record
     does not hold the between-run part of each (a file from before it was
     kept), so the widening cannot be made again."""
-    from ctxbench.core.store.between import Spread  # here: the store's module imports SQLAlchemy
     spreads = between.get("spreads")
     if not isinstance(spreads, dict):
         return None
-    out = {}
-    for key, s in spreads.items():
-        if not isinstance(s, dict) or "ns_between_rel_sd" not in s or not isinstance(s.get("runs"), int):
-            return None
-        out[key] = Spread(s["runs"], _num(s.get("ns_rel_sd")), _num(s.get("cycles_rel_sd")),
-                          _num(s.get("ns_between_rel_sd")), _num(s.get("cycles_between_rel_sd")))
-    return out
+    if not all(isinstance(s, dict) and "ns_between_rel_sd" in s for s in spreads.values()):
+        return None
+    return {key: _spread(key, s, name) for key, s in spreads.items()}
 
 
-def _between_runs(rec: results.Document) -> tuple[results.Document, list[str]]:
+def _between_runs(rec: results.Document, name: str) -> tuple[results.Document, list[str]]:
     """The run's intervals widened again by the part between runs its
     file recorded (run/command.py: rounds.apply_between_runs), or a note
     that it could not be."""
@@ -42,9 +51,10 @@ def _between_runs(rec: results.Document) -> tuple[results.Document, list[str]]:
     between = results.plain(results.member(run, "between_runs"))
     if not isinstance(between, dict) or not between.get("intervals_widened"):
         return rec, []
-    spreads = recorded_spreads(between)
+    spreads = recorded_spreads(between, name)
     if spreads is None:
-        return rec, ["the widening between runs was not re-applied: the file does not record the part between "
+        run = results.replace(run, between_runs=dict(between, intervals_widened=0))
+        return msgspec.structs.replace(rec, run=run), ["the widening between runs was not re-applied: the file does not record the part between "
                      "runs of each id (its intervals cover this run only now)"]
     res, widened = apply_between_runs(list(rec.results), spreads)
     run = results.replace(run, between_runs=dict(between, intervals_widened=widened))
@@ -57,4 +67,4 @@ def reanalysed(rec: results.Document, name: str) -> tuple[results.Document, list
     analysed again, its drift derived again and its widening between runs
     re-applied; and notes on what could not be done. `rec` is not
     changed; one UserError for what the analysis cannot take."""
-    return _between_runs(reader.analysed(rec, name, everything=True))
+    return _between_runs(reader.analysed(rec, name, everything=True), name)

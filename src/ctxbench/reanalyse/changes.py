@@ -1,6 +1,7 @@
-"""What a re-analysis changed, per result: its median, its 95% interval
-and its verdict (the verification's, as the tables print it), before and
-after, where they differ."""
+"""What a re-analysis changed, per result: what the tables and the report
+print of it (median, 95% interval, n, range, CV, the same in core cycles,
+the verification's verdict, the warnings' codes), before and after, where
+they differ as printed."""
 from __future__ import annotations
 
 import math
@@ -15,13 +16,22 @@ def _label(v: Result) -> str:
     return v.point_key or v.id
 
 
-def _said(v: Result) -> dict[str, str]:
-    """A result's median, interval and verdict, as printed."""
-    s, unit = v.summary, v.unit or "ns"
+def _summary(s, unit: str, prefix: str = "") -> dict[str, str]:
     lo, hi = s.ci95 if s else (math.nan, math.nan)
-    return {"median": fmt_value(s.median, unit) if s else "n/a",
-            "interval": f"[{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]" if s else "n/a",
-            "verdict": v.verified[0]}
+    return {f"{prefix}median": fmt_value(s.median, unit) if s else "n/a",
+            f"{prefix}interval": f"[{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]" if s else "n/a",
+            f"{prefix}n": str(s.n) if s else "n/a",
+            f"{prefix}range": f"{fmt_value(s.min, unit)} .. {fmt_value(s.max, unit)}" if s else "n/a",
+            f"{prefix}CV": f"{s.cv:.1%}" if s and math.isfinite(s.cv) else "n/a"}
+
+
+def _said(v: Result) -> dict[str, str]:
+    """What is printed of a result: its summary, in ns and in cycles, its
+    verdict and its warnings' codes."""
+    c = v.cycles
+    cyc = _summary(c.summary, "cycles", "cycles ") if c.applies else {"cycles": c.why or "not in cycles"}
+    return {**_summary(v.summary, v.unit or "ns"), **cyc, "verdict": v.verified[0],
+            "warnings": ", ".join(sorted({w.code for w in v.warnings})) or "none"}
 
 
 def changed(old: list, new: list) -> list[str]:

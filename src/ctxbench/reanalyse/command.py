@@ -15,6 +15,7 @@ from ctxbench.core import reader, writer
 from ctxbench.core.errors import escaped, shown
 from ctxbench.reanalyse import analysis, changes
 from ctxbench.records import RECORDS
+from ctxbench.ui.options import output_file
 
 
 def add_parser(sub):
@@ -22,7 +23,7 @@ def add_parser(sub):
                        description="Analyse a results file again from its samples (this ctxbench's statistics) "
                                    "and write the outcome to a new file; says what changed per result.")
     p.add_argument("file", metavar="RESULTS.json", help="the results file (read, never written)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE",
+    p.add_argument("-o", "--output", required=True, metavar="FILE", type=output_file,
                    help="the new results file (not the one read; '-': standard output)")
     p.set_defaults(func=run)
 
