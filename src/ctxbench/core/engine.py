@@ -312,8 +312,9 @@ class Engine:
         return self._presets
 
     def environment(self) -> dict:
+        from ctxbench.core import model
         env = self.run_json(["env"])
-        if not isinstance(env, dict) or not isinstance(env.get("environment"), dict):
+        if not isinstance(env, dict) or not model.Document(env).environment.as_dict():
             raise UserError("the engine's env printed no environment record: not a ctxbench engine", code=1)
         return env
 
