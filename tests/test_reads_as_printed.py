@@ -55,8 +55,10 @@ ELSEWHERE = {
 # Table rows whose last column is a verdict (the verification's, a peer's)
 VERDICT_ROW = {"run": r"^\s*[a-z]+/\S+\s.* ± .* … ", "ring": r"^ring/\S+\s",
                "peers": r"^\s*ctx-clock's method"}
-COMMANDS = ["userbench", "ring", "anatomy", "peers", "sweep", "tasks", "irq",
-            pytest.param("runtimes", marks=pytest.mark.slow)]
+# the commands whose report takes a second or more (figures) run in make test only (slow), to keep
+# make check under a minute; run with widening, and the rest, in both
+COMMANDS = ["userbench", "anatomy", "peers", "sweep",
+            *(pytest.param(c, marks=pytest.mark.slow) for c in ("ring", "tasks", "irq", "runtimes"))]
 
 
 def _clock_of(command: str) -> str:
