@@ -137,3 +137,18 @@ def test_runs_selected_from_the_store_by_kernel(tmp_path, store):
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "matches kernel=5.4" in none.stderr
     bad = run_cli("compare", "--base", "colour=red", "--new", "kernel=6.18.1", "--store", store)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no key 'colour'" in bad.stderr
+
+
+def test_a_bare_number_of_one_or_more_is_refused_as_a_threshold():
+    """`--fail-if-slower 5` read as a fraction was a 500% gate, which a 100%
+    regression passed: a bare number of 1 or more is refused, saying what
+    to write; 5% and 0.05 are both 5%."""
+    import pytest
+
+    from ctxbench.compare.command import parse_threshold
+    from ctxbench.core.errors import UserError
+    assert parse_threshold("5%") == pytest.approx(0.05) == parse_threshold("0.05")
+    assert parse_threshold("100%") == pytest.approx(1.0)
+    for bare in ("5", "1", "9.9"):
+        with pytest.raises(UserError, match="write .*% for"):
+            parse_threshold(bare, "--fail-if-slower")

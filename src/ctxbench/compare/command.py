@@ -53,6 +53,9 @@ def parse_threshold(text: str, flag: str = "--threshold") -> float:
         raise UserError(f"{flag}: '{escaped(text)}' is not a percentage (e.g. 5%)")
     if not 0 <= v < 10:
         raise UserError(f"{flag}: '{escaped(text)}' is out of range")
+    if not t.endswith("%") and v >= 1:  # `--fail-if-slower 5` gated at 500%: a 100% regression passed
+        raise UserError(f"{flag}: '{escaped(text)}' would be {v:.0%}: write {escaped(t)}% for {escaped(t)} percent "
+                        f"(a bare number is a fraction: 0.05 is 5%)")
     return v
 
 
