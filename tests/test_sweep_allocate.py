@@ -106,7 +106,7 @@ def test_a_resolved_point_is_not_closed_by_being_resolved():
     on the estimate."""
     from types import SimpleNamespace
 
-    from ctxbench.sweep import command
+    from ctxbench.sweep.steps import goals as command
 
     bid = "kernel/thread/futex"
 
@@ -134,7 +134,7 @@ def test_goal_is_the_direct_cost_share_or_a_share_of_the_work_between_switches()
     """A strided point's goal grows with the work it follows (one traversal
     per switch, from its single run: t_single / n per sample, n calibrated
     per round); stride 0 keeps the direct-cost goal."""
-    from ctxbench.sweep import command
+    from ctxbench.sweep.steps import goals as command
 
     r = {"raw": {"t_single_ns": [1_000_000.0, 1_100_000.0, 2_000_000.0]}, "sample_n": [4, 4, 8],
          "params": {"n": 4}}

@@ -10,7 +10,7 @@ from test_partial_results import HEADER, _fake_engine
 
 from ctxbench.core import engine
 from ctxbench.core.errors import UserError
-from ctxbench.sweep import command as sweep_command
+from ctxbench.sweep.steps import resume as sweep_command
 
 FIXTURE = FIXTURES / "sweep-small.json"
 
@@ -28,14 +28,14 @@ def _with(tmp_path, **members):
 def test_a_resumed_file_with_bad_members_is_refused(tmp_path, members):
     path, settings = _with(tmp_path, **members)
     with pytest.raises(UserError, match="malformed") as e:
-        sweep_command._existing(path, settings if isinstance(settings, dict) else {})
+        sweep_command.existing(path, settings if isinstance(settings, dict) else {})
     assert "\n" not in str(e.value)
 
 
 def test_a_good_resumed_file_is_taken_and_its_time_counted(tmp_path):
     path, settings = _with(tmp_path, wall_s=12.5)
-    have, doc = sweep_command._existing(path, settings)
-    assert have and sweep_command._prior_wall(doc) == 12.5
+    have, doc = sweep_command.existing(path, settings)
+    assert have and sweep_command.prior_wall(doc) == 12.5
 
 
 def test_a_failed_point_keeps_its_place_and_the_engine_says_why(tmp_path, monkeypatch):

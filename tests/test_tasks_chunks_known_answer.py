@@ -65,22 +65,21 @@ def excess_per_switch_in(engine_bin, victim: int, sweep: int, n: int, scale: flo
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     r = model.analyse(json.loads(p.stdout)["results"][0])
-    # every round, the verification's disturbed ones too: another task's time slice lands in a few
-    # switch-ins' chunks, which the trimmed mean over a run's switch-ins sets aside (a loaded host
-    # left one of three rounds clean)
+    # every run, the verification's disturbed ones too: another task's time slice lands in a few
+    # switch-ins' chunks, which the trimmed mean over a run's switch-ins sets aside
     return [x.loc("excess") for x in chunks.runs(r, kept_only=False) if x.role == "a"]
 
 
 def costs_per_switch_in(engine_bin, victim: int, sweeps: list[int], n: int, scale: float,
                         rounds: int = 4) -> dict[int, float]:
     """Per sweep size, task a's excess per switch-in (HL over its runs), ns. The sizes take turns,
-    a round of each in every pass (paired inside the pass, as the chunk design pairs inside the
-    round): a stretch of seconds in which the host slows memory (the AMD guest's, issue 48) lands
-    on every size alike, where measuring one size's rounds together once read 587 ns for a sweep
+    a run of each in every pass, in the other order on every other pass (interleaved, not paired:
+    each size's estimate is still over its own runs): a stretch of seconds in which the host slows
+    memory (the AMD guest's, issue 48) lands on every size alike, where measuring one size's rounds together once read 587 ns for a sweep
     of L1/8 against 826 for twice L1 (quiet: 350 against 930)."""
     runs: dict[int, list[float]] = {s: [] for s in sweeps}
-    for _ in range(rounds):
-        for s in sweeps:
+    for k in range(rounds):
+        for s in (sweeps if k % 2 == 0 else sweeps[::-1]):
             runs[s] += excess_per_switch_in(engine_bin, victim, s, n, scale, 1)
     assert all(len(e) >= 2 for e in runs.values()), "fewer than two runs"
     return {s: hodges_lehmann(e) for s, e in runs.items()}

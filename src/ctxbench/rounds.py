@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.core import cycles
-from ctxbench.core.model import Result, with_members
+from ctxbench.core.model import Result, with_mde, with_members
 from ctxbench.stats import drift, power
-
-
-def _with_mde(summary: dict) -> dict:
-    """A (new) summary with its MDE between runs made from its interval."""
-    return dict(summary, mde=cycles.mde_between_runs(summary))
 
 
 def apply_between_runs(res: list, spreads: dict) -> tuple[list, int]:
@@ -29,9 +23,9 @@ def apply_between_runs(res: list, spreads: dict) -> tuple[list, int]:
         if s is None or not math.isfinite(s.tau_ns):
             out.append(r)
             continue
-        new = {"summary": _with_mde(drift.between_runs(v.summary.as_dict(), s.tau_ns, s.runs))}
+        new = {"summary": with_mde(drift.between_runs(v.summary.as_dict(), s.tau_ns, s.runs))}
         if v.cycles.applies and v.cycles.summary and math.isfinite(s.tau_cycles):
-            new["cycles"] = dict(v.cycles.as_dict(), summary=_with_mde(
+            new["cycles"] = dict(v.cycles.as_dict(), summary=with_mde(
                 drift.between_runs(v.cycles.summary.as_dict(), s.tau_cycles, s.runs)))
         out.append(with_members(r, **new))
         n += 1

@@ -202,9 +202,9 @@ def apply_drift(res: list[dict]) -> tuple[list[dict], dict]:
         for i in which:
             v = Result(out[i])
             if unit == "ns" and v.summary:
-                out[i] = with_members(out[i], summary=_with_mde(drift.widen(v.summary.as_dict(), rel)))
+                out[i] = with_members(out[i], summary=with_mde(drift.widen(v.summary.as_dict(), rel)))
             elif unit == "cycles" and v.cycles.summary:
-                out[i] = with_members(out[i], cycles=dict(v.cycles.as_dict(), summary=_with_mde(
+                out[i] = with_members(out[i], cycles=dict(v.cycles.as_dict(), summary=with_mde(
                     drift.widen(v.cycles.summary.as_dict(), rel))))
         unit_rec = {"rounds": int(factor.size), "ids": len(which), "block_rounds": drift.BLOCK,
                     "relative_sd": rel if math.isfinite(rel) else None,
@@ -227,7 +227,7 @@ def with_members(r, **members):
     return dict(results.plain(r), **members)
 
 
-def _with_mde(summary: dict) -> dict:
+def with_mde(summary: dict) -> dict:
     """A (new) summary with its MDE between runs made from its interval."""
     return dict(summary, mde=cycles.mde_between_runs(summary))
 

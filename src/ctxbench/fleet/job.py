@@ -6,7 +6,7 @@ document here. The command after `--` is a ctxbench command.
   environment record) as one engine command per host through the --host
   session, awaited here on one event loop (fleet/remote.py), the raw
   samples brought back and analysed here exactly as a local run's are
-  (core/reader re-analyses a document's samples).
+  (the engine's document is ctxbench/1: core/reader analyses it once, as its upgrade).
 - Any other measuring command, with its own options, runs as that command
   with --host, one process here per host (fleet/child.py): its engine work
   on the host through the --host session, its document analysed here.

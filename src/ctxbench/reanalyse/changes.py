@@ -35,7 +35,7 @@ def _said(v: Result) -> dict[str, str]:
 
 
 def changed(old: list, new: list) -> list[str]:
-    """One line per result whose median, interval or verdict differs
+    """One line per result where anything _said prints differs
     between `old` and `new` (the same results, in the same order), saying
     each one that does: old -> new."""
     lines = []

@@ -10,9 +10,10 @@ from ctxbench.ui.figures import png_bytes
 
 
 def render_runtimes(rs: list[dict], env: dict) -> list:
-    # reader.load analysed every row again from its samples (model.analyse), which knows nothing
-    # of launches: each hand-off row's interval over its launches is derived again here, or the
-    # report printed the groups' interval and called it "this launch only"
+    # a row analysed from its samples (model.analyse: a file reanalysed, or an engine's document)
+    # knows nothing of launches: each hand-off row's interval over its launches is derived again
+    # here (the same numbers for a row runtimes wrote), or the report printed the groups' interval
+    # and called it "this launch only"
     rs = [analysis.over_launches(r) if is_handoff(r) else r for r in rs]
     out: list = []
     fig = figures.figure(rs, env)

@@ -35,8 +35,6 @@ from ctxbench.sweep.steps.allocation import allocation
 from ctxbench.ui import options, presets
 
 # tests/test_sweep_allocate.py and test_sweep_bad_resume.py read these here
-from ctxbench.sweep.steps.goals import CLOSE_ROUNDS, WORK_GOAL_FRAC, goal_ns, point_states  # noqa: F401
-from ctxbench.sweep.steps.resume import existing as _existing, prior_wall as _prior_wall  # noqa: F401
 
 COMPARE_STRIDE = finish.COMPARE_STRIDE
 # The least --budget: the smallest grid's reserve and a few seconds to measure

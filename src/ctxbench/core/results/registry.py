@@ -69,7 +69,7 @@ class Records:
         sections = [(f.name, Union[f.section, UnsetType], UNSET) for f in features if f.section]
         self.Document = _compose(Document, sections + [m for f in features for m in _fields(f.document)],
                                  replaced=(("results", list[self.Result]),))
-        # the commands that write a document, by the section each adds (core/schema.Kind's commands)
+        # the commands that write a document, by the section each adds (model.Document.command)
         self.commands = tuple(f.name for f in features if f.section)
 
     def read(self, doc: Any) -> Document:

@@ -54,7 +54,7 @@ def _known_ids(eng: Engine) -> set[str]:
 
 def _host_environment(eng: Engine) -> dict:
     """The environment of the host the engine runs on (a new sweep's grid is its caches')."""
-    return model.Document(eng.environment()).environment.as_dict()
+    return model.Document(eng.host_environment()).environment.as_dict()  # asked once: memory.check reads it too
 
 
 def _check_compare_stride(args) -> None:

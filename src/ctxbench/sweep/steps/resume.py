@@ -47,6 +47,6 @@ def prior_wall(old_doc: dict | None) -> float:
     return float(results.member(section(old_doc), "wall_s") or 0.0)
 
 
-def section(old_doc) -> results.sections.Section | None:
+def section(old_doc) -> results.Section | None:
     """The resumed file's sweep section, None for a new sweep."""
     return model.Document(old_doc).section("sweep") if old_doc else None
