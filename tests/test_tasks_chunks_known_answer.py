@@ -76,7 +76,7 @@ def costs_per_switch_in(engine_bin, victim: int, sweeps: list[int], n: int, scal
     a run of each in every pass, in the other order on every other pass (interleaved, not paired:
     each size's estimate is still over its own runs): a stretch of seconds in which the host slows
     memory (the AMD guest's, issue 48) lands on every size alike, where measuring one size's rounds together once read 587 ns for a sweep
-    of L1/8 against 826 for twice L1 (quiet: 350 against 930)."""
+    of L1/8 against 826 for twice L1 (alone, interleaved: 344-377 against 882-898)."""
     runs: dict[int, list[float]] = {s: [] for s in sweeps}
     for k in range(rounds):
         for s in (sweeps if k % 2 == 0 else sweeps[::-1]):
