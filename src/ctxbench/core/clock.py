@@ -19,6 +19,26 @@ import os
 import time
 from pathlib import Path
 
+from ctxbench.core.errors import UserError, shown
+from ctxbench.stats.numbers import is_finite
+
+
+def _readings(path: str) -> list[float]:
+    """A recorded clock's readings (gzip'd JSON: a list of numbers), [] with
+    no file; one line for anything else (a test's variable pointing at the
+    wrong file printed a traceback)."""
+    p = Path(path)
+    if not p.is_file():
+        return []
+    try:
+        got = json.loads(gzip.decompress(p.read_bytes()))
+    except (OSError, EOFError, ValueError) as e:  # not gzip, truncated, not JSON, unreadable
+        raise UserError(f"CTXBENCH_CLOCK_REPLAY {shown(path)}: not a recorded clock ({type(e).__name__}: {e})")
+    if not isinstance(got, list) or not all(is_finite(x) for x in got):
+        raise UserError(f"CTXBENCH_CLOCK_REPLAY {shown(path)}: not a recorded clock (a list of numbers)")
+    return [float(x) for x in got]
+
+
 class Clock:
     """One command's clock (its engine context's: core/engine.Engine.clock),
     replaying or recording as the environment said when it was made."""
@@ -45,8 +65,7 @@ class Clock:
 
     def _replayed(self) -> float:
         if self._readings is None:
-            p = Path(self.replay)
-            self._readings = json.loads(gzip.decompress(p.read_bytes())) if p.is_file() else []
+            self._readings = _readings(self.replay)
         if self._next < len(self._readings):
             self._next += 1
             return self._readings[self._next - 1]
