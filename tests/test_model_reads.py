@@ -133,3 +133,19 @@ def test_a_document_s_section_is_its_command_s():
     # of builtins, the section's builtins: the first object the core does not declare (fleet's comes after)
     raw = Document({"schema": "ctxbench/2", "results": [], "run": {"preset": "quick"}, "fleet": {"host": "h"}})
     assert raw.command == "run" and raw.section() == {"preset": "quick"}
+
+
+def test_a_document_without_a_section_has_one_command_as_record_and_as_builtins():
+    """A fleet's `env` job writes no section, only the host's record: the
+    record said no command and its builtins (a store's kept document, as
+    migration 0004 reads it) said "fleet", so the store's digest of one
+    document differed by how it was read."""
+    from ctxbench.core import results
+    from ctxbench.core.model import Document
+    from ctxbench.core.store.record import digest
+    from ctxbench.records import RECORDS
+    raw = {"schema": "ctxbench/2", "tool": {"name": "t"}, "environment": {"hostname": "h"}, "results": [],
+           "fleet": {"host": "h"}}
+    rec = RECORDS.read(raw)
+    assert Document(rec).command == Document(raw).command == Document(results.plain(rec)).command == "fleet"
+    assert digest(rec) == digest(raw) == digest(results.plain(rec))

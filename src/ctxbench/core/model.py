@@ -716,14 +716,15 @@ class Document:
 
     @property
     def command(self) -> str | None:
-        """The command that wrote it (its own section), None if unknown. Of
-        a document's builtins (a store's kept document, as a migration reads
-        it): its first object the core does not declare, as every writer
-        puts its section before a feature's other members (fleet's record)."""
-        if isinstance(self.d, msgspec.Struct):
-            return next((c for c in self.d.__struct_fields__ if isinstance(getattr(self.d, c), results.Section)), None)
+        """The command that wrote it, None if unknown: its first object
+        the core does not declare, as every writer puts its section before
+        a feature's other members (a fleet's host record: the fleet's `env`
+        job writes no section, and then it is "fleet"). One rule for a
+        record and its builtins (a store's kept document, as a migration
+        reads it), so that the store's digest of either is the same."""
         core = results.Document.__struct_fields__
-        return next((k for k, v in _obj(self.d).items() if k not in core and isinstance(v, dict)), None)
+        names = self.d.__struct_fields__ if isinstance(self.d, msgspec.Struct) else list(_obj(self.d))
+        return next((k for k in names if k not in core and _is_record(_g(self.d, k))), None)
 
     @property
     def results(self) -> list[Result]:
