@@ -85,8 +85,8 @@ class _Stream:
 
 def test_stderr_is_read_whole_its_tail_kept_and_the_start_ups_part_dropped():
     from ctxbench.core.ssh import session
-    err = b"x" * 300_000 + b"\n" + session.MARK + b"\nthe engine's reason\n"
-    tail = asyncio.run(session._tail(_Stream(err, 7000), session.ERR_KEPT))
-    assert len(tail) == session.ERR_KEPT and session._own(tail) == "the engine's reason\n"
+    err = b"x" * (session.ERR_KEEP + 300_000) + b"\n" + session.MARK + b"\nthe engine's reason\n"
+    tail = asyncio.run(session._tail(_Stream(err, 7000), session.ERR_KEEP))
+    assert len(tail) == session.ERR_KEEP and session._own(tail) == "the engine's reason\n"
     tail = asyncio.run(session._tail(_Stream(session.MARK + b"\n" + b"y" * 100_000, 4096), 1000))
     assert tail == b"y" * 1000  # the engine's own past the bound: its last bytes

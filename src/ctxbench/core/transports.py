@@ -28,7 +28,9 @@ from ctxbench.core.errors import UserError, escaped
 RERECORD = "make record-engine"  # what re-records every recording (tools/record_engine.py)
 OUT_MAX = 256 << 20  # bytes of stdout a one-document command (list, env, which, exec) may print: its
 #                      largest, exec's, is a few MiB; an engine that prints without end must not fill memory
-ERR_KEEP = 1 << 20   # bytes of its stderr kept, the last: its last line is the reason
+# bytes of an engine command's stderr kept, the last (its last line is the reason), here and over SSH
+# (read as it comes there: unread, a full buffer stalls the channel, stdout with it)
+ERR_KEEP = 1 << 20
 
 
 @dataclass(frozen=True)

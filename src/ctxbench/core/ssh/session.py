@@ -32,7 +32,7 @@ by what a start-up needs (STARTUP_S): a start-up that hangs, or one that
 prints without a newline (so that the tagged line never starts a line),
 is one line naming the cause (the fleet's fast way, which runs each host's
 engine through a session too, takes text without a newline as the
-start-up's). Each command's stderr is read as it comes, its last ERR_KEPT
+start-up's). Each command's stderr is read as it comes, its last ERR_KEEP
 bytes kept: unread, a full buffer would stall its stdout. The directory
 is taken byte for byte from the tagged line (a TMPDIR with spaces, quotes
 or bytes that are no UTF-8) and written back into commands as octal
@@ -56,14 +56,12 @@ from ctxbench.core.ssh import engines, failures, preflight
 from ctxbench.core.ssh.engines import OPTIONS, SETS
 from ctxbench.core.ssh.loop import Loop
 from ctxbench.core.ssh.hosts import Host
-from ctxbench.core.transports import OUT_MAX, Finished
+from ctxbench.core.transports import ERR_KEEP, OUT_MAX, Finished
 
 PREFIX = "ctxbench-host."
 TAG = b"ctxbench-host"  # the first word of each of our lines on stdout
 MARK = b"ctxbench-host err"  # our line on stderr: what the host's shell printed before it is its start-up's
 FULL = "No space left on device"
-ERR_KEPT = 64 << 10   # of an engine command's stderr, the last bytes kept (read as it comes: unread, a full
-#                       buffer stalls the channel, stdout with it)
 CLEAN_S = 15          # the clean-up's own bound (Ctrl-C, a failure, the end)
 KEEPALIVE_S = 10      # seconds between keepalives; 3 unanswered: the connection is lost
 
@@ -465,7 +463,7 @@ class Session:
 
     async def _start(self, args: list[str], limit: float) -> "_Started":
         proc = await self.conn.create_process(engine_command(self._workdir, args, limit), encoding=None)
-        err = asyncio.ensure_future(_tail(proc.stderr, ERR_KEPT))  # from the start: the start-up's too
+        err = asyncio.ensure_future(_tail(proc.stderr, ERR_KEEP))  # from the start: the start-up's too
         try:
             first = await _tagged(proc, _Chatter())  # the start-up's lines: said once, at the first exchange
         except _NoNewline as e:  # the first exchange had none: a start-up that prints differently each time
@@ -508,7 +506,7 @@ class Session:
         """run()'s work on the caller's loop, judged by the caller: start
         `ctxbench-engine args` there under `timeout` (`limit_s`), bounded
         by START_S, and bring back what it printed (stdout up to OUT_MAX,
-        stderr's last ERR_KEPT bytes after the start-up's) and how it
+        stderr's last ERR_KEEP bytes after the start-up's) and how it
         ended. An engine still running when this is cancelled is the
         watcher's to end, at aclose()."""
         started = await asyncio.wait_for(self._start(args, limit_s), START_S)
@@ -645,7 +643,7 @@ class Brought:
     """What one engine command there left: what it printed (None: more than
     OUT_MAX, the rest unread), how the host's shell ended (no status and no
     signal: the connection went away), and what it said on stderr after the
-    start-up's (its last ERR_KEPT bytes, escaped)."""
+    start-up's (its last ERR_KEEP bytes, escaped)."""
     out: bytes | None
     status: int | None
     signal: str | None
@@ -669,7 +667,7 @@ async def _ending(proc, err: asyncio.Future) -> tuple:
     escaped), `err` being its stderr read as it comes (_tail)."""
     r = await proc.wait()
     said = await err + (r.stderr or b"")
-    return r, _own(said[-ERR_KEPT:])
+    return r, _own(said[-ERR_KEEP:])
 
 
 def _last(said: str, r) -> str:
