@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from ctxbench.core.model import Result
+from ctxbench.stats.numbers import finite_or_none
 from ctxbench.ui.format import fmt_cycles_cell, fmt_time, fmt_vs_fastest
 
 SECTIONS = [
@@ -117,7 +118,7 @@ def earlier_record(earlier: dict) -> dict:
     speed = earlier.get("speed")
     out = {"store": earlier.get("store"), "why": earlier.get("why"),
            "host_fastest_ghz": speed.fastest_ghz if speed else None, "host_runs_with_clock": speed.runs if speed else 0}
-    fin = lambda x: x if math.isfinite(x) else None  # noqa: E731
+    fin = finite_or_none  # a spread's nan is the file's null
     out["spreads"] = {k: {"runs": s.runs, "ns_rel_sd": fin(s.ns), "cycles_rel_sd": fin(s.cycles),
                           "ns_between_rel_sd": fin(s.tau_ns), "cycles_between_rel_sd": fin(s.tau_cycles)}
                       for k, s in (earlier.get("spreads") or {}).items()}

@@ -15,3 +15,9 @@ def finite_or_nan(x: object) -> float:
     """`x` as a float where it is a finite number, else nan (null, a string,
     a bool, an absent member)."""
     return float(x) if is_finite(x) else math.nan
+
+
+def finite_or_none(x: object) -> float | None:
+    """`x` as a float where it is a finite number, else None (a column, or
+    JSON's null)."""
+    return float(x) if is_finite(x) else None

@@ -19,6 +19,7 @@ from ctxbench.core.results import Document as DocumentRecord, Records, Validatio
 from ctxbench.core.writer import jsonable
 from ctxbench.core.store.between import doc_ghz
 from ctxbench.core.store.tables import results, runs
+from ctxbench.stats.numbers import finite_or_none
 
 
 # A result's members that the engine (or a runtime's harness) measured;
@@ -45,10 +46,6 @@ def digest(doc) -> str:
                "results": measured}
     # nan as the file has it (null), whether the run was recorded before or after it was written
     return hashlib.sha256(json.dumps(jsonable(payload), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def _num(x) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
 def _started(doc: Document) -> datetime.datetime | None:
@@ -109,14 +106,14 @@ def _cycles(r: Result) -> dict:
     c = r.cycles
     s = c.summary if c.applies else None
     lo, hi = s.ci95 if s else (math.nan, math.nan)
-    return {"cycles_median": _num(s.median) if s else None, "cycles_ci_lo": _num(lo), "cycles_ci_hi": _num(hi),
-            "cycles_mde": _num(s.mde) if s else None, "cycles_method": (c.method or None) if s else None}
+    return {"cycles_median": finite_or_none(s.median) if s else None, "cycles_ci_lo": finite_or_none(lo), "cycles_ci_hi": finite_or_none(hi),
+            "cycles_mde": finite_or_none(s.mde) if s else None, "cycles_method": (c.method or None) if s else None}
 
 
 def _mde(r: Result) -> float | None:
     """A runtimes row's resolution, else the summary's MDE."""
-    mde = _num(r.resolution.get("mde_ns"))  # runtimes rows
-    return mde if mde is not None else _num(r.summary.mde)
+    mde = finite_or_none(r.resolution.get("mde_ns"))  # runtimes rows
+    return mde if mde is not None else finite_or_none(r.summary.mde)
 
 
 def result_rows(doc: dict, run_id: int) -> list[dict]:
@@ -128,7 +125,7 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
         version = r.params.get("version")
         out.append(fitted(results, {
             "run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
-            "median": _num(s.median), "ci_lo": _num(lo), "ci_hi": _num(hi),
+            "median": finite_or_none(s.median), "ci_lo": finite_or_none(lo), "ci_hi": finite_or_none(hi),
             "mde": _mde(r), **_cycles(r),
             "ok": ok if isinstance(ok, bool) else None, "runtime_version": version}))
     return out
@@ -147,13 +144,13 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
         effects = [("per_switch", s.get("per_switch"))]
         effects += [(f"per_task/{t}", e) for t, e in (s.get("per_task") or {}).items()]
         for name, e in effects:
-            if not isinstance(e, dict) or _num(e.get("estimate_ns")) is None:
+            if not isinstance(e, dict) or finite_or_none(e.get("estimate_ns")) is None:
                 continue
             ci = _pair(e.get("ci95"))
             key = f"tasks/{pair}/{name}"
             out.append(fitted(results, {"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
-                                        "median": _num(e["estimate_ns"]), "ci_lo": _num(ci[0]),
-                                        "ci_hi": _num(ci[1]), "mde": _num(e.get("mde_ns")),
+                                        "median": finite_or_none(e["estimate_ns"]), "ci_lo": finite_or_none(ci[0]),
+                                        "ci_hi": finite_or_none(ci[1]), "mde": finite_or_none(e.get("mde_ns")),
                                         **_effect_cycles(e.get("cycles")), "ok": None,
                                         "runtime_version": None}))
     return out
@@ -169,8 +166,8 @@ def _effect_cycles(c) -> dict:
     INSERT of many rows), and history reads an effect in cycles too."""
     c = c if isinstance(c, dict) else {}
     ci = _pair(c.get("ci95"))
-    return {"cycles_median": _num(c.get("estimate_cycles")), "cycles_ci_lo": _num(ci[0]),
-            "cycles_ci_hi": _num(ci[1]), "cycles_mde": _num(c.get("mde_cycles")), "cycles_method": None}
+    return {"cycles_median": finite_or_none(c.get("estimate_cycles")), "cycles_ci_lo": finite_or_none(ci[0]),
+            "cycles_ci_hi": finite_or_none(ci[1]), "cycles_mde": finite_or_none(c.get("mde_cycles")), "cycles_method": None}
 
 
 def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
@@ -189,6 +186,17 @@ def add(conn, doc: dict, git_commit: str | None = None) -> tuple[int, bool]:
     if rows:
         conn.execute(insert(results), rows)
     return run_id, True
+
+
+def kept_as_given(conn, run_id: int, doc) -> bool:
+    """Whether run `run_id` keeps `doc` as it is, analysis and all: a file
+    that `add` found already kept may be the same measurement analysed
+    anew (ctxbench reanalyse), which the store does not keep twice."""
+    blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
+    try:
+        return zlib.decompress(blob) == msgspec.json.encode(plain(doc))
+    except zlib.error:
+        return False
 
 
 def document(conn, run_id: int, records: Records) -> DocumentRecord:
