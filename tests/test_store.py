@@ -330,6 +330,8 @@ def test_the_same_measurement_analysed_anew_is_one_run(store_url):
         again = record.add(conn, _reanalysed(d))
         other = record.add(conn, synthetic(6))
     assert first[1] and again == (first[0], False) and other[1]
+    with s.begin() as conn:  # `store add` says which: the file as kept, or the measurement analysed anew
+        assert record.kept_as_given(conn, first[0], d) and not record.kept_as_given(conn, first[0], _reanalysed(d))
     # what was measured tells runs apart: another sample is another run
     e = _reanalysed(d)
     e["results"][0]["samples"][1] += 1.0

@@ -56,7 +56,10 @@ def _add(args) -> int:
         for path, doc in docs:
             run_id, added = record.add(conn, doc, args.commit)
             new += added
-            said.append(f"{'added' if added else 'already kept'}: {shown(path)} (run {run_id})")
+            said.append(f"added: {shown(path)} (run {run_id})" if added else
+                        f"already kept: {shown(path)} (run {run_id})" if record.kept_as_given(conn, run_id, doc) else
+                        f"already kept: {shown(path)} (run {run_id} is the same measurement with another analysis, "
+                        "kept as it was first added)")
     # said once the transaction committed: a disk that fills at the commit adds nothing, and says so alone
     print("\n".join(said))
     print(f"{new} of {len(docs)} file(s) added to {store.name}")
