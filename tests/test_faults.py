@@ -191,7 +191,7 @@ def test_control_characters_never_reach_terminal_html_or_markdown(tmp_path, caps
 
 # ---- locale, numbers, argument mixes ------------------------------------------
 
-@pytest.mark.parametrize("locale", ["C", "en_US.ISO-8859-1"])
+@pytest.mark.parametrize("locale", ["C", pytest.param("en_US.ISO-8859-1", marks=pytest.mark.slow)])  # make check: one
 def test_non_utf8_locale_does_not_crash(locale):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "PYTHONIOENCODING", "PYTHONUTF8"))}
     env.update(LC_ALL=locale, LANG=locale, PYTHONUTF8="0")

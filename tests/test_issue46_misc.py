@@ -171,7 +171,7 @@ def _row(out: str, rid: str) -> str:
     return next(line for line in out.splitlines() if line.startswith(rid + " "))
 
 
-@pytest.mark.parametrize("unit", ["auto", "ns"])
+@pytest.mark.parametrize("unit", ["auto", pytest.param("ns", marks=pytest.mark.slow)])  # make check: one
 def test_compare_of_a_baseline_near_zero_prints_no_numpy_warning(tmp_path, unit):
     f = _near_zero(tmp_path)
     p = run_cli("compare", "--unit", unit, str(f), str(f), in_process=False)

@@ -66,7 +66,8 @@ def test_dev_stdout_redirected_to_a_file_fills_the_file_and_keeps_the_link(tmp_p
     assert ".ctxbench-" not in p.stderr, "a temporary file was left in /dev"
 
 
-@pytest.mark.parametrize("name", ["/dev/null", "/dev/fd/1", "/dev/stderr"])
+# one in make check, the others in make test (each a subprocess shell: under a minute for check)
+@pytest.mark.parametrize("name", ["/dev/null", *(pytest.param(n, marks=pytest.mark.slow) for n in ("/dev/fd/1", "/dev/stderr"))])
 def test_devices_and_fds_are_written_as_streams_never_replaced(tmp_path, name):
     cmd = " ".join(ctxbench_cmd())
     p = _private_dev(f"{cmd} report {BASE} -o {name} >out.txt 2>err.txt; echo rc=$?; "

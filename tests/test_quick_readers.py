@@ -32,7 +32,10 @@ OWN = {"runtimes": ["--quiet-wait", "0"],
 
 def _commands():
     # and launches it again, up to twice, when the other test worker's load disturbed it: make test's
-    return [pytest.param(c, marks=pytest.mark.slow) if c == "runtimes" else c for c in presets.MEASURING]
+    # run; tasks and irq (a second and a half each, their readers' figures) are make test's too, keeping
+    # make check under a minute
+    return [pytest.param(c, marks=pytest.mark.slow) if c in ("runtimes", "tasks", "irq") else c
+            for c in presets.MEASURING]
 
 
 def _measured(command: str, p) -> bool:
