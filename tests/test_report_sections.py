@@ -37,7 +37,7 @@ def _fake_section() -> types.ModuleType:
     """What a new command's section.py would hold, as a module object."""
     m = types.ModuleType("ctxbench.fake.section")
 
-    def render_fake(rs, env):
+    def render_fake(rs, env, sections):
         return [Table(["id", "median"], [[Result(r).id, median_ci(r)] for r in rs], "Fake: one row per result")]
 
     m.KIND = kinds.Kind("fake", "A fake command's own section", lambda r: Result(r).id == FAKE_ID, render_fake,

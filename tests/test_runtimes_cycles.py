@@ -183,10 +183,10 @@ def test_a_probe_that_fails_costs_one_note_not_the_run(monkeypatch, capsys, tmp_
 
 
 def test_the_report_keeps_the_interval_over_launches_of_a_file_read_back(tmp_path):
-    """reader.load analyses every row again from its samples (model.analyse,
-    which knows nothing of launches): the runtimes' section derives each
-    row's interval over its launches again, in ns and in cycles, the same
-    as the command wrote."""
+    """The reader takes a row as written and the runtimes' section draws
+    it so (derives nothing again): its interval over launches, in ns and
+    in cycles, as the command printed it (tests/test_reanalysis_runtimes.py:
+    reanalyse and a tampered file)."""
     from ctxbench.core import model, reader, writer
     from ctxbench.runtimes.section import render_runtimes
 
@@ -194,7 +194,7 @@ def test_the_report_keeps_the_interval_over_launches_of_a_file_read_back(tmp_pat
     path = tmp_path / "runtimes.json"
     writer.write_results(str(path), model.document({"name": "ctxbench"}, {}, [r], {"runtimes": {}}, records=RECORDS))
     back = reader.load(str(path), RECORDS).results
-    (tab,) = [x for x in render_runtimes(back, {}) if hasattr(x, "rows")]
+    (tab,) = [x for x in render_runtimes(back, {}, []) if hasattr(x, "rows")]
     want = table.handoff_rows([r])[0]
     assert tab.rows[0] == want and "measured in 4 launches" in tab.caption and "this launch only" not in tab.caption
     # applied again to its own output, the groups' interval is kept as it was

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from ctxbench.core import model
 from ctxbench.core.results import plain
 from ctxbench.tasks import analysis as tasks_analysis
 
@@ -72,9 +73,10 @@ def test_negative_indirect_is_reported_not_clipped():
     assert any(w["code"] == "negative_indirect" for w in last["warnings"])
 
 
-def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path):
-    # a tasks file as the command writes it: the points, the pair's runs and
-    # the empty pair's runs; the report's per-switch table comes from the runs
+def test_reanalyse_derives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path):
+    # a tasks file that keeps the points and the runs (the pair's and the empty
+    # pair's) but not the per-switch effects derived from them: the report says
+    # so and does not derive them (issue 47); `reanalyse` derives them from the runs
     import msgspec
 
     from conftest import run_cli
@@ -88,16 +90,26 @@ def test_report_rederives_the_per_switch_cost_from_the_runs_in_the_file(tmp_path
     assert list(runs) == ["sort+crc"]
     again = tasks_analysis.analyse_pair(*runs["sort+crc"], resamples=300).effects
     assert again["per_switch"]["estimate_ns"] == pytest.approx(out.effects["per_switch"]["estimate_ns"])
-    doc = {"schema": "ctxbench/1", "tool": {"name": "ctxbench"}, "environment": {},
-           "results": plain(out.points) + [pair, dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc")]}
+    # ctxbench/2 with the runs analysed (a file read as written: a ctxbench/1 one is analysed as it is upgraded)
+    doc = {"schema": "ctxbench/2", "tool": {"name": "ctxbench"}, "environment": {},
+           "results": plain(out.points) + plain([model.analyse(pair),
+                                                 model.analyse(dict(empty, id=tasks_analysis.EMPTY_WITH + "sort+crc"))]),
+           "tasks": {"pairs": ["sort+crc"]}}
     f = tmp_path / "tasks.json"
     f.write_bytes(msgspec.json.encode(doc))  # as the writer does: a NaN (unknown) is null, JSON has no NaN
-    md = tmp_path / "r.md"
-    p = run_cli("report", str(f), "-o", str(tmp_path / "r.html"), "--markdown", str(md))
-    assert p.returncode == 0, p.stderr
-    text = md.read_text()
-    assert "indirect cost per switch" in text
+
+    def report(path) -> str:
+        md = tmp_path / "r.md"
+        p = run_cli("report", str(path), "-o", str(tmp_path / "r.html"), "--markdown", str(md))
+        assert p.returncode == 0, p.stderr
+        return md.read_text()
+    text = report(f)
     assert "R'\\_total" in text and "&\\#x27;" not in text  # a quote is text in Markdown, not an entity
+    assert "not kept in this file" in text and "indirect cost per switch" not in text
+    p = run_cli("reanalyse", str(f), "-o", str(tmp_path / "again.json"))
+    assert p.returncode == 0, p.stderr
+    text = report(tmp_path / "again.json")
+    assert "indirect cost per switch" in text and "not kept in this file" not in text
     row = next(line for line in text.splitlines() if line.startswith("| sort+crc") and "rounds" not in line
                and "[" in line and "below" not in line.split("|")[2])
     est = float(row.split("|")[2].split()[0])

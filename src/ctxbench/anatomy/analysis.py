@@ -26,12 +26,16 @@ import math
 import numpy as np
 
 from ctxbench.anatomy import attribution, ladder
+from ctxbench.core import results
 from ctxbench.core.model import Result, round_series
 from ctxbench.rounds import paired_difference
 from ctxbench.stats import drift, power
+from ctxbench.ui.format import fmt_effect, fmt_time
 
 SYSCALLS_PER_HANDOFF = 2  # a send and a receive (write + read, or wake + wait)
 EFFECT_KEYS = ("estimate_ns", "ci95", "se_ns", "mde_ns", "resolved", "below_mde")
+# the members of a kept anatomy that hold times: null in the file is nan here, as the command had them
+_TIMES = ("ci95", "ci95_within", "ns_ci95", "ns")
 
 
 def _per_handoff(r: Result, component: str) -> list[float]:
@@ -180,13 +184,20 @@ def _attribution(profiled: dict, thread: dict) -> dict:
     return out
 
 
+def measured_rungs(results: list[dict], mechanism: str) -> dict[str, dict]:
+    """{rung name: result} of the ladder's rungs of `mechanism` among
+    `results`, in ladder order: what anatomy() takes, when the command
+    measures and when reanalyse derives its section again."""
+    by_id = {Result(r).id: r for r in results}
+    return {r.name: by_id[r.engine_id(mechanism)] for r in ladder.RUNGS if r.engine_id(mechanism) in by_id}
+
+
 def rungs_of(results: list[dict]) -> dict[str, dict[str, dict]]:
     """{mechanism: {rung name: result}} for the results that are rungs of a
-    ladder (the report and compare re-derive the anatomy from them)."""
+    ladder (compare re-derives the anatomy from them)."""
     out: dict[str, dict[str, dict]] = {}
-    by_id = {Result(r).id: r for r in results}
     for m in ladder.MECHANISMS:
-        got = {r.name: by_id[r.engine_id(m)] for r in ladder.RUNGS if r.engine_id(m) in by_id}
+        got = measured_rungs(results, m)
         if "thread" in got and "process" in got:
             out[m] = got
     return out
@@ -222,12 +233,65 @@ def compare_parts(base: dict, new: dict) -> list[dict]:
     return out
 
 
-def measured_as(p: dict) -> str:
-    """How a part was measured, for a table cell."""
+def measured_as(p: dict, pcid: bool | None = None) -> str:
+    """How a part was measured, for a table cell; the address space's says
+    whether the CPU has PCID (`pcid`, None where unknown)."""
     if p["rung"] == "syscall":
         return f"{SYSCALLS_PER_HANDOFF} x {p['id']}"
     if p.get("component") == "t_single":
         ref = (f" - {SYSCALLS_PER_HANDOFF} x {p['reference_id']}" if p["reference"] == "syscall"
                else f" - the same of {p['reference_id']}")
         return f"t_single/n of {p['id']}{ref}"
-    return p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else "")
+    how = p["id"] + (f" - {p['reference_id']}" if p.get("reference_id") else "")
+    if p["rung"] == "process" and p["reference"] == "thread" and pcid is not None:
+        how += f" (CPU flag pcid: {'yes' if pcid else 'no, so each switch flushes the TLB'})"
+    return how
+
+
+def cross_cpu_cell(x: dict) -> str:
+    """The cross-CPU wake-up as the command prints it: median [its interval]."""
+    lo, hi = x.get("ci95") or (math.nan, math.nan)
+    return f"{fmt_time(x.get('median_ns'))} [{fmt_time(lo)}, {fmt_time(hi)}]"
+
+
+def table_rows(a: dict) -> list[list[str]]:
+    """The report's rows of an anatomy: each part shown (name, estimate,
+    how it was measured, its role), the sum check and the cross-CPU
+    wake-up apart. reanalyse says what of them changed."""
+    rows = [[p["name"], fmt_effect(p), measured_as(p, a.get("pcid")), "chain" if p["chain"] else "added"]
+            for p in shown_parts(a)]
+    sc = a.get("sum_check")
+    if sc:
+        rows.append(["measured hand-off (process)", fmt_effect(sc["total"]), sc["total"]["id"], "total"])
+        rows.append(["not attributed (total - sum of the chain)", fmt_effect(sc["gap"]), "", "gap"])
+    x = a.get("cross_cpu")
+    if x:
+        rows.append([x["quantity"], cross_cpu_cell(x), x["id"], "apart"])
+    return rows
+
+
+def shown_parts(a: dict) -> list[dict]:
+    """The anatomy's parts, less those of rungs that ran without the
+    property they exist for (`not_available`): what the table and the
+    waterfall show."""
+    bad = {s["rung"] for s in a.get("not_available") or []}
+    return [p for p in a.get("parts") or [] if p["rung"] not in bad]
+
+
+def as_read(x, key: str = ""):
+    """The kept anatomy (builtins) with the nan the file wrote as null
+    made nan again where a time belongs, so it is drawn as the command
+    drew it; other nulls (no reference, no cross-CPU rung) stay None."""
+    if isinstance(x, dict):
+        return {k: as_read(v, k) for k, v in x.items()}
+    timed = key.endswith("_ns") or key in _TIMES
+    if isinstance(x, list):
+        return [math.nan if v is None and timed else as_read(v) for v in x]
+    return math.nan if x is None and timed else x
+
+
+def kept(section) -> dict | None:
+    """The anatomy a command's section kept, None where it holds no parts
+    (a file written before they were kept)."""
+    a = results.plain(section)
+    return as_read(a) if isinstance(a, dict) and isinstance(a.get("parts"), list) else None

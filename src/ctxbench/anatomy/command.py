@@ -104,8 +104,7 @@ def run(args) -> int:
     finally:
         prog.close()
     res, drift = model.apply_drift(res)
-    by_id = {Result(r).id: r for r in res}
-    by_rung = {r.name: by_id[r.engine_id(m)] for r in rungs if r.engine_id(m) in by_id}
+    by_rung = analysis.measured_rungs(res, m)
     if "profiled" in by_rung:  # names now: the addresses move with every boot
         from ctxbench.anatomy import attribution
         profiled = by_rung["profiled"]
@@ -138,17 +137,10 @@ def run(args) -> int:
 def render(a: dict, res: list[dict]) -> str:
     """The table: each part with its interval, the sum check, the cross-CPU
     wake-up apart, and what was not measured."""
-    bad = {s["rung"] for s in a.get("not_available") or []}
     lines = [f"{'part of one hand-off':<40} {'estimate [95% CI] (or below its MDE)':<52} measured as"]
-    for p in a["parts"]:
-        if p["rung"] in bad:
-            continue
-        how = analysis.measured_as(p)
-        if p["rung"] == "process" and p["reference"] == "thread" and p.get("component") != "t_single" \
-                and a.get("pcid") is not None:
-            how += f" (CPU flag pcid: {'yes' if a['pcid'] else 'no, so each switch flushes the TLB'})"
+    for p in analysis.shown_parts(a):
         mark = "  " if p["chain"] else "+ "
-        lines.append(f"{mark}{p['name']:<38} {fmt_effect(p):<52} {how}")
+        lines.append(f"{mark}{p['name']:<38} {fmt_effect(p):<52} {analysis.measured_as(p, a.get('pcid'))}")
     sc = a.get("sum_check")
     if sc:
         t = sc["total"]
@@ -162,9 +154,7 @@ def render(a: dict, res: list[dict]) -> str:
     lines.append("  (lines marked + are what one more property adds to its reference, off the chain)")
     x = a.get("cross_cpu")
     if x:
-        lo, hi = x["ci95"]
-        lines.append(f"Cross-CPU, a different quantity: {x['quantity']}: {fmt_time(x['median_ns'])} "
-                     f"[{fmt_time(lo)}, {fmt_time(hi)}] ({x['id']})")
+        lines.append(f"Cross-CPU, a different quantity: {x['quantity']}: {analysis.cross_cpu_cell(x)} ({x['id']})")
     at = a.get("attribution")
     if at:
         lines.append(render_attribution(at))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ctxbench.anatomy import analysis
 from ctxbench.core.model import Environment
 from ctxbench.ui.figures import machine_label, plt
 
@@ -34,9 +35,7 @@ def _err(p: dict, base: float) -> tuple[float, list[list[float]]]:
 
 def waterfall(a: dict, env: Environment | dict):
     """One matplotlib figure, or None without a chain."""
-    parts = [p for p in a.get("parts") or [] if math.isfinite(p.get("estimate_ns", math.nan))]
-    skipped = {s["rung"] for s in a.get("not_available") or []}
-    parts = [p for p in parts if p["rung"] not in skipped]
+    parts = [p for p in analysis.shown_parts(a) if math.isfinite(p.get("estimate_ns", math.nan))]
     chain = [p for p in parts if p["chain"]]
     if not chain:
         return None

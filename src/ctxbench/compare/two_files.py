@@ -48,14 +48,20 @@ def interval_coverage(base: dict, new: dict, in_cycles: set = frozenset()) -> di
 
 
 def _compare_anatomies(base: dict, new: dict) -> None:
-    """Two anatomy files: their parts, re-derived from the rungs, side by
-    side, with the change's interval."""
+    """Two anatomy files of one mechanism: the parts each kept (what each
+    printed), side by side, with the change's interval."""
     from ctxbench.anatomy import analysis as anatomy
-    rb, rn = anatomy.rungs_of(Document(base).records), anatomy.rungs_of(Document(new).records)
-    for m in [m for m in rb if m in rn]:
-        rows = anatomy.compare_parts(anatomy.anatomy(rb[m], [], m), anatomy.anatomy(rn[m], [], m))
-        if not rows:
-            continue
+    docs = [Document(d) for d in (base, new)]
+    if not all(d.command == "anatomy" for d in docs):
+        return
+    kb, kn = (anatomy.kept(d.section()) for d in docs)
+    if kb is None or kn is None:
+        print("\nanatomy: a file does not keep its parts (an older ctxbench's): "
+              "`ctxbench reanalyse FILE -o NEW` derives them")
+        return
+    m = kb.get("mechanism") or "?"
+    rows = anatomy.compare_parts(kb, kn) if kn.get("mechanism") == kb.get("mechanism") else []
+    if rows:
         print(f"\nanatomy ({m}), part by part (change = new - base, 95% interval of two independent runs):")
         w = max(len(r["name"]) for r in rows)
         for r in rows:

@@ -170,6 +170,6 @@ def curve_rounds(runs: list[RoleRun], at_event: dict | None = None) -> tuple[dic
 
 def record(runs_: list[RoleRun], about: dict) -> dict:
     """The engine's record again, of these runs (a derived point keeps its
-    own: irq's points, so that the report re-derives from the file)."""
+    own: irq's points, so that `ctxbench reanalyse` derives it again from the file)."""
     key = str(about.get("key") or "n")
     return dict(about, runs=[{"group": r.group, key: r.key, "roles": [r.s]} for r in runs_])

@@ -168,6 +168,16 @@ def append_samples(a: dict, b: dict, per_sample: tuple[str, ...] = ("samples", "
     return out
 
 
+def with_points(rs: list, points: list) -> list:
+    """`rs` with each derived result (a point: tasks', irq's) replaced by
+    the one of its id in `points`, in place, so that a re-analysis says
+    what changed result by result in the file's order; a point `rs`
+    lacks is added at the end."""
+    new = {Result(p).id: p for p in points}
+    out = [new.pop(Result(r).id, r) if Result(r).derived else r for r in rs]
+    return out + list(new.values())
+
+
 def round_series(results: list[dict], unit: str = "ns") -> tuple[list[int], list[tuple[np.ndarray, np.ndarray]]]:
     """Of the results measured by group: their indices, and per result its
     kept samples with their round labels (stats.drift's series); with

@@ -162,17 +162,22 @@ def parse(doc, name: str, records: results.Records, analyse_old: bool = True) ->
         rec = records.read(doc)
     except results.ValidationError as e:
         raise UserError(f"{name} is malformed: {records.problem(e, doc)}")
-    return analysed(rec, name, everything=schema == upgrade.V1) if analyse_old else rec
+    return analysed(rec, name, records, everything=schema == upgrade.V1)[0] if analyse_old else rec
 
 
-def analysed(rec: results.Document, name: str, everything: bool = False) -> results.Document:
-    """analysed_once, with what the analysis could not take (`name`'s
-    doing) one UserError."""
+def analysed(rec: results.Document, name: str, records: results.Records,
+             everything: bool = False) -> tuple[results.Document, list[str]]:
+    """analysed_once, then, where it analysed anything, what the document's
+    command derives from its analysed results made again (`records`'
+    derived: a runtimes row's interval over its launches, a task pair's
+    effects), as the command did when it measured; and that step's notes.
+    What the analysis could not take (`name`'s doing) is one UserError."""
     try:
-        return analysed_once(rec, everything)
+        new = analysed_once(rec, everything)
+        return (new, []) if new is rec else records.derived(new, model.Document(new).command, name)
     except results.ValidationError as e:  # an analysis made what the model refuses: the file's doing
         raise UserError(f"{name} is malformed: {e}")
-    except (TypeError, ValueError, OverflowError, AttributeError) as e:
+    except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError, AttributeError) as e:
         # a shape the model does not rule out: still one line, not a traceback
         raise UserError(f"{name} is malformed: {type(e).__name__}: {e}")
 

@@ -36,7 +36,8 @@ import math
 
 import numpy as np
 
-from ctxbench.core import cycles, model
+from ctxbench.core import chunks, cycles, model
+from ctxbench.irq import chunked
 from ctxbench.records import RECORDS
 from ctxbench.irq.calibration import Draws, Offset
 from ctxbench.stats import power
@@ -449,3 +450,31 @@ def tables_from_points(points: list[dict]) -> dict[str, dict[str, np.ndarray]]:
         t["keep"] = np.ones(n, bool)
         by.setdefault(p.params.task, []).append(t)
     return {task: merge(ts) for task, ts in by.items()}
+
+
+# the members of irq's section that come from the analysis (derive_all), not from what it was asked
+ANALYSED = ("rounds", "D", "D_check", "control", "per_task", "self_check_failed", "shared_cpu", "chunks")
+
+
+def with_chunks(point, runs_by_task: dict, about: dict):
+    """A point with its runs' chunk records (core/chunks.record), so that
+    the file keeps what its chunk design is derived from."""
+    p = model.Result(point)
+    runs = [r for r in runs_by_task.get(p.params.task, []) if r.key == p.params.rate_hz]
+    return model.with_members(point, chunks=chunks.record(runs, about)) if runs else point
+
+
+def derive_all(tables: dict[str, dict[str, np.ndarray]], direct: dict[str, np.ndarray] | None, rates: list[int],
+               params: dict, spin: dict[str, np.ndarray] | None, clock_method: str, chunk_runs: dict[str, list],
+               about: dict) -> tuple[dict, list]:
+    """Everything irq derives from its runs, as the file keeps it: derive's
+    analysis with the chunk design (irq/chunked.py, from `chunk_runs` by
+    task, `about` their records' constants) under "chunks", and the points
+    (the tasks', then the spin's), each with its runs' chunk records. The
+    command when it measures and `ctxbench reanalyse` both call it."""
+    an = derive(tables, direct, rates, params, spin, clock_method)
+    lo = [int(x) for x in about.get("bucket_lo") or []]
+    an["chunks"] = chunked.analyse(chunk_runs, rates, lo, an["per_task"])
+    points = [with_chunks(p, chunk_runs, about)
+              for p in [p for pts in an["points"].values() for p in pts] + an["spin_points"]]
+    return an, points

@@ -164,17 +164,14 @@ def run(args) -> int:
             batches.append((done, more))
             done += n
             t_round = (args.engine.clock.now() - t1) / n
-    an = _analyse(batches, tasks, rates, args)
-    an["chunks"], by_task, about = _chunks(batches, rates, an["per_task"])
-    points = [_with_chunks(p, by_task, about) for pts in an["points"].values() for p in pts] + \
-        [_with_chunks(p, by_task, about) for p in an["spin_points"]]
-    direct = next(r for r in batches[0][1] if Result(r).id == "irq/direct")
+    # the file keeps every batch's gap loop (irq/direct), so that the analysis can be made again from it
+    direct = _direct(batches)
+    tables, _, spin, method = _tables(batches, tasks)
+    by_task, about = _chunk_runs(batches)
+    an, points = analysis.derive_all(tables, analysis.rows(direct), rates, _params(args), spin, method, by_task, about)
     env = Document(header).environment
-    section = {"preset": preset, "tasks": tasks, "rates_hz": rates, "rounds": an["rounds"], "budget_s": args.budget,
-               "scale": args.scale, "burn_ns": args.burn_us * 1000, "plan": plan_line, "D": an["D"],
-               "D_check": an["D_check"], "control": an["control"], "per_task": an["per_task"],
-               "self_check_failed": an["self_check_failed"], "shared_cpu": an["shared_cpu"],
-               "chunks": an["chunks"],
+    section = {"preset": preset, "tasks": tasks, "rates_hz": rates, "budget_s": args.budget, "scale": args.scale,
+               "burn_ns": args.burn_us * 1000, "plan": plan_line, **{k: an[k] for k in analysis.ANALYSED},
                "seconds": round(args.engine.clock.now() - t0, 1)}
     doc = life.document(header, [direct] + points, section)
     life.write(doc)
@@ -194,9 +191,9 @@ def run(args) -> int:
     return 1 if an["self_check_failed"] or an["control"]["ok"] is False else 0
 
 
-def _chunks(batches, rates, fits) -> tuple[dict | None, dict, dict]:
-    """The chunk design's per-interrupt costs (irq/chunked.py) from every
-    batch's runs, the runs by task, and the record's constants."""
+def _chunk_runs(batches) -> tuple[dict[str, list], dict]:
+    """Every batch's chunk records (rounds numbered on from the batch
+    before) by task, and the records' constants."""
     by_task: dict[str, list] = {}
     about: dict = {}
     for round0, res in batches:
@@ -205,28 +202,40 @@ def _chunks(batches, rates, fits) -> tuple[dict | None, dict, dict]:
             if name != "direct" and Result(r).chunks:
                 by_task.setdefault(name, []).extend(chunks.runs(r, round0))
                 about = about or chunks.describe(r)
-    lo = [int(x) for x in about.get("bucket_lo") or []]
-    return irq_chunked.analyse(by_task, rates, lo, fits), by_task, about
+    return by_task, about
 
 
-def _with_chunks(point, by_task: dict, about: dict):
-    """A point with its runs' chunk records, so that the report re-derives
-    the chunk design from the file."""
-    p = Result(point)
-    runs = [r for r in by_task.get(p.params.task, []) if r.key == p.params.rate_hz]
-    return model.with_members(point, chunks=chunks.record(runs, about)) if runs else point
+def _direct(batches):
+    """irq/direct of every batch as one result, its rounds numbered on
+    from the batch before (the rounds the analysis gives its rows)."""
+    found = [(round0, next(r for r in res if Result(r).id == "irq/direct")) for round0, res in batches]
+    out = found[0][1]
+    for round0, r in found[1:]:
+        out = model.append_samples(out, model.relabel_groups(r, lambda g, shift=round0: g + shift))
+    return model.analyse(out) if len(found) > 1 else out
 
 
-def _analyse(batches, tasks, rates, args) -> dict:
+def _params(args) -> dict:
+    """The parameters every point carries."""
+    return {"scale": args.scale, "burn_ns": args.burn_us * 1000}
+
+
+def _tables(batches, tasks) -> tuple[dict, dict | None, dict | None, str]:
+    """The runs of every batch as analysis tables: per task, the gap
+    loop's (irq/direct), the spin's, and how the core clock was read."""
     tables: dict[str, list] = {t: [] for t in ("direct", "spin", *tasks)}
     for round0, res in batches:
         for r in res:
             tables[Result(r).id.split("/", 1)[1]].append(analysis.rows(r, round0))
-    params = {"scale": args.scale, "burn_ns": args.burn_us * 1000}
     direct, spin = (analysis.merge(tables.pop(k)) or None for k in ("direct", "spin"))
     probes = [cycles.probe_of(r) for _, res in batches for r in res]
     method = "pmu" if probes and all(cycles.method(p) == "pmu" for p in probes) else "probe"
-    return analysis.derive({t: analysis.merge(v) for t, v in tables.items()}, direct, rates, params, spin, method)
+    return {t: analysis.merge(v) for t, v in tables.items()}, direct, spin, method
+
+
+def _analyse(batches, tasks, rates, args) -> dict:
+    tables, direct, spin, method = _tables(batches, tasks)
+    return analysis.derive(tables, direct, rates, _params(args), spin, method)
 
 
 def _cell(e: dict, at: bool = True) -> str:

@@ -24,6 +24,8 @@ class Irq(Section, frozen=True):
     self_check_failed: Union[list[Json], UnsetType] = UNSET
     shared_cpu: Obj = UNSET
     seconds: OptNum = UNSET
+    # the chunk design's per-interrupt costs (irq/chunked.py), null where no run timed chunks
+    chunks: Union[dict[str, Json], None, UnsetType] = UNSET
 
 
 FEATURE = Feature("irq", section=Irq)

@@ -13,7 +13,7 @@ def _is_noise(r: dict) -> bool:
     return _schema_kind(r) == "noise"
 
 
-def render_noise(rs: list[dict], env: dict) -> list:
+def render_noise(rs: list[dict], env: dict, sections: list) -> list:
     from ctxbench.noise.figures import NAME, noise_histogram
     out: list = []
     for r in rs:

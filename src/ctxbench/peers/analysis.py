@@ -171,8 +171,9 @@ def verdict(ratio: dict | None, explained: dict | None, adds: bool, has_match: b
 
 
 def comparison(r: dict) -> dict:
-    """The row's comparison with ctxbench, from its raw per-round numbers
-    (so a file read back is judged again by this code)."""
+    """The row's comparison with ctxbench, from its raw per-round numbers:
+    made when the row is measured and kept in it (`comparison`), made
+    again only by reanalyse (judged)."""
     v = Result(r)
     conv = [float(x) for x in v.samples]
     match = [float(x) if math.isfinite(x) else None for x in v.raw("match_ns")]
@@ -209,21 +210,32 @@ def comparison(r: dict) -> dict:
     return out
 
 
-def row(peer: catalogue.Peer, placement: str, launches: list[dict], version: str) -> dict:
-    """The analysed row: model.analyse's summary of the converted numbers
-    (one per round) and the comparison."""
-    r = dict(model.results.plain(model.analyse(record(peer, placement, launches, version), RECORDS.Result)))
+# the warnings judged() makes of a row's comparison (a row judged again loses the ones it had)
+JUDGED_WARNINGS = ("peer_switches", "peer_one_cpu")
+
+
+def judged(r):
+    """An analysed row with its comparison, from its per-round numbers,
+    and the warnings the comparison makes: what the command keeps when it
+    measures, and what reanalyse makes again of a row analysed again."""
     c = comparison(r)
-    r = model.with_members(r, comparison=c)
+    v = Result(r)
+    warnings = v.warnings_stored(*JUDGED_WARNINGS)
     if c.get("switches_ok") is False:
-        r = model.with_members(r, warnings=Result(r).warnings_stored() + [model.warning(
+        warnings.append(model.warning(
             "peer_switches", f"{c['switches_per_op']:.2f} switches per op counted in the peer's processes, where "
-                             f"one op ({peer.op}) holds {c['switches_per_op_expected']:g}: it did not do what its "
-                             "docs say here", got=c["switches_per_op"], expected=c["switches_per_op_expected"])])
+                             f"one op ({v.params.get('op')}) holds {c['switches_per_op_expected']:g}: it did not do "
+                             "what its docs say here", got=c["switches_per_op"], expected=c["switches_per_op_expected"]))
     if c.get("one_cpu_rounds"):
-        r = model.with_members(r, warnings=Result(r).warnings_stored() + [model.warning(
+        warnings.append(model.warning(
             "peer_one_cpu", f"in {c['one_cpu_rounds']} of {c['rounds_judged']} rounds the peer's tasks ran on one "
                             "CPU (one CPU busy throughout, the others idle): those rounds measured a same-CPU "
                             "switch, not a cross-CPU wake-up, and the row mixes the two",
-            rounds=c["one_cpu_rounds"], judged=c["rounds_judged"])])
-    return r
+            rounds=c["one_cpu_rounds"], judged=c["rounds_judged"]))
+    return model.with_members(r, comparison=c, warnings=warnings)
+
+
+def row(peer: catalogue.Peer, placement: str, launches: list[dict], version: str) -> dict:
+    """The analysed row: model.analyse's summary of the converted numbers
+    (one per round), its comparison and the warnings that makes."""
+    return judged(dict(model.results.plain(model.analyse(record(peer, placement, launches, version), RECORDS.Result))))

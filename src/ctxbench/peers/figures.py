@@ -4,13 +4,13 @@ ctxbench's figure for that quantity, on a log scale; right, their ratio
 and the ratio to the sum of ctxbench's parts the operation holds, with
 their 95% intervals over the rounds and the ±10% band. Rows are grouped by
 what they are (same-CPU switch, one thread, cross-CPU wake-up,
-throughput), so an unpinned row never sits in the same-CPU group."""
+throughput), so an unpinned row never sits in the same-CPU group. Each
+row's comparison is the one it kept (table.kept), never judged again."""
 from __future__ import annotations
-
-import math
 
 from ctxbench.core.model import Environment, Result
 from ctxbench.peers import analysis, table
+from ctxbench.stats.numbers import is_finite
 from ctxbench.ui.figures import machine_label, plt
 
 NAME = "peers"
@@ -19,10 +19,10 @@ SHORT = {table.SECTIONS[0]: "same-CPU switch", table.SECTIONS[1]: "one thread",
 
 
 def _err(iv: dict | None) -> tuple[float, list[list[float]]] | None:
-    if not iv or not math.isfinite(iv["point"]):
+    if not iv or not is_finite(iv.get("point")):
         return None
     m, ci = iv["point"], iv.get("ci95")
-    if not ci or not all(map(math.isfinite, ci)):
+    if not ci or not all(map(is_finite, ci)):
         return m, [[0], [0]]
     return m, [[max(m - ci[0], 0)], [max(ci[1] - m, 0)]]
 
@@ -43,7 +43,7 @@ def figure(results: list[dict], env: Environment | dict):
         p = v.params
         y = n - 1 - i
         labels.append(f"{p.get('title')}, {p.get('placement')} [{SHORT.get(p.get('label'), '?')}]")
-        c = analysis.comparison(r)
+        c = table.kept(r) or {}  # what the row kept; a row without, its own number alone
         own = sorted(v.raw("per_op_ns"))
         if own:
             ax.plot([own[len(own) // 2]], [y + 0.2], "x", color="0.55", ms=5)

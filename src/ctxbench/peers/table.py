@@ -1,7 +1,10 @@
 """The peers' table: one section per kind of quantity (a same-CPU switch,
 one thread, a cross-CPU wake-up, throughput), so that an unpinned peer is
 never printed beside a same-CPU switch cost; under each section, what
-each peer's operation holds and where its number and ctxbench's part."""
+each peer's operation holds and where its number and ctxbench's part.
+Every cell of the comparison is the one the row kept (`comparison`,
+peers/record.py), never judged again here: the report prints what the
+command printed (ctxbench reanalyse judges a row again)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +13,9 @@ import textwrap
 import numpy as np
 
 from ctxbench.core.model import Result
+from ctxbench.core.results import member
 from ctxbench.peers import analysis, catalogue
+from ctxbench.stats.numbers import is_finite
 from ctxbench.ui.format import fmt_time
 
 SECTIONS = (catalogue.SAME_CPU, catalogue.ONE_THREAD, catalogue.CROSS_CPU, catalogue.THROUGHPUT)
@@ -23,17 +28,28 @@ def is_peer(r) -> bool:
     return Result(r).id.startswith("peers/")
 
 
+NOT_KEPT_VERDICT = "not kept in the file"
+
+
+def kept(r) -> dict | None:
+    """The comparison the row kept when it was measured (null numbers are
+    the nan the command had: the cells say n/a for both), None for a row
+    of a file that kept none."""
+    c = member(r, "comparison")
+    return c if isinstance(c, dict) else None
+
+
 def _iv(iv: dict | None, fmt) -> str:
     if not iv:
         return "-"
     ci = iv.get("ci95")
-    if not ci or not all(map(math.isfinite, ci)):
-        return fmt(iv["point"])
-    return f"{fmt(iv['point'])} [{fmt(ci[0])}, {fmt(ci[1])}]"
+    if not ci or not all(map(is_finite, ci)):
+        return fmt(iv.get("point"))
+    return f"{fmt(iv.get('point'))} [{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
-def _ratio(x: float) -> str:
-    return f"{x:.2f}"
+def _ratio(x: float | None) -> str:
+    return f"{x:.2f}" if is_finite(x) else "n/a"
 
 
 def _own(r: Result) -> str:
@@ -48,18 +64,22 @@ def _pm(iv: dict | None, unit: str = "") -> str:
     """'2.74 µs/hand-off ±4.9%': the point (mean over the rounds) and its interval's half-width."""
     if not iv:
         return "-"
-    ci = iv.get("ci95")
-    half = f" ±{(ci[1] - ci[0]) / 2 / abs(iv['point']):.1%}" if ci and iv["point"] and all(map(math.isfinite, ci)) else ""
-    return f"{fmt_time(iv['point'])}{unit}{half}"
+    ci, point = iv.get("ci95"), iv.get("point")
+    half = f" ±{(ci[1] - ci[0]) / 2 / abs(point):.1%}" if ci and is_finite(point) and point and all(map(is_finite, ci)) \
+        else ""
+    return f"{fmt_time(point)}{unit}{half}"
 
 
 def cells(r: dict) -> list[str]:
+    """The row's cells: the peer's own number, and what its kept comparison says."""
     v = Result(r)
-    c = analysis.comparison(r)
     p = v.params
+    c = kept(r)
+    if c is None:
+        return [str(p.get("title")), str(p.get("placement")), _own(v), *["-"] * 5, NOT_KEPT_VERDICT]
     sw = c.get("switches_per_op")
     exp = c.get("switches_per_op_expected")
-    switches = "-" if sw is None else f"{sw:.2f}" + (f" ({exp:g})" if isinstance(exp, (int, float)) else "")
+    switches = "-" if sw is None else f"{sw:.2f}" + (f" ({exp:g})" if is_finite(exp) else "")
     if c.get("switches_ok") is False:
         switches += " !"
     verdict = c["verdict"]
@@ -67,8 +87,8 @@ def cells(r: dict) -> list[str]:
         verdict += f"; {c['one_cpu_rounds']}/{c['rounds_judged']} rounds on one CPU"
     elif p.get("label") == catalogue.CROSS_CPU and p.get("placement_seen") is False:
         verdict += "; on one CPU or two: not seen"  # its busy time mixes its ping-pong with a part alone
-    return [str(p.get("title")), str(p.get("placement")), _own(v), _pm(c["converted"], f"/{p.get('per')}"),
-            _pm(c["match"]), _iv(c["ratio"], _ratio), _iv(c["explained"], _ratio), switches, verdict]
+    return [str(p.get("title")), str(p.get("placement")), _own(v), _pm(c.get("converted"), f"/{p.get('per')}"),
+            _pm(c.get("match")), _iv(c.get("ratio"), _ratio), _iv(c.get("explained"), _ratio), switches, verdict]
 
 
 def _grid(head: list[str], rows: list[list[str]]) -> list[str]:

@@ -1,13 +1,15 @@
-"""A document analysed again from its samples: what the reader did on
-every load before issue 47 (model.analyse of each result, the drift of
-an interleaved run: core/reader.analysed_once), plus the widening between
-runs a run applied when it measured, from the spreads its file recorded."""
+"""A document analysed again from its samples: what the reader does to
+a ctxbench/1 file as it upgrades it (model.analyse of each result, the
+drift of an interleaved run, what the command derives from them:
+core/reader.analysed), plus the widening between runs a run applied when
+it measured, from the spreads its file recorded."""
 from __future__ import annotations
 
 import msgspec
 
 from ctxbench.core import reader, results
 from ctxbench.core.errors import UserError, escaped
+from ctxbench.records import RECORDS
 from ctxbench.rounds import apply_between_runs
 from ctxbench.stats.numbers import finite_or_nan
 
@@ -62,9 +64,13 @@ def _between_runs(rec: results.Document, name: str) -> tuple[results.Document, l
         f"the widening between runs re-applied from the file's record: {widened} interval(s)"]
 
 
-def reanalysed(rec: results.Document, name: str) -> tuple[results.Document, list[str]]:
+def reanalysed(rec: results.Document, name: str) -> tuple[results.Document, list[str], list[str]]:
     """`rec` (read from `name`) with every result measured from samples
-    analysed again, its drift derived again and its widening between runs
-    re-applied; and notes on what could not be done. `rec` is not
-    changed; one UserError for what the analysis cannot take."""
-    return _between_runs(reader.analysed(rec, name, everything=True), name)
+    analysed again, its drift derived again, its widening between runs
+    re-applied and what its command derives from them made again; the
+    notes on the widening, and the command's on what its own analysis
+    changed or could not do (a section's effects: no result shows them).
+    `rec` is not changed; one UserError for what the analysis cannot take."""
+    rec, derived = reader.analysed(rec, name, RECORDS, everything=True)
+    rec, widened = _between_runs(rec, name)
+    return rec, widened, derived

@@ -31,12 +31,13 @@ def add_parser(sub):
 def run(args) -> int:
     out = writer.check_writable(args.output, inputs=[args.file])
     old = reader.load(args.file, RECORDS, analyse_old=False)  # the results as the file holds them
-    new, notes = analysis.reanalysed(old, shown(args.file))
+    new, widened, derived = analysis.reanalysed(old, shown(args.file))
     writer.write_results(out, new)
     where = sys.stderr if out.fd == 1 else sys.stdout  # -o -: the document alone on standard output
     lines = changes.changed(old.results, new.results)
-    print("\n".join(lines) if lines else "nothing changed", file=where)
-    for note in notes:
+    # the command's notes say what its own analysis changed (a section's effects), which no result shows
+    print("\n".join(lines) if lines else "no result changed" if derived else "nothing changed", file=where)
+    for note in derived + widened:
         print(f"note: {note}", file=where)
     if out.fd != 1:
         print(f"results written to {escaped(args.output)}", file=where)

@@ -10,7 +10,7 @@ from ctxbench.core import checks
 from ctxbench.core.errors import UserError, shown
 from ctxbench.report import kinds as report_kinds
 from ctxbench.core.model import Document, Environment, Result
-from ctxbench.report.model import Report, Section
+from ctxbench.report.model import Figure, Note, Report, Section
 from ctxbench.ui.warnings import group
 
 
@@ -32,13 +32,15 @@ def _env_facts(env: Environment | dict, tool: dict) -> list[tuple[str, str]]:
     ]
 
 
-def _render(kind, rs: list[dict], machine: tuple) -> list:
-    """One kind's figures and tables. The reader checked every member's type;
-    a shape it did not foresee (a pair without its '+', a value no figure can
-    place) is the file's fault, said in one line like the reader's."""
+def _render(kind, rs: list[dict], sections: list, machine: tuple) -> list:
+    """One kind's figures and tables, from its results and what the
+    command kept in its documents' sections. The reader checked every
+    member's type; a shape it did not foresee (a pair without its '+', a
+    value no figure can place) is the file's fault, said in one line like
+    the reader's."""
     env, _, paths = machine
     try:
-        return report_kinds.render(kind, rs, env=env)
+        return report_kinds.render(kind, rs, env, sections)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, OverflowError) as e:
         names = " or ".join(shown(p) for p in dict.fromkeys(paths))
         raise UserError(f"{names} is malformed: {kind.name} results no table or figure can show "
@@ -48,7 +50,7 @@ def _render(kind, rs: list[dict], machine: tuple) -> list:
 def build(docs: list[tuple[str, dict]]) -> Report:
     """docs: (path, loaded document) pairs, every one already checked by reader.load."""
     machines: dict = {}   # env key -> (env, tool, [paths])
-    groups: dict = {}     # (env key, kind name) -> (kind, [results])
+    groups: dict = {}     # (env key, kind name) -> (kind, [results], [its command's sections])
     failed: dict = {}     # env key -> [(file, {"id", "error"})]: ids a run could not measure
     kinds = report_kinds.kinds()  # every command's part (its ctxbench.<command>.section), in report order
     for path, doc in docs:
@@ -59,7 +61,11 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         failed.setdefault(key, []).extend((os.path.basename(path), f) for f in d.failures)
         for r in d.records:
             k = report_kinds.classify(r, d.command, kinds)
-            groups.setdefault((key, k.name), (k, []))[1].append(r)
+            g = groups.setdefault((key, k.name), (k, [], []))
+            g[1].append(r)
+            sec = d.section() if d.command in k.commands else None
+            if sec is not None and not any(x is sec for x in g[2]):
+                g[2].append(sec)
 
     rep = Report("ctxbench report",
                  f"{sum(len(m[2]) for m in machines.values())} results file(s), {len(machines)} machine(s); "
@@ -69,14 +75,14 @@ def build(docs: list[tuple[str, dict]]) -> Report:
         s = Section(f"Environment: {key}")
         s.paragraphs.append("Results files: " + ", ".join(paths))
         s.items = [("fact", f"{k}: {v}") for k, v in _env_facts(env, tool)]
-        cpus = sorted({Result(r).params.cpu for (mk, _), (_, rs) in groups.items() if mk == key
+        cpus = sorted({Result(r).params.cpu for (mk, _), (_, rs, _) in groups.items() if mk == key
                        for r in rs} - {None, -1})
         for f in checks.environment_findings(env, cpus=cpus or None, busy={}):
             s.items.append((f.level, f.what + (f" (hint: {f.hint})" if f.hint and f.level == "warning" else "")))
         s.items += [("warning", f"{f['id']} was not measured ({name}): {f['error']}") for name, f in failed[key]]
         rep.sections.append(s)
     order = [k.name for k in kinds] + [report_kinds.GENERIC.name]
-    for (key, name), (kind, rs) in sorted(groups.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
+    for (key, name), (kind, rs, sections) in sorted(groups.items(), key=lambda kv: (order.index(kv[0][1]), kv[0][0])):
         s = Section(kind.title + (f" ({key})" if multi else ""))
         for f in checks.grouped([x for r in rs for x in checks.result_findings(r)]):
             s.notes.append((f.level, f.what))
@@ -86,7 +92,10 @@ def build(docs: list[tuple[str, dict]]) -> Report:
             places = [Result(r).point_key for r in rs]
         lines = group([(at, Result(r).warnings_stored()) for at, r in zip(places, rs)])
         s.notes += [(line.level, line.text) for line in lines]
-        for part in _render(kind, rs, machines[key]):
-            (s.figures if hasattr(part, "png") else s.tables).append(part)
+        for part in _render(kind, rs, sections, machines[key]):
+            if isinstance(part, Note):
+                s.notes.append((part.level, part.text))
+            else:
+                (s.figures if isinstance(part, Figure) else s.tables).append(part)
         rep.sections.append(s)
     return rep

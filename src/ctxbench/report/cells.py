@@ -10,7 +10,7 @@ import math
 from ctxbench.core.model import Result, Summary
 from ctxbench.ui.format import fmt_cycles_cell, fmt_time
 from ctxbench.ui.figures import png_bytes
-from ctxbench.report.model import Figure
+from ctxbench.report.model import Figure, Note
 
 
 def _id(r: dict) -> str:
@@ -65,3 +65,11 @@ def _part_ci(s: Summary | None, scale: float = 1e6, unit: str = "ms") -> str:
     if all(map(math.isfinite, ci)):
         txt += f" [{ci[0] / scale:.3f}, {ci[1] / scale:.3f}]"
     return txt
+
+
+def not_kept(what: str, source: str) -> Note:
+    """The note for a file that does not keep what a command derived
+    (`what`, from `source`): written by an older ctxbench, or stripped.
+    The report draws only what a file keeps, so it says how to have it."""
+    return Note(f"{what}: not kept in this file (an older ctxbench's, or removed); "
+                f"`ctxbench reanalyse FILE -o NEW` derives what is missing from {source}, into a new file")

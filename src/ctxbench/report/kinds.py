@@ -14,7 +14,7 @@ with a module `section` that defines
 
     KIND = Kind("sweep", "Indirect cost: working-set sweep", _is_sweep, render_sweep, order=40)
 
-where render_sweep(results, env) -> list of Table/Figure (report/model.py;
+where render_sweep(results, env, sections) -> list of Table/Figure (report/model.py;
 the shared cells are in report/cells.py). The report finds these modules
 when it is built and imports no command: a new command's part is a new
 file in that command, never an edit here.
@@ -39,7 +39,9 @@ class Kind:
     name: str
     title: str
     match: Callable[[dict], bool]
-    render: Optional[Callable[[list, dict], list]] = None  # None: the generic table
+    # (results, their environment, the command's sections of the documents they came from) -> parts;
+    # None: the generic table. A part draws what the command kept, never an analysis made again
+    render: Optional[Callable[[list, dict, list], list]] = None
     order: int = 1000          # place in the report (and in matching), lowest first
     commands: tuple = ()       # the commands whose documents it shows; () = (name,)
 
@@ -49,7 +51,7 @@ class Kind:
 
 # ---- generic -----------------------------------------------------------------
 
-def render_generic(rs: list[dict], env: dict) -> list:
+def render_generic(rs: list[dict], env: dict, sections: list) -> list:
     skip = {"policy", "policy_requested", "cpu", "pinned", "groups", "iterations", "t_single", "formula", "n_is"}
     rows = []
     for r in rs:
@@ -100,5 +102,5 @@ def classify(result: dict, command: Optional[str] = None, among: Optional[list[K
     return GENERIC
 
 
-def render(kind: Kind, rs: list[dict], env: dict) -> list:
-    return (kind.render or render_generic)(rs, env)
+def render(kind: Kind, rs: list[dict], env: dict, sections: list) -> list:
+    return (kind.render or render_generic)(rs, env, sections)

@@ -21,6 +21,14 @@ class Figure:
 
 
 @dataclass
+class Note:
+    """A line a section's renderer says about its part (what the file does
+    not keep, and how to have it), placed among the section's notes."""
+    text: str
+    level: str = "info"
+
+
+@dataclass
 class Section:
     title: str
     paragraphs: list[str] = field(default_factory=list)

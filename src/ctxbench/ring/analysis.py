@@ -16,6 +16,11 @@ g of every job is round g).
   the ring's group and the ping-pong's of one round are timed apart, each
   with its own clock), and the unit its verdict uses: the one whose MDE is
   smaller (core/cycles.py `twin`).
+- `derived(results)`: all the ring derives from its analysed results (each
+  point's `above_pingpong`, the N = 2 checks), one function for the
+  command when it measures and for `ctxbench reanalyse` (reanalysis.py);
+  `above_phrase` and `n2_cells` say them as the command prints them, and
+  the report and reanalyse's notes say them so too.
 """
 from __future__ import annotations
 
@@ -27,6 +32,8 @@ from ctxbench.core import cycles
 from ctxbench.core.model import Result, with_members
 from ctxbench.rounds import paired_difference
 from ctxbench.stats import power
+from ctxbench.ui.format import fmt_time
+from ctxbench.ui.twin import fmt_twin, mde_note, short_note
 
 # |ring / ping-pong - 1| above this at N = 2 is a failed check: the ring at
 # N = 2 makes the ping-pong's system calls and switches, and nothing else.
@@ -104,6 +111,41 @@ def with_above_pingpong(results: list[dict]) -> list[dict]:
                                         if k in e})
         out.append(r)
     return out
+
+
+def derived(results: list) -> tuple[list, list[dict]]:
+    """What `ring` derives from its analysed results (the drift applied):
+    the results, each ring point a new one with its cost above the
+    ping-pong (with_above_pingpong), and the N = 2 checks (n2_checks);
+    `results` is not changed."""
+    res = with_above_pingpong(results)
+    return res, n2_checks(res)
+
+
+def above_phrase(above: dict | None) -> tuple[str, str]:
+    """A point's cost above the ping-pong as printed: the effect in the
+    unit its verdict uses, and that unit ('-', '-' without one)."""
+    return (fmt_twin(above), short_note(above)) if above else ("-", "-")
+
+
+N2_HEADER = ("ring", "ping-pong", "ratio [95% CI]", "difference [95% CI]", "verdict")
+
+
+def _ratio(x) -> str:
+    return f"{x:.3f}" if isinstance(x, (int, float)) and math.isfinite(x) else "n/a"
+
+
+def n2_cells(c: dict) -> list[str]:
+    """One N = 2 check as printed (N2_HEADER): both medians, the ratio
+    with its interval, the difference (and the unit of its verdict), the
+    verdict; 'n/a' for what it lacks (nan is null in a file)."""
+    lo, hi = c.get("ratio_ci95") or (None, None)
+    d = c.get("difference")
+    tol = c.get("tolerance", N2_TOLERANCE)
+    return [fmt_time(c.get("ring_ns")), fmt_time(c.get("pingpong_ns")),
+            f"{_ratio(c.get('ratio'))} [{_ratio(lo)}, {_ratio(hi)}]",
+            f"{fmt_twin(d)} ({mde_note(d)})" if isinstance(d, dict) else "n/a",
+            "ok" if c.get("ok") else f"FAILED (more than {tol:.0%} apart)"]
 
 
 def settle_record(results: list[dict]) -> dict:

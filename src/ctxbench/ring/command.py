@@ -21,7 +21,7 @@ from ctxbench.core import memory
 from ctxbench.core.measure import EngineOptions, run_ids
 from ctxbench.ring import analysis
 from ctxbench.ui.format import fmt_time
-from ctxbench.ui.twin import fmt_cyc, fmt_twin, mde_note, short_note
+from ctxbench.ui.twin import fmt_cyc
 from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -95,8 +95,7 @@ def run(args) -> int:
     finally:
         prog.close()
     res, drift = model.apply_next_run(res)  # intervals that hold another run's median (stats/drift.py)
-    res = analysis.with_above_pingpong(res)
-    n2 = analysis.n2_checks(res)
+    res, n2 = analysis.derived(res)  # each point's cost above the ping-pong, the N = 2 checks
     settle = analysis.settle_record(res)
 
     env = model.Document(header).environment
@@ -127,11 +126,9 @@ def render_checks(n2: list[dict], drift: dict, settle: dict) -> str:
     """The N = 2 check, what the intervals cover, and how the groups began."""
     lines = ["", "N = 2 check: the two-party ring is the ping-pong (measured in the same rounds)"]
     for c in n2:
-        lo, hi = c["ratio_ci95"]
-        verdict = "ok" if c["ok"] else f"FAILED (more than {c['tolerance']:.0%} apart)"
-        lines.append(f"  {c['kind']:<8} {c['mechanism']:<6} ring {fmt_time(c['ring_ns']):>9}  ping-pong "
-                     f"{fmt_time(c['pingpong_ns']):>9}  ratio {c['ratio']:.3f} [{lo:.3f}, {hi:.3f}]  "
-                     f"difference {fmt_twin(c['difference'])} ({mde_note(c['difference'])})  {verdict}")
+        ring, pp, ratio, diff, verdict = analysis.n2_cells(c)
+        lines.append(f"  {c['kind']:<8} {c['mechanism']:<6} ring {ring:>9}  ping-pong {pp:>9}  ratio {ratio}  "
+                     f"difference {diff}  {verdict}")
     if not n2:
         lines.append("  (no N = 2, footprint 0 point measured)")
     rel, rho = drift.get("relative_sd"), drift.get("persistence")
@@ -163,11 +160,11 @@ def render_table(res: list[dict]) -> str:
         s = r.summary
         half = (s.ci95[1] - s.ci95[0]) / 2
         spc = r.verification.get("switches_per_handoff")
-        above = r.above_pingpong
+        above, unit = analysis.above_phrase(r.above_pingpong)
         cv = f"{s.cv:.1%}" if math.isfinite(s.cv) else "n/a"
         cyc = fmt_cyc(r.cycles.summary.median) if r.cycles.applies else "-"
         lines.append(f"{r.id:<20} {r.params.get('parties', '?'):>5} {r.params.get('footprint', '?'):>9}  "
                      f"{fmt_time(s.median) + ' ± ' + fmt_time(half):>21}  {cyc:>9}  {cv:>6}  "
-                     f"{(fmt_twin(above) if above else '-'):<52} {(short_note(above) if above else '-'):>9} "
+                     f"{above:<52} {unit:>9} "
                      f"{(f'{spc:.2f}' if spc else '-'):>11}  {r.verified[0]}")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ def _is_run(r: dict) -> bool:
     return _schema_kind(r) in ("timer", "baseline", "switch", "selftest", "boost") and not is_sweep_point(r)
 
 
-def render_run(rs: list[dict], env: dict) -> list:
+def render_run(rs: list[dict], env: dict, sections: list) -> list:
     """The direct-cost table, in table.py's sections, and the cost figure."""
     out: list = []
     order = [t for _, _, t in table.SECTIONS] + ["Other"]

@@ -149,10 +149,29 @@ def launch_spread(r: dict) -> dict | None:
 
 
 def row_of(raw: dict) -> dict:
-    """A harness record as an analysed result (model.analyse plus `kernel`
-    and `resolution`); a virtual thread that pinned its carrier is
-    flagged, since its hand-off then blocked a kernel thread."""
-    r = over_launches(model.analyse(raw, RECORDS.Result))
+    """A harness record (or an engine reference's, references.py) as an
+    analysed result: model.analyse, then what runtimes derive from it
+    (with_runtime_members)."""
+    return with_runtime_members(model.analyse(raw, RECORDS.Result))
+
+
+ROW_PREFIX = "runtimes/"  # a harness's ids (harness.py checks it) and the engine references' (references.py)
+
+
+def is_row(r: dict) -> bool:
+    """A result runtimes made with row_of; the engine's own ids in its file
+    are model.analyse's alone."""
+    return Result(r).id.startswith(ROW_PREFIX)
+
+
+def with_runtime_members(r: dict) -> dict:
+    """An analysed row (model.analyse) with what runtimes derive from its
+    samples and params: its intervals over launches, `kernel`,
+    `contention`, `resolution`, `launches` and the launch-spread and
+    pinned-carrier warnings (a virtual thread that pinned its carrier
+    blocked a kernel thread on its hand-off). The command and `reanalyse`
+    (reanalysis.py) both make a row's members here."""
+    r = over_launches(r)
     r = model.with_members(r, kernel=kernel_record(r))
     contended = contention_record(r)
     if contended:

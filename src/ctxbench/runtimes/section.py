@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from ctxbench.report.kinds import Kind
 from ctxbench.report.model import Figure, Table
-from ctxbench.runtimes import analysis, figures, table
+from ctxbench.runtimes import figures, table
 from ctxbench.runtimes.analysis import is_handoff
 from ctxbench.ui.figures import png_bytes
 
 
-def render_runtimes(rs: list[dict], env: dict) -> list:
-    # a row analysed from its samples (model.analyse: a file reanalysed, or an engine's document)
-    # knows nothing of launches: each hand-off row's interval over its launches is derived again
-    # here (the same numbers for a row runtimes wrote), or the report printed the groups' interval
-    # and called it "this launch only"
-    rs = [analysis.over_launches(r) if is_handoff(r) else r for r in rs]
+def render_runtimes(rs: list[dict], env: dict, sections: list) -> list:
+    # the rows as the command wrote them (their intervals over launches: analysis.row_of), never
+    # derived again here; `reanalyse` makes them again (runtimes/reanalysis.py)
     out: list = []
     fig = figures.figure(rs, env)
     if fig is not None:

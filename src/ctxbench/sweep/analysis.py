@@ -45,7 +45,7 @@ import numpy as np
 from ctxbench.core import model
 from ctxbench.stats import power
 from ctxbench.sweep.plan import boundaries, fmt_size, key
-from ctxbench.ui.format import fmt_time
+from ctxbench.ui.format import fmt_effect, fmt_time
 
 NEIGHBOURS = 2  # stride-0 check: sizes on each side compared with
 PAIRED = ("mean of per-round paired differences: the point's median in a round minus the stride-0 median at "
@@ -281,6 +281,30 @@ def counts(results: list[dict], bid: str) -> dict:
         c["points"] += 1
         c["resolved" if e.resolved else "below_mde" if e.below_mde else "neither"] += 1
     return c
+
+
+CHECKS_HEADER = ("direct (stride 0)", "strided points", "resolved", "below MDE", "neither", "n/a",
+                 "stride-0 check (should be 0)")
+
+
+def checks_row(results: list, bid: str) -> list[str]:
+    """What the sweep resolved of one mechanism and its stride-0 check, as
+    the report's table has them (CHECKS_HEADER): tallies of the points'
+    kept indirect costs (counts) and the median of their kept stride-0
+    medians (direct_cost), no statistic made again."""
+    c = counts(results, bid)
+    zero = (f"{'ok' if c['zero_family_ok'] == c['zero'] else 'FAILED'}: {c['zero_family_ok']} of {c['zero']} "
+            f"within simultaneous 95% intervals; {c['zero_ok']} own 95% intervals contain 0; resolution "
+            f"{fmt_time(c['zero_mde'])}") if c["zero"] else "-"
+    return [fmt_time(direct_cost(results, bid)), str(c["points"]), str(c["resolved"]), str(c["below_mde"]),
+            str(c["neither"]), str(c["no_mde"]), zero]
+
+
+def indirect_phrase(r) -> str:
+    """A point's indirect cost in one phrase: its estimate with its
+    interval, or below its MDE (ui/format.fmt_effect); '-' without one."""
+    e = model.Result(r).indirect
+    return fmt_effect(e.as_dict()) if e else "-"
 
 
 def l2_size(env: dict) -> int | None:

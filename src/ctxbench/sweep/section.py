@@ -4,7 +4,6 @@ this package's `section` module."""
 from __future__ import annotations
 
 from ctxbench.core.model import Result, is_sweep_point
-from ctxbench.ui.format import fmt_time
 from ctxbench.report.cells import _figures, _id, _p, median_ci, spread, verified
 from ctxbench.report.kinds import Kind
 from ctxbench.report.model import Table
@@ -16,7 +15,7 @@ def _is_sweep(r: dict) -> bool:
     return is_sweep_point(r)
 
 
-def render_sweep(rs: list[dict], env: dict) -> list:
+def render_sweep(rs: list[dict], env: dict, sections: list) -> list:
     """The sweep's own figures (figures_sweep), then one row per point."""
     from ctxbench.sweep import figures as figures_sweep
     out: list = _figures(figures_sweep.all_figures({"results": rs, "environment": env}),
@@ -34,19 +33,13 @@ def render_sweep(rs: list[dict], env: dict) -> list:
 
 def _sweep_checks(rs: list[dict]) -> Table:
     """Per mechanism: what the sweep resolved and its stride-0 check (the
-    same counts as the command's summary, from the stored indirect costs)."""
+    same counts as the command's summary: tallies of the indirect costs
+    the points kept and the median of the stride-0 medians they kept,
+    sweep_analysis.checks_row; no interval or verdict is made again)."""
     from ctxbench.sweep import analysis as sweep_analysis
     from ctxbench.sweep.plan import key
-    rows = []
-    for bid in sorted({key(r)[0] for r in rs if key(r)}):
-        c = sweep_analysis.counts(rs, bid)
-        zero = (f"{'ok' if c['zero_family_ok'] == c['zero'] else 'FAILED'}: {c['zero_family_ok']} of {c['zero']} "
-                f"within simultaneous 95% intervals; {c['zero_ok']} own 95% intervals contain 0; resolution "
-                f"{fmt_time(c['zero_mde'])}") if c["zero"] else "-"
-        rows.append([bid, fmt_time(sweep_analysis.direct_cost(rs, bid)), str(c["points"]), str(c["resolved"]),
-                     str(c["below_mde"]), str(c["neither"]), str(c["no_mde"]), zero])
-    return Table(["mechanism", "direct (stride 0)", "strided points", "resolved", "below MDE", "neither", "n/a",
-                  "stride-0 check (should be 0)"], rows,
+    rows = [[bid, *sweep_analysis.checks_row(rs, bid)] for bid in sorted({key(r)[0] for r in rs if key(r)})]
+    return Table(["mechanism", *sweep_analysis.CHECKS_HEADER], rows,
                  "Sweep: points resolved (95% interval excludes 0) or below their minimum detectable effect, "
                  "and the stride-0 check (every stride-0 point is the same configuration: 0 at once)")
 

@@ -302,6 +302,35 @@ def analyse_pair(pair_result: dict, empty_result: dict, resamples: int = resampl
     return PairAnalysis(summary, [_point(R, P, Pc, n, pair_result, warns) for n in ns])
 
 
+# the members of a pair's per_pair record that are the command's plan for it, not its analysis
+# (tasks/command.py: the pilot's, and the rounds it chose, which stand over the effects' own count)
+PLAN = ("pilot_rounds", "round_s", "rounds", "planned_mde_ns", "planned_mde_whole_runs_ns")
+
+
+class Derived(NamedTuple):
+    """What tasks derives from its pairs' runs: each pair's points, each
+    pair's per_pair record (its effects and its plan), all the points and
+    their largest CV of R'_total."""
+    by_pair: dict
+    per_pair: dict
+    points: list
+    max_cv: float
+
+
+def derive(runs: dict[str, tuple[dict, dict]], plan: dict[str, dict]) -> Derived:
+    """Every pair analysed from its runs (its job and its empty pair's, in
+    `runs`' order) as the command keeps it: the points, and per pair its
+    effects with the plan it was measured to (`plan`: PLAN's members).
+    The command when it measures and `ctxbench reanalyse` both call it."""
+    by_pair, per_pair, points = {}, {}, []
+    for pair, (pair_result, empty_result) in runs.items():
+        a = analyse_pair(pair_result, empty_result)
+        by_pair[pair] = a.points
+        per_pair[pair] = dict(a.effects, **plan.get(pair, {}))
+        points += a.points
+    return Derived(by_pair, per_pair, points, max_cv(points))
+
+
 def _point_cycles(Pc: dict | None, at_n: np.ndarray, result: dict) -> dict:
     """A point's R'_total in core cycles (the `cycles` member model.Result
     reads): its runs' ns times their groups' f, resampled by round."""

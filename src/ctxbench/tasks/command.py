@@ -128,15 +128,9 @@ def run(args) -> int:
             prog.step(pair)
     prog.close()
 
-    by_pair, per_pair, points = {}, {}, []
-    for pair in pairs:
-        a = tasks_analysis.analyse_pair(*raw[pair])
-        by_pair[pair] = a.points
-        per_pair[pair] = dict(a.effects, **plan[pair])
-        points += a.points
-    maxcv = tasks_analysis.max_cv(points)
-    # the runs themselves (the pair's and the empty pair's), so that the report
-    # re-derives the per-switch effects from the file (tasks_analysis.runs_in)
+    by_pair, per_pair, points, maxcv = tasks_analysis.derive({p: tuple(raw[p]) for p in pairs}, plan)
+    # the runs themselves (the pair's and the empty pair's), so that `ctxbench reanalyse`
+    # derives the points and per_pair again from the file (tasks/reanalysis.py)
     c_results = [r for p in pairs for r in (raw[p][0], model.with_members(raw[p][1], id=tasks_analysis.EMPTY_WITH + p))]
     env = model.Document(header).environment
     doc = life.document(header, points + c_results, {

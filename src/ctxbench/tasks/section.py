@@ -4,9 +4,9 @@ a row per (pair, n) and the indirect cost per switch. Found by the report
 from __future__ import annotations
 
 from ctxbench.core.model import Result
-from ctxbench.core.results import plain
+from ctxbench.core.results import member
 from ctxbench.ui.twin import fmt_twin, mde_note
-from ctxbench.report.cells import _figures, _p, _part_ci, _schema_kind, verified
+from ctxbench.report.cells import _figures, _p, _part_ci, _schema_kind, not_kept, verified
 from ctxbench.report.kinds import Kind, render_generic
 from ctxbench.report.model import Table
 
@@ -15,7 +15,19 @@ def _is_tasks(r: dict) -> bool:
     return _schema_kind(r) in ("tasks-run", "tasks-point")
 
 
-def render_tasks(rs: list[dict], env: dict) -> list:
+NOT_KEPT = not_kept("The per-switch effects (tasks.per_pair)", "the runs it keeps")
+
+
+def _kept_per_pair(sections: list) -> dict:
+    """The pairs' per-switch effects as the command kept them (its
+    sections' per_pair), never derived again here."""
+    per: dict = {}
+    for sec in sections:
+        per.update(member(sec, "per_pair") or {})
+    return per
+
+
+def render_tasks(rs: list[dict], env: dict, sections: list) -> list:
     """David et al. 2007 Figures 2 and 3 and a row per (pair, n)."""
     from ctxbench.tasks import analysis as tasks_analysis
     from ctxbench.tasks import figures as tasks_plots
@@ -23,10 +35,9 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     by_pair: dict = {}
     for r in sorted(pts, key=lambda r: _p(r).get("n", 0)):
         by_pair.setdefault(_p(r)["pair"], []).append(r)
-    runs = tasks_analysis.runs_in(rs)  # the per-switch effects, re-derived from the runs the file keeps
-    # analysed again as the engine wrote them (builtins: the analysis takes engine results)
-    per = {pair: tasks_analysis.analyse_pair(*map(plain, rr)).effects for pair, rr in runs.items()}
-    out: list = []
+    runs = tasks_analysis.runs_in(rs)  # the runs the file keeps: shown through per_pair, not in the generic table
+    per = _kept_per_pair(sections)
+    out: list = [] if per or not runs else [NOT_KEPT]
     if by_pair:
         maxcv = tasks_analysis.max_cv(pts)
         out += _figures([(tasks_plots.FIG2, tasks_plots.figure2(by_pair, env, maxcv, per)),
@@ -74,7 +85,7 @@ def render_tasks(rs: list[dict], env: dict) -> list:
     used = {id(r) for r in pts} | {id(r) for rr in runs.values() for r in rr}
     other = [r for r in rs if id(r) not in used]
     if other:
-        out += render_generic(other, env)
+        out += render_generic(other, env, sections)
     return out
 
 

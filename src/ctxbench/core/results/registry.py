@@ -19,7 +19,7 @@ the Records as an argument, or uses RECORDS itself above core/."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -63,14 +63,28 @@ class Records:
     composed from the core's and the features' (in their order: the order
     of members in a written file), and what decodes and describes them."""
 
-    def __init__(self, *features: Feature):
+    def __init__(self, *features: Feature, derive: Callable[[str], Any] | None = None):
+        """`derive(command)`: what that command derives from its analysed
+        results (a function (document, name) -> (document, notes)), None
+        where it derives nothing; the registry above core/ finds it
+        (ctxbench/records.py), and whoever analyses a document again (the
+        reader's upgrade, `ctxbench reanalyse`) calls it through derived()."""
         self.features = features
+        self._derive = derive
         self.Result = _compose(Result, [m for f in features for m in _fields(f.result)])
         sections = [(f.name, Union[f.section, UnsetType], UNSET) for f in features if f.section]
         self.Document = _compose(Document, sections + [m for f in features for m in _fields(f.document)],
                                  replaced=(("results", list[self.Result]),))
         # the commands that write a document, by the section each adds (model.Document.command)
         self.commands = tuple(f.name for f in features if f.section)
+
+    def derived(self, doc: Document, command: str | None, name: str) -> tuple[Document, list[str]]:
+        """`doc` with what its `command` derives from its analysed results
+        made again (a runtimes row's interval over its launches, a task
+        pair's effects), and that step's notes; `doc` as it is where the
+        command derives nothing. `name` says where it came from."""
+        step = self._derive(command) if self._derive and command else None
+        return step(doc, name) if step else (doc, [])
 
     def read(self, doc: Any) -> Document:
         """A document as read (builtins) as a ctxbench/2 record: ctxbench/2
