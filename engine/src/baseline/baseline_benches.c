@@ -6,6 +6,7 @@
  * baseline/syscall-enosys, the rejected call ctx-clock times (peers). */
 #include "core/bench.h"
 #include "core/clock.h"
+#include "core/host_sensors.h"
 #include <math.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,8 +31,8 @@ static void ev_syscall(void)
 } /* never libc's cached getpid */
 static void ev_enosys(void)
 {
-    syscall(-1L);
-} /* rejected before the kernel's syscall table: ctx-clock's call (peers) */
+    syscall(REJECTED_SYSCALL);
+} /* rejected before the kernel's syscall table: ctx-clock's call (peers); 32-bit ARM's SIGILL'd -1 */
 
 /* The event is expanded inline between the two timer reads, so the NOP is
  * one instruction there, not a call. */

@@ -248,6 +248,7 @@ clock_probe_t clock_probe_read(int cpu)
     }
     p.pmu_cycles_per_op = pmu_cycles_per_op();
     p.cpu = sched_getcpu();
+    p.sensors = host_sensors_read(p.cpu);
     if (moved) pthread_setaffinity_np(pthread_self(), sizeof old, &old);
     return p;
 }
@@ -269,6 +270,7 @@ void clock_probe_describe(json_t *j)
     }
     json_kstr(j, "timed_with", "CLOCK_MONOTONIC_RAW, best of the repetitions");
     if (emulated[0]) json_kstr(j, "emulated", emulated);
+    host_sensors_describe(j);
     const char *why = clock_probe_pmu_error();
     if (why[0])
         json_kstr(j, "pmu", why);

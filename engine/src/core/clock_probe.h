@@ -25,6 +25,7 @@
  * a hypervisor's pause lengthens one repetition, not the clock. */
 #ifndef CTXBENCH_CLOCK_PROBE_H
 #define CTXBENCH_CLOCK_PROBE_H
+#include "core/host_sensors.h"
 #include "core/json.h"
 #include <stdint.h>
 
@@ -44,10 +45,12 @@ typedef struct clock_probe {
     double walk_ns;           /* best repetition: ns for PROBE_WALK_STEPS steps of the walk */
     double pmu_cycles_per_op; /* counted user cycles per add (the PMU), NAN where none */
     int cpu;                  /* the CPU it ran on (-1: unknown) */
+    host_sensors_t sensors;   /* the host's state beside the clock (core/host_sensors.h) */
 } clock_probe_t;
 
-/* One reading on `cpu` (the calling thread is moved there for the reading
- * and its affinity restored; cpu < 0: where it runs). */
+/* One reading on `cpu`, the host's sensors with it (the calling thread is
+ * moved there for the reading and its affinity restored; cpu < 0: where it
+ * runs). */
 clock_probe_t clock_probe_read(int cpu);
 
 /* The add chain alone, best of PROBE_QUICK_REPS, on `cpu` (as

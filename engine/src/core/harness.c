@@ -217,25 +217,78 @@ static void settle_arrays(json_t *j, const settle_t *st, int groups, const run_o
 
 /* Per group: the core-clock probe's readings before its setup and after
  * its teardown (core/clock_probe.h), for the front end to turn each
- * sample's ns into core cycles. */
+ * sample's ns into core cycles, and the host's sensors beside them
+ * (core/host_sensors.h). */
+#define PROBE_ARRAYS 25
+static void probe_values(const clock_probe_t *b, const clock_probe_t *a, int g, double *f)
+{
+    const host_sensors_t *sb = &b->sensors, *sa = &a->sensors;
+    const double v[PROBE_ARRAYS] = {g,
+                                    b->add_ns,
+                                    a->add_ns,
+                                    b->check_ns,
+                                    a->check_ns,
+                                    b->walk_ns,
+                                    a->walk_ns,
+                                    (b->pmu_cycles_per_op + a->pmu_cycles_per_op) / 2,
+                                    b->cpu, /* NAN: null */
+                                    sb->syscall_ns,
+                                    sa->syscall_ns,
+                                    sb->code_ns,
+                                    sa->code_ns,
+                                    sb->chase_l2_ns,
+                                    sa->chase_l2_ns,
+                                    sb->chase_llc_ns,
+                                    sa->chase_llc_ns,
+                                    sb->steal_ms,
+                                    sa->steal_ms,
+                                    sb->own_total_ms,
+                                    sa->own_total_ms,
+                                    sb->others_busy_ms,
+                                    sa->others_busy_ms,
+                                    sb->others_total_ms,
+                                    sa->others_total_ms};
+    memcpy(f, v, sizeof v);
+}
+
 static void probe_arrays(json_t *j, const clock_probe_t *pr, int groups)
 {
     json_key(j, "clock_probe");
     json_obj_begin(j);
     clock_probe_describe(j);
-    static const char *names[] = {"group",           "before_ns",         "after_ns",
-                                  "check_before_ns", "check_after_ns",    "walk_before_ns",
-                                  "walk_after_ns",   "pmu_cycles_per_op", "cpu"};
-    for (int k = 0; k < 9; k++) {
+    static const char *names[PROBE_ARRAYS] = {"group",
+                                              "before_ns",
+                                              "after_ns",
+                                              "check_before_ns",
+                                              "check_after_ns",
+                                              "walk_before_ns",
+                                              "walk_after_ns",
+                                              "pmu_cycles_per_op",
+                                              "cpu",
+                                              "syscall_before_ns",
+                                              "syscall_after_ns",
+                                              "code_before_ns",
+                                              "code_after_ns",
+                                              "chase_l2_before_ns",
+                                              "chase_l2_after_ns",
+                                              "chase_llc_before_ns",
+                                              "chase_llc_after_ns",
+                                              "steal_before_ms",
+                                              "steal_after_ms",
+                                              "own_total_before_ms",
+                                              "own_total_after_ms",
+                                              "others_busy_before_ms",
+                                              "others_busy_after_ms",
+                                              "others_total_before_ms",
+                                              "others_total_after_ms"};
+    for (int k = 0; k < PROBE_ARRAYS; k++) {
         json_key(j, names[k]);
         json_arr_begin(j);
         for (int g = 0; g < groups; g++) {
             const clock_probe_t *b = &pr[2 * g], *a = &pr[2 * g + 1];
+            double f[PROBE_ARRAYS];
             if (!(b->add_ns > 0)) continue; /* a group that never ran */
-            const double f[] = {
-                g,           b->add_ns,  a->add_ns,  b->check_ns,
-                a->check_ns, b->walk_ns, a->walk_ns, (b->pmu_cycles_per_op + a->pmu_cycles_per_op) / 2,
-                b->cpu}; /* NAN: null */
+            probe_values(b, a, g, f);
             if (k == 0 || k == 8)
                 json_int(j, (int64_t)f[k]);
             else

@@ -83,6 +83,25 @@ class ClockProbe(Open, frozen=True):
     walk_after_ns: Union[Numbers, UnsetType] = UNSET
     pmu_cycles_per_op: Union[Numbers, UnsetType] = UNSET
     cpu: Union[Numbers, UnsetType] = UNSET
+    # the host's sensors beside the clock (engine/src/core/host_sensors.h; core/host_state.py), per
+    # group before and after: files before issue 48 lack them
+    sensors: Union[dict[str, Json], UnsetType] = UNSET
+    syscall_before_ns: Union[Numbers, UnsetType] = UNSET
+    syscall_after_ns: Union[Numbers, UnsetType] = UNSET
+    code_before_ns: Union[Numbers, UnsetType] = UNSET
+    code_after_ns: Union[Numbers, UnsetType] = UNSET
+    chase_l2_before_ns: Union[Numbers, UnsetType] = UNSET
+    chase_l2_after_ns: Union[Numbers, UnsetType] = UNSET
+    chase_llc_before_ns: Union[Numbers, UnsetType] = UNSET
+    chase_llc_after_ns: Union[Numbers, UnsetType] = UNSET
+    steal_before_ms: Union[Numbers, UnsetType] = UNSET
+    steal_after_ms: Union[Numbers, UnsetType] = UNSET
+    own_total_before_ms: Union[Numbers, UnsetType] = UNSET
+    own_total_after_ms: Union[Numbers, UnsetType] = UNSET
+    others_busy_before_ms: Union[Numbers, UnsetType] = UNSET
+    others_busy_after_ms: Union[Numbers, UnsetType] = UNSET
+    others_total_before_ms: Union[Numbers, UnsetType] = UNSET
+    others_total_after_ms: Union[Numbers, UnsetType] = UNSET
 
 
 class Verification(Open, frozen=True):
