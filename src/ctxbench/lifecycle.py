@@ -133,7 +133,8 @@ class Lifecycle:
     def earlier(self, header: dict, results: list[dict]) -> dict:
         """What this host's earlier runs in the store say about another run
         here (core/store/between.py): per point, the spread of its medians
-        in ns and cycles, and the host's recorded core clocks; read before
+        in ns and cycles, the host's recorded core clocks and the best each
+        of its sensors read (core/host_state.py); read before
         this run is recorded. {"why": ...} where there is nothing to say.
         Never costs the run: a store that cannot be read is a reason."""
         if self.store is None:
@@ -146,12 +147,13 @@ class Lifecycle:
                 spreads = between.spreads(conn, env.hostname, env.kernel_release, self.kind,
                                           [model.Result(r).point_key for r in results])
                 speed = between.host_speed(conn, env.hostname)
+                best = between.host_best(conn, env.hostname)
         except UserError as e:
             return {"why": f"the results store could not be read: {escaped(str(e))}"}
         if not any(s.runs >= between.MIN_RUNS for s in spreads.values()):
             return {"why": "fewer than 2 earlier runs of this host, kernel and command in the results store "
-                           f"{store.name}", "speed": speed}
-        return {"store": store.name, "spreads": spreads, "speed": speed}
+                           f"{store.name}", "speed": speed, "host_best": best}
+        return {"store": store.name, "spreads": spreads, "speed": speed, "host_best": best}
 
     def _record(self) -> None:
         """The run into the results store (core/store), unless --no-store.

@@ -2,15 +2,17 @@
 user-level switches, cross-CPU wake-ups), with a table and a results file."""
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 import textwrap
 
-from ctxbench.core import checks, writer
+from ctxbench.core import checks, host_state, writer
 from ctxbench.core import model
 from ctxbench.rounds import apply_between_runs
 from ctxbench.core.errors import UserError, shown
 from ctxbench.core.measure import EngineOptions, run_ids
-from ctxbench.run import table
+from ctxbench.run import host, table
 from ctxbench.ui import options, presets
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui.progress import Progress
@@ -82,17 +84,19 @@ def run(args) -> int:
                                        f"could not be held at 0 ({env.no_idle_error or 'no reason given'}): "
                                        "CPUs could enter deep idle states", "run as root"))
     earlier = life.earlier(header, res)
+    hrec = _host_record(res, earlier)  # the sensors as measured, before the intervals are widened
     # with earlier runs of this host, each interval also holds what moved between them
     res, earlier["widened"] = apply_between_runs(res, earlier.get("spreads") or {})
     doc = life.document(header, res, {"preset": knobs.preset, "engine_args": opts.args(), "ids": ids,
                                       "order": "interleaved by group", "drift": drift,
                                       "skipped": [{"id": i, "why": "needs two CPUs, one allowed"} for i in skipped],
-                                      "between_runs": table.earlier_record(earlier)},
+                                      "between_runs": table.earlier_record(earlier),
+                                      **({"host_state": hrec} if hrec else {})},
                         checks=[f.as_dict() for f in findings], **({"failures": failures} if failures else {}))
     life.write(doc)
 
     where = sys.stderr if life.out.fd == 1 else sys.stdout  # -o -: the document alone on standard output
-    print(table.render(res, drift=drift, earlier=earlier), file=where)
+    print(table.render(res, drift=drift, earlier=earlier, host=hrec), file=where)
     warn = [f for f in checks.grouped(findings) if f.level == "warning"]
     for f in warn:
         print(textwrap.fill(f.what, width=110, initial_indent="  warning: ", subsequent_indent=" " * 11, break_on_hyphens=False)
@@ -102,3 +106,12 @@ def run(args) -> int:
         sys.stdout.write(writer.results_text(doc))
     life.failed(failures, len(ids))
     return 0
+
+
+def _host_record(res: list, earlier: dict) -> dict | None:
+    """The host's state while the run ran, against this host's best in the
+    store (run/host.py); None where the engine timed no sensors."""
+    ghz = [model.Result(r).cycles.ghz for r in res if math.isfinite(model.Result(r).cycles.ghz)]
+    speed = earlier.get("speed")
+    return host.record(host_state.of_results(res), statistics.median(ghz) if ghz else math.nan,
+                       earlier.get("host_best"), speed.fastest_ghz if speed else None)

@@ -13,6 +13,8 @@ class Run(Section, frozen=True):
     drift: Obj = UNSET
     skipped: Objs = UNSET
     between_runs: Obj = UNSET
+    # the host's state while it ran, against its best in the store (run/host.py), since issue 48
+    host_state: Obj = UNSET
 
 
 FEATURE = Feature("run", section=Run)

@@ -4,11 +4,12 @@ cost figure. Found by the report (report/kinds.py) as this package's `section` m
 from __future__ import annotations
 
 from ctxbench.core.model import is_sweep_point
-from ctxbench.run import table
+from ctxbench.core import results
+from ctxbench.run import host, table
 from ctxbench.ui.figures import png_bytes
 from ctxbench.report.cells import _id, _schema_kind, cycles_ci, median_ci, spread, verified
 from ctxbench.report.kinds import Kind
-from ctxbench.report.model import Figure, Table
+from ctxbench.report.model import Figure, Note, Table
 
 
 def _is_run(r: dict) -> bool:
@@ -32,6 +33,22 @@ def render_run(rs: list[dict], env: dict, sections: list) -> list:
     if fig is not None:
         out.append(Figure("Direct cost and wake-up latency", png_bytes(fig),
                           "median with its 95% bootstrap CI over the kept samples"))
+    return out + _host_parts(sections)
+
+
+def _host_parts(sections: list) -> list:
+    """Each run's host state as it kept it (run/host.py): a table, and the
+    line that named what moved."""
+    out: list = []
+    for sec in sections:
+        rec = results.plain(results.member(sec, "host_state"))
+        if not isinstance(rec, dict):
+            continue
+        when = results.member(sec, "started")
+        out.append(Table(["", "this run", "this host's best", "beyond the clock"], host.rows(rec),
+                         "Host state while it ran" + (f" (started {when})" if when and len(sections) > 1 else "")))
+        if rec.get("said"):
+            out.append(Note("What moved: " + str(rec["said"]), "warning"))
     return out
 
 

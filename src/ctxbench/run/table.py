@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from ctxbench.core.model import Result
+from ctxbench.run.host import lines as host_lines
 from ctxbench.stats.numbers import finite_or_none
 from ctxbench.ui.format import fmt_cycles_cell, fmt_time, fmt_vs_fastest
 
@@ -35,9 +36,11 @@ def _color(s: str, code: str, on: bool) -> str:
 
 
 def render(results: list[dict], color: bool | None = None, drift: dict | None = None,
-           earlier: dict | None = None) -> str:
+           earlier: dict | None = None, host: dict | None = None) -> str:
     """The table; `earlier`: what this host's earlier runs in the store say
-    (Lifecycle.earlier), None where the run has no store."""
+    (Lifecycle.earlier), None where the run has no store; `host`: the
+    host's state the run keeps (run/host.py), whose block then says the
+    clock too."""
     if color is None:
         color = sys.stdout.isatty()
     lines = []
@@ -79,7 +82,8 @@ def render(results: list[dict], color: bool | None = None, drift: dict | None = 
                  + (" (resampling whole groups)" if by_groups else "") + ".")
     notes = clock_lines(results) + drift_lines(drift)
     lines += [textwrap.fill(n, width=110, break_on_hyphens=False) for n in notes]
-    lines += earlier_lines(results, earlier, idw)
+    lines += earlier_lines(results, earlier, idw, speed=not host)
+    lines += host_lines(host)
     return "\n".join(lines)
 
 
@@ -126,13 +130,14 @@ def earlier_record(earlier: dict) -> dict:
     return out
 
 
-def earlier_lines(results: list[dict], earlier: dict | None, idw: int) -> list[str]:
+def earlier_lines(results: list[dict], earlier: dict | None, idw: int, speed: bool = True) -> list[str]:
     """How far another run of this host has landed (the store's earlier
-    runs), or that the intervals cover this run only."""
+    runs), or that the intervals cover this run only; with `speed`, the
+    run's clock against the host's fastest (else the host block says it)."""
     earlier = earlier or {}
     out = [""]
-    speed = earlier.get("speed")
     ghz = [Result(r).cycles.ghz for r in results if math.isfinite(Result(r).cycles.ghz)]
+    speed = earlier.get("speed") if speed else None
     if speed and ghz:
         now = statistics.median(ghz)
         out.append(f"Host speed: this run {now:.3f} GHz, {fmt_vs_fastest(now, speed.fastest_ghz)} for this host "

@@ -114,3 +114,25 @@ def host_speed(conn, host: str) -> HostSpeed | None:
     ghz = [g for g in conn.execute(select(runs.c.core_ghz).where(runs.c.host == host)
                                    .where(runs.c.core_ghz.is_not(None))).scalars() if math.isfinite(g)]
     return HostSpeed(len(ghz), max(ghz), float(np.median(ghz))) if ghz else None
+
+
+@dataclass(frozen=True)
+class HostBest:
+    runs: int                # earlier runs of this host with the sensors
+    ns: dict[str, float]     # sensor -> the least (the best) it read over them, ns
+
+
+def host_best(conn, host: str) -> HostBest | None:
+    """The best (least) reading of each sensor this host has recorded
+    (core/host_state.py), over every run of it with the sensors."""
+    from ctxbench.core import host_state
+    cols = [runs.c[f"{k}_ns"] for k in host_state.NAMES]
+    rows = conn.execute(select(*cols).where(runs.c.host == host).where(runs.c.syscall_ns.is_not(None))).all()
+    if not rows:
+        return None
+    best = {}
+    for k, values in zip(host_state.NAMES, zip(*rows)):
+        ok = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+        if ok:
+            best[k] = min(ok)
+    return HostBest(len(rows), best)

@@ -14,6 +14,7 @@ import msgspec
 from sqlalchemy import String, Text, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from ctxbench.core import host_state
 from ctxbench.core.model import Document, Result
 from ctxbench.core.results import Document as DocumentRecord, Records, ValidationError, member, plain
 from ctxbench.core.writer import jsonable
@@ -74,10 +75,19 @@ def run_row(doc: dict, git_commit: str | None = None) -> dict:
            "ctxbench_version": d.tool.get("version"), "git_commit": git_commit, "started": _started(d),
            "added": datetime.datetime.now(),
            "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": env.vm,
-           "core_ghz": doc_ghz(doc),
+           "core_ghz": doc_ghz(doc), **host_columns(d.records),
            # msgspec writes a NaN (an unknown) as null, as a results file has it: strict JSON
            "document": zlib.compress(msgspec.json.encode(plain(doc)), 6)}
     return fitted(runs, row)
+
+
+def host_columns(res: list) -> dict:
+    """The run's host state (core/host_state.py) as the runs table keeps it;
+    nulls where its results carry no sensors."""
+    state = host_state.of_results(res)
+    rec = state.record() if state else {}
+    return {f"{k}_ns": rec.get(f"{k}_ns") for k in host_state.NAMES} | \
+        {k: rec.get(k) for k in ("steal_share", "others_busy_share")}
 
 
 def _text(x, most: int | None) -> str | None:
