@@ -207,15 +207,16 @@ def render_pool(pool, unit: str) -> str:
 
 def as_json(drawn: list, args) -> dict:
     """The history as written by -o: per series its runs, changes and pool."""
-    from ctxbench.history import changes
+    from ctxbench.history import changes, series
     series_out = []
     for key, host, points, found, pool, ns_points in drawn:
         series_out.append({
             "id": key, "host": host, "by": args.by,
             "runs": [{"run": p.run_id, "started": p.started.isoformat() if p.started else None, "kernel": p.kernel,
                       "git_commit": p.git_commit or None, "median": p.median, "ci95": [p.ci_lo, p.ci_hi],
-                      "mde": p.mde, "ok": p.ok, "unit": p.unit, "median_ns": q.median, "core_ghz": p.core_ghz}
-                     for p, q in zip(points, ns_points)],
+                      "mde": p.mde, "ok": p.ok, "unit": p.unit, "median_ns": q.median, "core_ghz": p.core_ghz,
+                      "host_moved": m or None}
+                     for p, q, m in zip(points, ns_points, series.host_moved(points))],
             "unit": points[0].unit,
             "noise": changes.noise([p.median for p in points]),
             "found_90": changes.FOUND_90_SD * changes.noise([p.median for p in points]),
@@ -235,14 +236,16 @@ def as_json(drawn: list, args) -> dict:
 
 def render(key: str, host: str, points: list, found: list, by: str, ns_points: list | None = None) -> str:
     """The series in its unit; `ns_points`: the same runs in ns, printed
-    beside a series in cycles (with each run's core clock)."""
-    from ctxbench.history import changes
+    beside a series in cycles (with each run's core clock), and where a
+    run's host read slower than the series' best, which sensor."""
+    from ctxbench.history import changes, series
     unit = points[0].unit
     beside = ns_points if unit == "cycles" and ns_points else None
     lines = [f"\n{escaped(key)} on {escaped(host)}: {len(points)} run(s)" + (" in core cycles" if beside else ""),
              f"  {by:<18}  {'median [95% CI]':<32}  {'MDE':>9}  "
              + (f"{'in ns':>9}  {'clock':>9}  " if beside else "") + f"{'ok':<4}  kernel, commit"]
     cut = {c.index: c for c in found}
+    moved = series.host_moved(points)
     for i, p in enumerate(points):
         if i in cut:
             c = cut[i]
@@ -256,7 +259,8 @@ def render(key: str, host: str, points: list, found: list, by: str, ns_points: l
             extra = f"{fmt_value(beside[i].median, 'ns'):>9}  {ghz:>9}  "
         lines.append(f"  {escaped(p.key(by)):<18}  {fmt_value(p.median, unit) + ci:<32}  "
                      f"{fmt_value(p.mde, unit) if p.mde is not None else '-':>9}  {extra}{ok:<4}  "
-                     f"{escaped(p.kernel)}{', ' + escaped(p.git_commit) if p.git_commit else ''}")
+                     f"{escaped(p.kernel)}{', ' + escaped(p.git_commit) if p.git_commit else ''}"
+                     + (f"  [host: {moved[i]}]" if moved[i] else ""))
     if by == "time":
         if len(points) < changes.MIN_POINTS:
             lines.append(f"  change points: not tested (fewer than {changes.MIN_POINTS} runs)")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
+from ctxbench.core import host_state
 from ctxbench.core.store import query
 from ctxbench.core.store.tables import results, runs
 
@@ -37,6 +38,8 @@ class Point:
     cycles_ci_hi: float | None = None
     cycles_mde: float | None = None
     core_ghz: float | None = None
+    # the host's sensors while the run ran (core/host_state.NAMES, ns; None: not timed), issue 48
+    sensors: tuple = ()
 
     def key(self, by: str) -> str:
         """The point's value of the --by key (time is its date and time)."""
@@ -82,7 +85,7 @@ def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
                 runs.c.mitigations, runs.c.ctxbench_version, runs.c.git_commit, runs.c.core_ghz,
                 results.c.runtime_version, results.c.median, results.c.ci_lo, results.c.ci_hi, results.c.mde,
                 results.c.ok, results.c.unit, results.c.cycles_median, results.c.cycles_ci_lo,
-                results.c.cycles_ci_hi, results.c.cycles_mde)
+                results.c.cycles_ci_hi, results.c.cycles_mde, *(runs.c[f"{k}_ns"] for k in host_state.NAMES))
          .join(results, results.c.run_id == runs.c.id).where(results.c.point_key == point_key))
     if f.host is not None:
         q = q.where(query.matches(conn, runs.c.host, f.host))
@@ -100,5 +103,22 @@ def load(conn, point_key: str, f: Filters) -> dict[str, list[Point]]:
             r.id, r.started, r.host or "?", r.cpu_model or "?", r.microcode or "?", r.kernel or "?",
             r.mitigations or "", r.runtime_version or "", r.ctxbench_version or "", r.git_commit or "",
             float(r.median), r.ci_lo, r.ci_hi, r.mde, r.ok, r.unit or "ns", r.cycles_median, r.cycles_ci_lo,
-            r.cycles_ci_hi, r.cycles_mde, r.core_ghz))
+            r.cycles_ci_hi, r.cycles_mde, r.core_ghz, tuple(r[-len(host_state.NAMES):])))
+    return out
+
+
+def host_moved(points: list[Point]) -> list[str]:
+    """Per point, the sensors that read at least host_state.MOVED slower
+    than the series' best ("kernel entry and exit +37%"), "" where none:
+    a point the host's state moved, not the code."""
+    best = {}
+    for i, k in enumerate(host_state.NAMES):
+        vals = [p.sensors[i] for p in points if len(p.sensors) > i and p.sensors[i] and p.sensors[i] > 0]
+        if vals:
+            best[i] = min(vals)
+    out = []
+    for p in points:
+        said = [f"{host_state.WHAT[k]} {p.sensors[i] / best[i] - 1:+.0%}" for i, k in enumerate(host_state.NAMES)
+                if i in best and len(p.sensors) > i and p.sensors[i] and p.sensors[i] / best[i] - 1 >= host_state.MOVED]
+        out.append("; ".join(said))
     return out
