@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.machine, pytest.mark.flow]
 pytest.importorskip("asyncssh")
 
 COMMANDS = [
-    ("sweep", ["--quick", "--budget", "12"]),
+    ("sweep", ["--quick", "--budget", "10"]),  # sweep's least budget (sweep/command.MIN_BUDGET_S)
     ("tasks", ["--quick", "--rounds", "2"]),
     ("run", ["--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu", "--groups", "2"]),
 ]

@@ -111,7 +111,8 @@ def test_an_aarch64_host_gets_the_aarch64_engine(tmp_path):
         pytest.skip("no aarch64 engine built (make engine-aarch64)")
     f = Fleet(1, arch={0: "aarch64"})
     try:
-        for command, args in (("sweep", ["--quick", "--budget", "12"]), ("ring", ["--quick", "--groups", "2"])):
+        # one command: the engine copied is the host's either way (a sweep here took 13 s of make test under qemu)
+        for command, args in (("ring", ["--quick", "--groups", "2"]),):
             out = tmp_path / f"{command}.json"
             p = subprocess.run(on_host(f, command, *args, "-o", str(out)), capture_output=True, text=True,
                                timeout=600)
