@@ -43,16 +43,27 @@ def _result(med_ns: float, ghz: float, rid: str = "kernel/thread/pipe/same-cpu")
                        "summary": {"median": med_ns * ghz, "ci95": [med_ns * ghz * 0.995, med_ns * ghz * 1.005]}}}
 
 
-def test_the_intervals_are_widened_by_the_part_between_runs_in_each_unit():
+def test_the_intervals_hold_another_run_from_the_earlier_runs_spread_with_t():
+    """Each side: t(runs - 1)/z x (this run's side in quadrature with z x
+    the earlier runs' relative sd of their medians x the median), in ns
+    and in cycles: the spread of runs' medians is what another run varies
+    by (its own error and the host's state), and few runs say little."""
+    from scipy import stats
     r = _result(1000.0, 3.0)
     (r,), n = rounds.apply_between_runs([r], {"kernel/thread/pipe/same-cpu": Spread(5, 0.1, 0.01, 0.08, 0.004)})
     assert n == 1
+    k = stats.t.ppf(0.975, 4) / Z
     lo, hi = r["summary"]["ci95"]
-    assert hi - 1000.0 == pytest.approx(math.hypot(10.0, Z * 0.08 * 1000.0))
+    assert hi - 1000.0 == pytest.approx(k * math.hypot(10.0, Z * 0.1 * 1000.0))
+    assert 1000.0 - lo == pytest.approx(hi - 1000.0)
     assert r["summary"]["ci95_this_run"] == [990.0, 1010.0] and r["summary"]["between_runs"] == 5
     clo, chi = r["cycles"]["summary"]["ci95"]
-    assert chi - 3000.0 == pytest.approx(math.hypot(15.0, Z * 0.004 * 3000.0))
+    assert chi - 3000.0 == pytest.approx(k * math.hypot(15.0, Z * 0.01 * 3000.0))
     assert "another run's median on this host" in r["summary"]["ci95_for"]
+    # two earlier runs: t with one degree of freedom, 6.5 times z
+    (two,), _ = rounds.apply_between_runs([_result(1000.0, 3.0)],
+                                          {"kernel/thread/pipe/same-cpu": Spread(2, 0.01, 0.01, 0.0, 0.0)})
+    assert two["summary"]["ci95"][1] - 1000.0 == pytest.approx(stats.t.ppf(0.975, 1) / Z * math.hypot(10.0, Z * 10.0))
 
 
 def test_without_earlier_runs_the_table_says_the_intervals_cover_this_run_only():

@@ -12,21 +12,22 @@ from ctxbench.stats import drift, power
 
 
 def apply_between_runs(res: list, spreads: dict) -> tuple[list, int]:
-    """Widen each result's interval, in ns and in cycles, by the part
-    between runs that earlier runs of this host measured (`spreads`:
-    core/store/between.spreads by point key). Returns the results (new
-    ones where widened; `res` is not changed) and how many were."""
+    """Make each result's interval, in ns and in cycles, one for another
+    run's median here, from the spread of earlier runs of this host
+    (`spreads`: core/store/between.spreads by point key; stats/drift.
+    between_runs). Returns the results (new ones where widened; `res` is
+    not changed) and how many were."""
     out, n = [], 0
     for r in res:
         v = Result(r)
         s = spreads.get(v.point_key)
-        if s is None or not math.isfinite(s.tau_ns):
+        if s is None or not math.isfinite(s.ns):
             out.append(r)
             continue
-        new = {"summary": with_mde(drift.between_runs(v.summary.as_dict(), s.tau_ns, s.runs))}
-        if v.cycles.applies and v.cycles.summary and math.isfinite(s.tau_cycles):
+        new = {"summary": with_mde(drift.between_runs(v.summary.as_dict(), s.ns, s.runs))}
+        if v.cycles.applies and v.cycles.summary and math.isfinite(s.cycles):
             new["cycles"] = dict(v.cycles.as_dict(), summary=with_mde(
-                drift.between_runs(v.cycles.summary.as_dict(), s.tau_cycles, s.runs)))
+                drift.between_runs(v.cycles.summary.as_dict(), s.cycles, s.runs)))
         out.append(with_members(r, **new))
         n += 1
     return out, n

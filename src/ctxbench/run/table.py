@@ -151,9 +151,10 @@ def earlier_lines(results: list[dict], earlier: dict | None, idw: int, speed: bo
     sp = earlier["spreads"]
     n = max(s.runs for s in sp.values())
     out += textwrap.wrap(f"Between runs here: the sd of the medians of this host's last {n} run(s) of this command "
-                         f"and kernel in the store ({earlier.get('store')}), and its part beyond each run's own "
-                         "interval, which this run's intervals now also hold: how far another run lands.",
-                         width=110, break_on_hyphens=False)
+                         f"and kernel in the store ({earlier.get('store')}): how far another run lands, its own "
+                         f"error and the host's state together. This run's intervals now hold it, with Student's t "
+                         f"over the earlier runs (wide while they are few); 'beyond': its part beyond the runs' "
+                         "own intervals.", width=110, break_on_hyphens=False)
     out.append(f"  {'id':<{idw}}  {'sd ns':>7}  {'cycles':>7}  {'beyond':>7}  {'cycles':>7}  runs")
     for r in map(Result, results):
         s = sp.get(r.point_key)

@@ -200,14 +200,28 @@ def next_run(summary: dict, common_sd: float, own: float, rounds: int) -> dict:
 # The drift above is what moves within one run; a run later meets the host in
 # another state (its clock, a neighbour), which one run cannot see. Earlier
 # runs of the same host, kernel and command in the results store can: the
-# variance of their log medians beyond what their own intervals hold is the
-# between-run part (core/store/between.between_part). Added in quadrature, as
-# the drift is, it makes the interval one for another run's median here.
+# spread of their log medians (core/store/between.rel_sd) is what another
+# run's median varies by, its own error and the host's state together. With
+# this run's own error in quadrature, times Student's t over the earlier
+# runs (few runs say little: issue 48 found the part beyond the runs' own
+# intervals, with z, held the next run in a third of the ids), it makes the
+# interval one for another run's median here.
 
 
-def between_runs(summary: dict, tau_rel: float, runs: int) -> dict:
-    """The summary with its interval widened by the between-run part
-    `tau_rel` (relative sd) measured over `runs` earlier runs; the
-    interval before kept as ci95_this_run."""
-    return _widened(summary, tau_rel, "ci95_this_run", between_run_rel_sd=tau_rel, between_runs=runs,
-                    ci95_for=f"another run's median on this host ({runs} earlier runs in the store)")
+def between_runs(summary: dict, total_rel: float, runs: int) -> dict:
+    """The summary with its interval made one for another run's median:
+    t(runs - 1) / z x (each side of its interval in quadrature with
+    z x `total_rel` x |median|), `total_rel` the relative sd of `runs`
+    earlier runs' medians; the interval before kept as ci95_this_run."""
+    from ctxbench.stats.power import family_t  # late: scipy.stats costs start-up time
+    if runs < 2 or not math.isfinite(total_rel):
+        return summary
+    k = family_t(1, runs - 1) / Z95
+    out = _widened(summary, total_rel, "ci95_this_run", between_run_rel_sd=total_rel, between_runs=runs,
+                   ci95_multiple=k, ci95_for=f"another run's median on this host ({runs} earlier runs in the "
+                                             f"store, t with {runs - 1} degrees of freedom)")
+    if out is summary:
+        return summary
+    med, (lo, hi) = out["median"], out["ci95"]
+    out["ci95"] = [med - k * (med - lo), med + k * (hi - med)]
+    return out
