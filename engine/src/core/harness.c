@@ -219,7 +219,7 @@ static void settle_arrays(json_t *j, const settle_t *st, int groups, const run_o
  * its teardown (core/clock_probe.h), for the front end to turn each
  * sample's ns into core cycles, and the host's sensors beside them
  * (core/host_sensors.h). */
-#define PROBE_ARRAYS 25
+#define PROBE_ARRAYS 19
 static void probe_values(const clock_probe_t *b, const clock_probe_t *a, int g, double *f)
 {
     const host_sensors_t *sb = &b->sensors, *sa = &a->sensors;
@@ -234,12 +234,6 @@ static void probe_values(const clock_probe_t *b, const clock_probe_t *a, int g, 
                                     b->cpu, /* NAN: null */
                                     sb->syscall_ns,
                                     sa->syscall_ns,
-                                    sb->code_ns,
-                                    sa->code_ns,
-                                    sb->chase_l2_ns,
-                                    sa->chase_l2_ns,
-                                    sb->chase_llc_ns,
-                                    sa->chase_llc_ns,
                                     sb->steal_ms,
                                     sa->steal_ms,
                                     sb->own_total_ms,
@@ -267,12 +261,6 @@ static void probe_arrays(json_t *j, const clock_probe_t *pr, int groups)
                                               "cpu",
                                               "syscall_before_ns",
                                               "syscall_after_ns",
-                                              "code_before_ns",
-                                              "code_after_ns",
-                                              "chase_l2_before_ns",
-                                              "chase_l2_after_ns",
-                                              "chase_llc_before_ns",
-                                              "chase_llc_after_ns",
                                               "steal_before_ms",
                                               "steal_after_ms",
                                               "own_total_before_ms",
