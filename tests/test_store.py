@@ -172,7 +172,7 @@ def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
 
 
 # the runs columns of revision 0005 (the host's state), which an older store's code did not write
-SINCE_0005 = ("syscall_ns", "code_ns", "chase_l2_ns", "chase_llc_ns", "steal_share", "others_busy_share")
+SINCE_0005 = ("syscall_ns", "steal_share", "others_busy_share")
 
 
 def _before_0003(row: dict) -> dict:

@@ -27,11 +27,8 @@ runs = Table(
     Column("governor", String(64)),  # 0002
     Column("vm", Boolean),  # 0002
     Column("core_ghz", Float),  # 0003: the core clock the run got (median over its results' groups)
-    # 0005: the host's state while it ran (core/host_state.py): the sensors' median readings, ns, and shares
+    # 0005: the host's state while it ran (core/host_state.py): the system call's median reading, ns, and shares
     Column("syscall_ns", Float),
-    Column("code_ns", Float),
-    Column("chase_l2_ns", Float),
-    Column("chase_llc_ns", Float),
     Column("steal_share", Float),
     Column("others_busy_share", Float),
     Index("ix_runs_host_started", "host", "started"),

@@ -1,8 +1,7 @@
 """runs gain the host's state while they ran (core/host_state.py, issue 48):
-the sensors' median readings (a rejected system call, a walk through code,
-an L2-sized and a last-level-sized pointer chase, ns) and the measured
-CPU's steal and the other CPUs' busy share, so that a run can be held
-against the best its host has recorded. No document kept before this
+the median reading of the kernel's entry and exit (a rejected system
+call, ns) and the measured CPU's steal and the other CPUs' busy share, so
+that a run can be held against the best its host has recorded. No document kept before this
 revision holds the sensors (the engine wrote them from the same change),
 so nothing is filled.
 
@@ -17,7 +16,7 @@ down_revision = "0004"
 branch_labels = None
 depends_on = None
 
-COLUMNS = ("syscall_ns", "code_ns", "chase_l2_ns", "chase_llc_ns", "steal_share", "others_busy_share")
+COLUMNS = ("syscall_ns", "steal_share", "others_busy_share")
 
 
 def upgrade() -> None:
