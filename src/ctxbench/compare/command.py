@@ -13,9 +13,9 @@ then the gate, or the table (compare/table.py) and what two single files
 add (compare/two_files.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ctxbench.compare import gate, header, pairing, sides, table, two_files
+from ctxbench.compare import gate, header, host, pairing, sides, table, two_files
 from ctxbench.core import writer
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.ui.options import add_store
@@ -101,6 +101,7 @@ def run(args) -> int:
     asked = _asked(args)
     bs, ns, junit_out = _read(args, asked)
     paired = pairing.pair(bs.docs, ns.docs, args.unit)
+    paired = replace(paired, host=host.of_sides(bs.docs, ns.docs, header.env_differences(bs.docs, ns.docs)))
     header.print_header(bs, ns, paired, args.store)
     if args.fail_if_slower is not None:
         return gate.report(paired, args.fail_if_slower, junit_out,

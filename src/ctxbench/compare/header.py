@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ctxbench.compare import sides
+from ctxbench.compare import host, sides
 from ctxbench.compare.pairing import REFERENCE, Paired
 from ctxbench.core.errors import escaped
 from ctxbench.core.model import Document, Environment
@@ -29,6 +29,9 @@ def print_header(bs: sides.Side, ns: sides.Side, paired: Paired, store_flag: str
     speed = _machine_speed_line(paired)
     if speed:
         print(speed)
+    state = host.header_line(paired.host)
+    if state:
+        print(state)
     print()
 
 

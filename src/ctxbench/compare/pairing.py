@@ -28,6 +28,7 @@ class Paired:
     units: dict[str, str]                       # the unit each id's values are printed in
     found: dict[str, changes.Change]            # each common id's change, in the unit it is judged in
     found_ns: dict[str, changes.Change]         # the same change in ns, for the ids judged in cycles
+    host: object = None                          # the sensors' change between the sides (compare/host.py)
 
 
 def pair(base: list[dict], new: list[dict], asked: str) -> Paired:

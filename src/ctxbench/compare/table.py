@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from ctxbench.compare import change as changes
-from ctxbench.compare import gate
+from ctxbench.compare import gate, host
 from ctxbench.compare.pairing import REFERENCE, Paired, cycles_note, units_note
 from ctxbench.core.errors import escaped
 from ctxbench.stats.rank import ALPHA, MIN_SAMPLES, geomean_ratio, mann_whitney, verdict
@@ -53,6 +53,7 @@ def _row(paired: Paired, k: str, threshold: float, w: int) -> Row:
     _, p = mann_whitney(ua, ub)
     v = verdict(c.base, c.new, p, threshold, len(ua), len(ub)) if c.has_ratio \
         else _difference_verdict(c, p, len(ua), len(ub))
+    v = host.attributed(k, v, c.rel if c.has_ratio else c.diff, paired.host, in_ns=k not in paired.in_cycles)
     few = min(len(a), len(b)) < MIN_SAMPLES
     note = f"  (too few samples: {len(a)} vs {len(b)})" if few else ""
     found_ns = paired.found_ns.get(k)
