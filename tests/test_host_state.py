@@ -85,8 +85,9 @@ def test_history_marks_the_runs_whose_host_read_slower_than_the_series_best():
 def test_compare_lays_a_change_on_the_host_only_where_the_sides_ran_one_kernel():
     from ctxbench.compare import host as compare_host
 
-    def doc(syscall):
-        return {"results": [{"id": "kernel/thread/pipe/same-cpu", "clock_probe": probe(4, syscall)}]}
+    def doc(syscall, env=True):
+        return {"environment": {"kernel": {"release": "6.1"}, "cpu": {"model": "cpu"}} if env else {},
+                "results": [{"id": "kernel/thread/pipe/same-cpu", "clock_probe": probe(4, syscall)}]}
     same = compare_host.of_sides([doc(128.0)], [doc(176.0)], [])
     assert same.changes["syscall"] == pytest.approx(176 / 128 - 1) and same.comparable
     said = compare_host.attributed("kernel/thread/pipe/same-cpu", "slower", 0.18, same)
@@ -97,6 +98,25 @@ def test_compare_lays_a_change_on_the_host_only_where_the_sides_ran_one_kernel()
     assert compare_host.attributed("kernel/thread/pipe/same-cpu", "slower", 0.18, other_kernel) == "slower"
     assert "no verdict is laid on the host" in compare_host.header_line(other_kernel)
     assert compare_host.of_sides([{"results": [{"id": "a"}]}], [doc(1.0)], []) is None
+    # a side that does not say its kernel or CPU: the same only by default, so not the same
+    unknown = compare_host.of_sides([doc(128.0, env=False)], [doc(176.0, env=False)], [])
+    assert compare_host.attributed("kernel/thread/pipe/same-cpu", "slower", 0.18, unknown) == "slower"
+
+
+def test_readings_no_machine_gives_are_not_read():
+    """A damaged file's or store's readings (1e-300 ns, 1e300 ns, a steal
+    longer than the CPU's time, arrays longer than the groups) are left
+    out, never printed as a 300-digit change (issue 48's audit)."""
+    bad = probe(4, 1e-300)
+    assert host_state.of_results([{"id": "a", "clock_probe": bad}]) is None
+    p = probe(4, 100.0)
+    p["steal_after_ms"] = [1e9] * 4  # more stolen than the CPU ran
+    p["others_busy_after_ms"] = [x + 1e9 for x in p["others_busy_after_ms"]]
+    longer = {"group": [0, 1], "syscall_before_ns": [200.0] * 400, "syscall_after_ns": [200.0] * 400}
+    s = host_state.of_results([{"id": "a", "clock_probe": p}, {"id": "b", "clock_probe": longer},
+                               {"id": "c", "clock_probe": {"group": [0], "syscall_before_ns": [1e9 + 1],
+                                                           "syscall_after_ns": [1e300]}}])
+    assert s.ns["syscall"] == 100.0 and math.isnan(s.steal_share) and math.isnan(s.others_busy_share)
 
 
 def _recorded(tmp_path, name: str):
@@ -128,3 +148,38 @@ def test_compare_of_two_recorded_runs_names_the_host_s_clock_not_the_kernel(tmp_
     q = run_cli("compare", str(slow), str(fast), "--threshold", "1%", cwd=tmp_path)
     assert q.returncode == 0 and "the host" not in "".join(
         line for line in q.stdout.splitlines() if line.startswith("kernel/")), q.stdout
+
+
+def test_a_store_whose_rows_are_not_numbers_costs_no_run_and_no_history(tmp_path):
+    """A shared store is input: text where a number belongs (issue 48's
+    audit: a traceback after measuring, the results file never written)
+    is read as nothing there, by the run's look back and by history."""
+    from sqlalchemy import text
+
+    from conftest import run_cli
+    from ctxbench.core.store import between, record
+    from ctxbench.core.store.db import Store
+    from test_store import synthetic
+    s = Store(str(tmp_path / "s.sqlite"))
+    with s.begin() as conn:
+        for k in range(3):
+            d = synthetic(k)
+            d["environment"]["hostname"], d["environment"]["kernel"]["release"] = "host0", "6.0.0"
+            d["results"][0]["clock_probe"] = probe(4, 100.0 + k)
+            record.add(conn, d)
+        conn.execute(text("UPDATE runs SET syscall_ns = 'abc', core_ghz = 'x' WHERE id = 1"))
+        conn.execute(text("UPDATE results SET median = 'y' WHERE run_id = 2"))
+    env = {"kernel": "6.0.0", "cpu_model": "Test CPU", "microcode": None, "mitigations": "spectre_v2: Mitigation: x"}
+    with s.begin() as conn:
+        best = between.host_best(conn, "host0", env)
+        assert best.ns["syscall"] == 101.0 and best.runs == 2
+        assert between.host_best(conn, "host0", dict(env, kernel="6.12")) is None  # another kernel's are not ours
+        between.spreads(conn, "host0", None, None, ["kernel/thread/pipe/same-cpu"])
+        assert between.host_speed(conn, "host0") is None
+    p = run_cli("history", "kernel/thread/pipe/same-cpu", "--store", str(tmp_path / "s.sqlite"), cwd=tmp_path)
+    # the text median is said in one line; the text sensor, before, was a traceback in the host's marks
+    assert "Traceback" not in p.stderr and (p.returncode == 0 or len(p.stderr.strip().splitlines()) == 1), p.stderr
+    with s.begin() as conn:
+        conn.execute(text("UPDATE results SET median = 1000.0 WHERE run_id = 2"))
+    p = run_cli("history", "kernel/thread/pipe/same-cpu", "--store", str(tmp_path / "s.sqlite"), cwd=tmp_path)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr

@@ -147,9 +147,13 @@ class Lifecycle:
                 spreads = between.spreads(conn, env.hostname, env.kernel_release, self.kind,
                                           [model.Result(r).point_key for r in results])
                 speed = between.host_speed(conn, env.hostname)
-                best = between.host_best(conn, env.hostname)
+                best = between.host_best(conn, env.hostname, {
+                    "kernel": env.kernel_release, "cpu_model": env.cpu_model, "microcode": env.microcode,
+                    "mitigations": ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items())) or None})
         except UserError as e:
             return {"why": f"the results store could not be read: {escaped(str(e))}"}
+        except Exception as e:  # noqa: BLE001 (a shared store's rows are input: a measured run is never lost to them)
+            return {"why": f"the results store could not be read ({type(e).__name__}: {escaped(str(e))[:200]})"}
         if not any(s.runs >= between.MIN_RUNS for s in spreads.values()):
             return {"why": "fewer than 2 earlier runs of this host, kernel and command in the results store "
                            f"{store.name}", "speed": speed, "host_best": best}

@@ -21,11 +21,11 @@ def apply_between_runs(res: list, spreads: dict) -> tuple[list, int]:
     for r in res:
         v = Result(r)
         s = spreads.get(v.point_key)
-        if s is None or not math.isfinite(s.ns):
+        if s is None or not (0 <= s.ns <= drift.MAX_REL_SD):  # nan, or a damaged store's: widens nothing
             out.append(r)
             continue
         new = {"summary": with_mde(drift.between_runs(v.summary.as_dict(), s.ns, s.runs))}
-        if v.cycles.applies and v.cycles.summary and math.isfinite(s.cycles):
+        if v.cycles.applies and v.cycles.summary and 0 <= s.cycles <= drift.MAX_REL_SD:
             new["cycles"] = dict(v.cycles.as_dict(), summary=with_mde(
                 drift.between_runs(v.cycles.summary.as_dict(), s.cycles, s.runs)))
         out.append(with_members(r, **new))

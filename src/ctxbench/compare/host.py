@@ -51,7 +51,9 @@ def of_sides(base: list[dict], new: list[dict], differences: list[str]) -> HostC
         return None
     ch = {k: sn.ns[k] / sb.ns[k] - 1 for k in host_state.NAMES
           if sb and sn and math.isfinite(sb.ns[k]) and math.isfinite(sn.ns[k]) and sb.ns[k] > 0}
-    return HostChange(ch, not any(d.split(":")[0] in SAME for d in differences), clock)
+    # facts unknown on a side (a file without them) are not the same: nothing is laid on the host
+    known = all(Document(d).environment.kernel_release and Document(d).environment.cpu_model for d in base + new)
+    return HostChange(ch, known and not any(d.split(":")[0] in SAME for d in differences), clock)
 
 
 def follows(key: str) -> tuple[str, ...]:
@@ -77,6 +79,6 @@ def header_line(host: HostChange | None) -> str | None:
     if host is None:
         return None
     said = ", ".join(f"{host_state.WHAT[k]} {v:+.1%}" for k, v in host.changes.items()) or "no sensors on a side"
-    tail = ("" if host.comparable else "; the sides differ in kernel, mitigations, microcode, command line or CPU: "
-            "what moved there is theirs, and no verdict is laid on the host")
+    tail = ("" if host.comparable else "; the sides differ in kernel, mitigations, microcode, command line or CPU "
+            "(or a side does not say): what moved there may be theirs, and no verdict is laid on the host")
     return f"host state new/base: {said}{tail}"

@@ -21,6 +21,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ctxbench.core import results
+from ctxbench.core.results.result import SENSOR_NS
 from ctxbench.stats.numbers import is_finite
 
 # (name, what it times, its arrays' stem): the timed sensors
@@ -30,6 +31,13 @@ WHAT = MappingProxyType({name: what for name, what, _ in SENSORS})
 # A sensor this much slower than the host's best has moved (a tenth: the
 # sensors' own spread between quiet runs is a few percent, docs/host-state.md)
 MOVED = 0.10
+
+
+PLAUSIBLE_NS = SENSOR_NS  # what a reading can be (core/results/result.py)
+
+
+def plausible_ns(x) -> bool:
+    return is_finite(x) and PLAUSIBLE_NS[0] <= x <= PLAUSIBLE_NS[1]
 
 
 @dataclass(frozen=True)
@@ -57,14 +65,23 @@ def _probe(r) -> dict:
 
 
 def _arrays(p: dict, stem: str, unit: str = "ns") -> tuple[list, list]:
-    b, a = p.get(f"{stem}_before_{unit}"), p.get(f"{stem}_after_{unit}")
-    return (b, a) if isinstance(b, list) and isinstance(a, list) and len(b) == len(a) else ([], [])
+    """A sensor's readings before and after each group: one each per group
+    the probe read, else none (a damaged record)."""
+    b, a, g = p.get(f"{stem}_before_{unit}"), p.get(f"{stem}_after_{unit}"), p.get("group")
+    ok = isinstance(b, list) and isinstance(a, list) and isinstance(g, list) and len(b) == len(a) == len(g)
+    return (b, a) if ok else ([], [])
 
 
-def _delta(p: dict, stem: str) -> float:
-    """The sum over groups of after - before of a /proc/stat counter (ms)."""
-    b, a = _arrays(p, stem, "ms")
-    return float(sum(y - x for x, y in zip(b, a) if is_finite(x) and is_finite(y) and y >= x))
+def _deltas(p: dict, part: str, whole: str) -> tuple[float, float]:
+    """Over the groups, the sums of after - before of two /proc/stat
+    counters (ms), `part` of `whole`: a group whose part is not within its
+    whole (a damaged record) counts for neither."""
+    (pb, pa), (wb, wa) = _arrays(p, part, "ms"), _arrays(p, whole, "ms")
+    n = d = 0.0
+    for x0, x1, w0, w1 in zip(pb, pa, wb, wa):
+        if all(is_finite(v) for v in (x0, x1, w0, w1)) and 0 <= x1 - x0 <= w1 - w0:
+            n, d = n + (x1 - x0), d + (w1 - w0)
+    return n, d
 
 
 def of_results(res: list) -> HostState | None:
@@ -76,11 +93,10 @@ def of_results(res: list) -> HostState | None:
         p = _probe(r)
         for name, _, stem in SENSORS:
             b, a = _arrays(p, stem)
-            readings[name] += [float(x) for x in b + a if is_finite(x) and x > 0]
-        steal += _delta(p, "steal")
-        own += _delta(p, "own_total")
-        busy += _delta(p, "others_busy")
-        total += _delta(p, "others_total")
+            readings[name] += [float(x) for x in b + a if plausible_ns(x)]
+        s, o = _deltas(p, "steal", "own_total")
+        b_, t = _deltas(p, "others_busy", "others_total")
+        steal, own, busy, total = steal + s, own + o, busy + b_, total + t
     n = max(len(v) for v in readings.values())
     if not n:
         return None
@@ -93,7 +109,7 @@ def from_record(rec) -> HostState | None:
     d = results.plain(rec)
     if not isinstance(d, dict):
         return None
-    ns = {k: float(d[f"{k}_ns"]) if is_finite(d.get(f"{k}_ns")) else math.nan for k in NAMES}
+    ns = {k: float(d[f"{k}_ns"]) if plausible_ns(d.get(f"{k}_ns")) else math.nan for k in NAMES}
     share = {k: float(d[k]) if is_finite(d.get(k)) else math.nan for k in ("steal_share", "others_busy_share")}
     return HostState(ns, share["steal_share"], share["others_busy_share"], int(d.get("readings") or 0))
 

@@ -11,10 +11,10 @@ from ctxbench.core import reader, results
 from ctxbench.core.errors import UserError, escaped
 from ctxbench.records import RECORDS
 from ctxbench.rounds import apply_between_runs
+from ctxbench.stats import drift
 from ctxbench.stats.numbers import finite_or_nan
 
-# A relative sd between runs beyond this (1000%) is no host's: a damaged record
-MAX_REL_SD = 10.0
+MAX_REL_SD = drift.MAX_REL_SD  # a relative sd between runs beyond it is no host's: a damaged record
 SDS = ("ns_rel_sd", "cycles_rel_sd", "ns_between_rel_sd", "cycles_between_rel_sd")
 
 

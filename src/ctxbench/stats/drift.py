@@ -208,6 +208,12 @@ def next_run(summary: dict, common_sd: float, own: float, rounds: int) -> dict:
 # interval one for another run's median here.
 
 
+# A relative sd between runs beyond this (1000%) is no host's: a damaged
+# store or record; it widens nothing (rounds.apply_between_runs), and
+# reanalyse refuses it in a file
+MAX_REL_SD = 10.0
+
+
 def between_runs(summary: dict, total_rel: float, runs: int) -> dict:
     """The summary with its interval made one for another run's median:
     t(runs - 1) / z x (each side of its interval in quadrature with

@@ -38,6 +38,10 @@ MEASURABLE = 1 << 63
 Measured = Union[Annotated[int, Meta(ge=-MEASURABLE, le=MEASURABLE - 1)],
                  Annotated[float, Meta(ge=-float(MEASURABLE), lt=float(MEASURABLE))], None]
 Measurements = list[Measured]
+# A rejected system call's round trip (the host's sensor: core/host_state.py)
+# takes more than a nanosecond and less than a second on any machine the
+# engine runs on; a reading outside is a damaged record's, and is not read
+SENSOR_NS = (1.0, 1e9)
 # A group (round) label is the engine's C int (harness.c); a larger one is
 # damaged, and bounding it keeps every table indexed by group small.
 GROUP_MAX = (1 << 31) - 1

@@ -13,6 +13,7 @@ import numpy as np
 from sqlalchemy import select
 
 from ctxbench.core.store.tables import results, runs
+from ctxbench.stats.numbers import is_finite
 
 LAST_RUNS = 30  # the most recent runs that speak for "another run here"
 MIN_RUNS = 2    # fewer earlier runs: nothing said about the spread
@@ -34,8 +35,7 @@ def between_part(rows: list[tuple]) -> float:
     widths / 1.96, relative), 0 where the runs agree within their own
     error (the method of moments behind a random-effects pool); nan
     under MIN_RUNS."""
-    ok = [(m, lo, hi) for m, lo, hi in rows if m is not None and lo is not None and hi is not None
-          and math.isfinite(m) and m > 0 and hi >= lo]
+    ok = [(m, lo, hi) for m, lo, hi in rows if is_finite(m) and is_finite(lo) and is_finite(hi) and m > 0 and hi >= lo]
     if len(ok) < MIN_RUNS:
         return math.nan
     own = float(np.mean([((hi - lo) / 2 / 1.959963984540054 / m) ** 2 for m, lo, hi in ok]))
@@ -52,7 +52,7 @@ class HostSpeed:
 
 def rel_sd(values: list[float]) -> float:
     """The sd of the logs of positive values (a relative sd); nan under MIN_RUNS."""
-    x = np.array([v for v in values if v is not None and math.isfinite(v) and v > 0], dtype=float)
+    x = np.array([v for v in values if is_finite(v) and v > 0], dtype=float)
     return float(np.std(np.log(x), ddof=1)) if x.size >= MIN_RUNS else math.nan
 
 
@@ -77,8 +77,17 @@ def spreads(conn, host: str, kernel: str | None, command: str | None, keys: list
     by: dict[str, list[tuple]] = {}
     for key, *row in conn.execute(q).all():
         by.setdefault(key, []).append(tuple(row))
-    return {k: Spread(len(v), rel_sd([r[0] for r in v]), rel_sd([r[3] for r in v]),
-                      between_part([r[:3] for r in v]), between_part([r[3:] for r in v])) for k, v in by.items()}
+    return {k: Spread(len(v), *(_bounded(x) for x in (rel_sd([r[0] for r in v]), rel_sd([r[3] for r in v]),
+                                                      between_part([r[:3] for r in v]),
+                                                      between_part([r[3:] for r in v]))))
+            for k, v in by.items()}
+
+
+def _bounded(rel: float) -> float:
+    """A relative sd between runs, nan beyond any host's (a damaged store's
+    medians): the run neither widens by it nor records it (stats/drift.MAX_REL_SD)."""
+    from ctxbench.stats.drift import MAX_REL_SD
+    return rel if 0 <= rel <= MAX_REL_SD else math.nan
 
 
 def doc_ghz(doc: dict) -> float | None:
@@ -111,8 +120,8 @@ def fastest_recorded(store_flag: str | None, hosts: set[str]) -> dict[str, float
 
 def host_speed(conn, host: str) -> HostSpeed | None:
     """This host's recorded core clocks: the fastest and the median."""
-    ghz = [g for g in conn.execute(select(runs.c.core_ghz).where(runs.c.host == host)
-                                   .where(runs.c.core_ghz.is_not(None))).scalars() if math.isfinite(g)]
+    ghz = [float(g) for g in conn.execute(select(runs.c.core_ghz).where(runs.c.host == host)
+                                          .where(runs.c.core_ghz.is_not(None))).scalars() if is_finite(g) and g > 0]
     return HostSpeed(len(ghz), max(ghz), float(np.median(ghz))) if ghz else None
 
 
@@ -122,17 +131,20 @@ class HostBest:
     ns: dict[str, float]     # sensor -> the least (the best) it read over them, ns
 
 
-def host_best(conn, host: str) -> HostBest | None:
+def host_best(conn, host: str, same: dict[str, str | None]) -> HostBest | None:
     """The best (least) reading of each sensor this host has recorded
-    (core/host_state.py), over every run of it with the sensors."""
+    (core/host_state.py), over its runs with the sensors on the same
+    kernel, mitigations, microcode and CPU (`same`: runs' columns and their
+    values): on another kernel the system call's path is another's."""
     from ctxbench.core import host_state
-    cols = [runs.c[f"{k}_ns"] for k in host_state.NAMES]
-    rows = conn.execute(select(*cols).where(runs.c.host == host).where(runs.c.syscall_ns.is_not(None))).all()
-    if not rows:
-        return None
-    best = {}
+    q = select(*(runs.c[f"{k}_ns"] for k in host_state.NAMES)).where(runs.c.host == host)
+    for col, value in same.items():
+        q = q.where(runs.c[col] == value if value is not None else runs.c[col].is_(None))
+    rows = conn.execute(q.where(runs.c.syscall_ns.is_not(None))).all()
+    best, used = {}, 0
     for k, values in zip(host_state.NAMES, zip(*rows)):
-        ok = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+        ok = [float(v) for v in values if host_state.plausible_ns(v)]
+        used = max(used, len(ok))
         if ok:
             best[k] = min(ok)
-    return HostBest(len(rows), best)
+    return HostBest(used, best) if best else None
