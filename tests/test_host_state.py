@@ -61,7 +61,7 @@ def test_without_a_store_the_state_is_said_alone():
     state = host_state.of_results([{"id": "a", "clock_probe": probe(4, 130.0)}])
     rec = host.record(state, 3.7, None, None)
     assert rec["best"] is None and rec["said"] == "" and rec["moved"] == {}
-    assert "no earlier run of this host with sensors" in "\n".join(host.lines(rec))
+    assert "nothing to hold it against" in "\n".join(host.lines(rec))
     assert host.record(None, 3.7, None, None) is None and host.lines(None) == []
 
 

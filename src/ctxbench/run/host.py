@@ -57,9 +57,11 @@ def lines(rec: dict | None) -> list[str]:
     if not rec:
         return []
     best = rec.get("best") or {}
-    out = ["", "Host state while it ran (core/host_state.py; best: the least this host has read over "
-               f"{best.get('runs', 0)} earlier run(s) in the store):" if best else
-           "Host state while it ran (no earlier run of this host with sensors in the store to hold it against):"]
+    out = ["", "Host state while it ran (best: the least this host read over "
+               f"{best.get('runs', 0)} earlier run(s) in the store on this kernel and CPU; beyond the clock: how "
+               "much slower than that, the clock's own change taken out; docs/host-state.md):" if best else
+           "Host state while it ran (nothing to hold it against: no results store, or no earlier run of this host "
+           "and kernel with sensors in it; docs/host-state.md):"]
     ghz = finite_or_nan(rec.get("ghz"))
     if math.isfinite(ghz):
         fast = finite_or_nan(best.get("ghz"))
