@@ -27,14 +27,15 @@ from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import hosts as hostlist
 from ctxbench.core.ssh.hosts import escaped_name as shown_name  # escaped, and its bidi and format characters
 from ctxbench.fleet import inventory, job as jobs
+from ctxbench.fleet.ending import SHOWN, chosen_ids, outputs_usable, summed_up
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
-from ctxbench.ui.format import fmt_value, fmt_vs_fastest
 
 if TYPE_CHECKING:
     from ctxbench.fleet.remote import Settings
 
-SHOWN = "kernel/thread/pipe/same-cpu,kernel/process/pipe/same-cpu,user/asm/same-thread"
+PARALLEL = 4       # hosts measured at once
+TIMEOUT_S = 1800   # per host, everything included
 
 
 def add_parser(sub):
@@ -46,10 +47,11 @@ def add_parser(sub):
                    "ansible_host, ansible_port, ansible_user, ansible_ssh_private_key_file, ctxbench_cpu")
     p.add_argument("--limit", metavar="PATTERN", help="only the inventory's hosts or groups PATTERN names "
                    "(Ansible's pattern syntax)")
-    p.add_argument("--parallel", type=options.count(1, 256), default=4, metavar="N",
-                   help="hosts measured at once (default 4)")
-    p.add_argument("--timeout", type=options.real(1, 24 * 3600), default=1800, metavar="S",
-                   help="seconds per host, connecting and cleaning included (default 1800)")
+    p.add_argument("--parallel", type=options.count(1, 256), metavar="N",
+                   help=f"hosts measured at once (default {PARALLEL})")
+    p.add_argument("--timeout", type=options.real(1, 24 * 3600), metavar="S",
+                   help=f"seconds per host, connecting and cleaning included (default {TIMEOUT_S}); with --emit, "
+                        "the Jobs' activeDeadlineSeconds")
     p.add_argument("--ssh-config", action="append", metavar="FILE",
                    help="an ssh config file to read (default: ~/.ssh/config when there is one)")
     p.add_argument("--engines", metavar="DIR", help="where the static engines are (default: this checkout's "
@@ -57,12 +59,15 @@ def add_parser(sub):
     p.add_argument("--show", metavar="ID,...", help=f"ids or points in the final table (default: for run {SHOWN}; "
                    "for another command, the first 4 points its first host measured)")
     p.add_argument("-o", "--output", metavar="DIR", help="write each host's results to DIR/<host>.json "
-                   "(default: none here; each run is kept in the data directory)")
+                   "(default: none here; each run is kept in the data directory); with --emit, the manifest's "
+                   "file (default: standard output)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--store", metavar="URL", help="record every host's run in this store, a SQLite file or a "
                    "postgresql:// URL (default: $CTXBENCH_STORE, else store.sqlite in the data directory)")
     g.add_argument("--no-store", dest="store", action="store_const", const="off", help="record in no store")
     options.add_plot(p, "the figure of the first --show id across hosts (fleet)")
+    from ctxbench.fleet.k8s import values as k8s_options
+    k8s_options.add(p)
     p.set_defaults(func=run, remote=None)
 
 
@@ -203,6 +208,12 @@ class _Plan:
 
 
 def run(args) -> int:
+    from ctxbench.fleet.k8s import entry
+    if entry.wanted(args):  # --emit k8s or --collect DIR: Kubernetes Jobs instead of SSH (docs/kubernetes.md)
+        return entry.run(args, _checker(args))
+    entry.none_given(args)
+    args.parallel = PARALLEL if args.parallel is None else args.parallel
+    args.timeout = TIMEOUT_S if args.timeout is None else args.timeout
     plan = _plan(args)
     rows, wall = _measured(plan, args)
     return _concluded(plan, args, rows, wall)
@@ -221,34 +232,12 @@ def _plan(args) -> _Plan:
     if args.engines and not build.is_dir():
         raise UserError(f"fleet: --engines {escaped(args.engines)}: no such directory")
     _decidable_here(job, targets, build)
-    shown_ids = [i.strip() for i in (args.show if args.show is not None else SHOWN).split(",") if i.strip()]
-    if not shown_ids:
-        raise UserError("fleet: --show: empty list (leave the option out for the default)")
-    _outputs_usable(args)
+    shown_ids = chosen_ids(args)
+    outputs_usable(args)
     names = stems(targets)  # one file per host
     lives = {h.name: Lifecycle(f"fleet-{names[h.name]}", os.path.join(args.output, f"{names[h.name]}.json")
                                if args.output else None, store=args.store) for h in targets}
     return _Plan(job, targets, shown_ids, names, lives, remote.Settings(build, float(args.timeout), _ssh_config(args)))
-
-
-def _outputs_usable(args) -> None:
-    """The figure, the -o directory and the store: each one the fleet can
-    write, said before any host measures, not after."""
-    from ctxbench.core.store import choice
-    if args.plot:  # the figure is no more written over the store than a host's file is
-        choice.never_onto(args.store, [os.path.join(args.plot, f"fleet.{ext}") for ext in ("png", "svg")])
-    if args.output:
-        try:
-            os.makedirs(args.output, exist_ok=True)
-        except OSError as e:
-            raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
-    place = choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
-    if place is not None and not place.sqlite:  # a server not there
-        from ctxbench.core.store import db
-        try:
-            db.Store(place).engine.dispose()
-        except UserError as e:
-            raise UserError(f"fleet: {e}")
 
 
 def _measured(plan: _Plan, args) -> tuple[list, float]:
@@ -282,21 +271,7 @@ def _concluded(plan: _Plan, args, rows: list, wall: float) -> int:
     if job.child and args.show is None:  # the points the command produces, as its first host measured them
         first = next((d for _, d in rows if d is not None), None)
         shown_ids = list(jobs.summary(first))[:4] if first is not None else []
-    print(_table(rows, shown_ids if job.command != "env" else [], args.store))
-    print(_overhead(rows, wall, args.parallel))
-    if args.plot and job.command == "run":
-        from ctxbench.fleet import figures
-        from ctxbench.ui.figures import save
-        fig = figures.figure([(o.host.name, d) for o, d in rows if d is not None], shown_ids[0])
-        if fig is not None:
-            for p in save(fig, args.plot, figures.NAME):
-                print(f"figure: {escaped(p)}")
-    failed = [o for o, _ in rows if not o.ok]
-    if failed:
-        print(f"\n{len(failed)} of {len(rows)} host(s) failed: "
-              + ", ".join(f"{shown_name(o.host.name)} ({shown_name(o.reason)})" for o in failed), file=sys.stderr)
-        return 1
-    return 0
+    return summed_up(job, args, rows, shown_ids, _overhead(rows, wall, args.parallel))
 
 
 class _Ending:
@@ -474,11 +449,12 @@ def _checker(args):
     """The command after -- parsed as the command line would (cli gives
     its parser), or None where cli gave none."""
     parse = getattr(args, "parse_command", None)
-    return _Check(parse) if parse is not None else None
+    return Check(parse) if parse is not None else None
 
 
-class _Check:
-    """The command after -- parsed: its own bad option is one line, before any host."""
+class Check:
+    """The command after -- parsed: its own bad option is one line, before any host
+    (the fleet's, and the Ansible collection's: ansible/plugins/plugin_utils/front_end.py)."""
 
     def __init__(self, parse):
         self.parse = parse
@@ -574,46 +550,6 @@ async def _one(h, gate: asyncio.Semaphore, job, settings, report, finished, fold
         o, doc = finished(o)
         report(h, "done" if o.ok else f"FAILED: {o.reason}")
     return o, doc
-
-
-def _clock(doc: dict | None, fastest: dict) -> str:
-    """A host's core clock this run, and how far below the fastest the
-    store has recorded for it."""
-    from ctxbench.core.store.between import doc_ghz
-    ghz = doc_ghz(doc) if doc else None
-    if ghz is None:
-        return "-"
-    top = fastest.get(model.Document(doc).environment.hostname)
-    return f"{ghz:.3f} GHz" + (f" ({fmt_vs_fastest(ghz, top)})" if top else "")
-
-
-def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
-    from ctxbench.core.store.between import fastest_recorded
-    fastest = fastest_recorded(store_flag, {model.Document(d).environment.hostname for _, d in rows if d})
-    head = ["host", "CPU", "kernel", "core clock"] + [escaped(i) for i in ids] + ["status"]
-    body = []
-    for o, doc in rows:
-        env = model.Document(doc).environment if doc else model.Environment({})
-        # every string from outside (the command line, an inventory, a host's engine) escaped, as in errors
-        cells = [shown_name(o.host.name), escaped(str(env.cpu_model or "-")[:40]),
-                 escaped(str(env.kernel_release or "-")), _clock(doc, fastest)]
-        got = jobs.summary(doc) if doc else {}
-        for i in ids:
-            if i in got:
-                m, lo, hi, unit, ns = got[i]
-                cells.append(f"{fmt_value(m, unit)} [{fmt_value(lo, unit)}, {fmt_value(hi, unit)}]"
-                             + (f" = {fmt_value(ns, 'ns')}" if unit == "cycles" else ""))
-            else:
-                cells.append("-")
-        cells.append("ok" if o.ok else f"FAILED: {shown_name(o.reason)}")
-        body.append(cells)
-    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head) - 1)]
-    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]  # noqa: E731
-    note = ("\nmedian [95% interval] of each id on each host, in core cycles where they apply (= the median in ns): "
-            "the hosts' clocks differ and move between runs; same-cpu: the direct cost of a switch on one CPU; "
-            "core clock: the probe's, and how far below the fastest the store has recorded for that host"
-            if ids else "")
-    return "\n" + "\n".join(fmt(r).rstrip() for r in [head] + body) + note
 
 
 def _overhead(rows: list, wall: float, parallel: int) -> str:
