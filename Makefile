@@ -177,7 +177,7 @@ bench: $(ENGINE) $(VENV)/bin/ctxbench-engine $(VENV)/.test-ok
 # skipped with a note where it is not installed (make test installs it).
 C_FORMATTED = $(wildcard engine/src/*/*.c engine/src/*/*.h engine/tests/*.c engine/tests/*.h engine/bench/*.cpp)
 lint: $(VENV)/.test-ok
-	$(VENV)/bin/ruff check src tests bench tools
+	$(VENV)/bin/ruff check src tests bench tools ansible
 	@if command -v clang-format >/dev/null; then clang-format --dry-run -Werror $(C_FORMATTED) && echo "clang-format: ok"; \
 	else echo "clang-format not installed: C formatting not checked"; fi
 

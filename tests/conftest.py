@@ -89,9 +89,9 @@ def pytest_collection_modifyitems(config, items):
 
 # the files whose tests take longest (tens of seconds of flow: building and installing the wheel,
 # fleets of SSH servers, an aarch64 host under qemu), longest first
-LONGEST_FIRST = ("test_wheel.py", "test_fleet_commands.py", "test_host_edges.py", "test_host.py",
-                 "test_runtimes_harnesses.py", "test_fleet.py", "test_fleet_edges.py", "test_audit_issue33.py",
-                 "test_sweep_resume.py")
+LONGEST_FIRST = ("test_wheel.py", "test_fleet_commands.py", "test_ansible_collection.py", "test_host_edges.py",
+                 "test_host.py", "test_runtimes_harnesses.py", "test_fleet.py", "test_fleet_edges.py",
+                 "test_audit_issue33.py", "test_sweep_resume.py")
 
 
 @pytest.fixture(autouse=True)

@@ -150,3 +150,14 @@ def summary(doc: dict) -> dict:
         lo, hi = s.ci95
         out[r.point_key] = (s.median, lo, hi, "cycles" if r.cycles.applies else r.unit or "ns", r.summary.median)
     return out
+
+
+def own_argv(job: Job, cpu: int | None) -> list[str]:
+    """The command line (after `ctxbench`) of a host that runs ctxbench
+    itself rather than the engine alone: the command as given, with the
+    host's ctxbench_cpu as --cpu where the command takes one and was given
+    none (the fleet's child way passes it so too). `run` with a preset's
+    options takes --cpu whichever way it runs."""
+    takes = job.takes_cpu or job.command == "run"
+    given = job.cpu_given or job.cpu is not None
+    return [*job.argv, *(["--cpu", str(cpu)] if cpu is not None and takes and not given else [])]
