@@ -59,6 +59,10 @@ def test_interleaved_run_recovers_known_answers(tmp_path):
     assert doc["run"]["order"] == "interleaved by group"
     for r, d in zip(doc["results"], (200, 2000, 20000)):
         s = r["summary"]
+        if not s["n"]:  # every sample met other load (a busy machine): said so, and no number made of them
+            assert s["median"] is None and r["verification"]["dropped"] == len(r["samples"]), (r["id"], s)
+            assert any(w["code"] == "dropped" for w in r["warnings"]), r["warnings"]
+            continue
         # The harness's known answer (the hidden test/busywait/<d> ids: the
         # switch is a calibrated busy wait of d ns): d within 5%, plus 20 ns:
         # each wait ends at a deadline found by reading the clock, so it can
