@@ -502,11 +502,11 @@ def _old_store(path: Path, docs: list[dict]) -> None:
 
     from ctxbench.core.store.db import normalise
     from ctxbench.core.store.tables import results, runs
-    from test_store import SINCE_0005, _before_0003, _store_at
+    from test_store import SINCE_0005, SINCE_0006, _before_0003, _store_at
     _store_at(str(path), "0002")
     with create_engine(normalise(str(path))).begin() as conn:
         for d in docs:
-            old = {k: v for k, v in record.run_row(d).items() if k not in ("core_ghz", *SINCE_0005)}
+            old = {k: v for k, v in record.run_row(d).items() if k not in ("core_ghz", *SINCE_0005, *SINCE_0006)}
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
             conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
 

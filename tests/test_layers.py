@@ -142,10 +142,17 @@ def _layer(module: str) -> float:
     return 0  # the package's face (ctxbench/__init__.py: its version)
 
 
+# The package's face lends the Python API (`ctxbench.load`) from the export
+# command, imported only when a program asks for it (its __getattr__):
+# nothing of ours imports it through the face.
+PUBLIC_API = {("ctxbench", "ctxbench.export.api")}
+
+
 def test_no_module_imports_from_its_own_layer_or_above_but_commands():
     """Down the layers only; commands among themselves are the next test's."""
     bad = [f"{m}:{line} ({_layer(m)}) imports {t} ({_layer(t)})" for m in GRAPH for t, line in GRAPH[m].items()
-           if _layer(t) >= _layer(m) and _package(m) != _package(t) and not _layer(m) == _layer(t) == 4]
+           if _layer(t) >= _layer(m) and _package(m) != _package(t) and not _layer(m) == _layer(t) == 4
+           and (m, t) not in PUBLIC_API]
     assert not bad, "an import runs up the layers:\n" + "\n".join(bad)
     assert {_layer(m) for m in GRAPH} == {0, 1, 1.25, 1.5, 2, 3, 4, 5, 6}
     assert _layer("ctxbench.stats.power") < _layer("ctxbench.core.model") < _layer("ctxbench.ui.format") \

@@ -40,7 +40,7 @@ RELAUNCHING = {"runtimes"}
 
 def _commands():
     return [pytest.param(c, marks=pytest.mark.slow) if c in RELAUNCHING else c for c in sorted(SMALL)]
-NOT_MEASURING = {"system", "report", "reanalyse", "compare", "store", "history"}  # they read files or the machine, measure nothing
+NOT_MEASURING = {"system", "report", "reanalyse", "compare", "store", "history", "export"}  # they read files or the machine, measure nothing
 # measures on other hosts over SSH, each host's run through the lifecycle; its -o is a directory, its
 # refusals, Ctrl-C and clean-up are tests/test_fleet.py's (they need SSH servers)
 ELSEWHERE = {"fleet"}

@@ -12,7 +12,7 @@ from ctxbench.fleet import job
 from ctxbench.core.errors import UserError
 from ctxbench.ui import presets
 
-NOT_MEASURING = {"system", "report", "reanalyse", "compare", "store", "history", "fleet"}
+NOT_MEASURING = {"system", "report", "reanalyse", "compare", "store", "history", "fleet", "export"}
 MEASURING = sorted(set(cli.COMMANDS) - NOT_MEASURING)
 FLAG_KNOBS = [(c, k) for c in MEASURING for k in presets.PRESETS[c].knobs if k.flag]
 ENGINE_STUB = {p: {"groups": g, "iterations": i, "min_sample_us": u}

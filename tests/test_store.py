@@ -78,7 +78,7 @@ def test_runs_in_are_rows_out_and_a_run_is_kept_once(store_url):
     kernel = sorted((r[4], r[5], r[6]) for r in out if r[3] == "kernel/thread/pipe/same-cpu")
     assert kernel[0] == pytest.approx((1000.0, 980.0, 1020.0)) and kernel[-1][0] == pytest.approx(1000 * 1.999)
     assert sum(1 for r in out if r[7] is False) == 2 * len(range(0, 1000, 7))
-    assert s.revision() == "0005"
+    assert s.revision() == "0006"
 
 
 def test_sqlite_and_postgresql_give_the_same_rows(tmp_path, server):
@@ -159,11 +159,12 @@ def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
     with create_engine(normalise(store_url)).begin() as conn:
         for d in docs:
             row = record.run_row(d)
-            old = {k: v for k, v in row.items() if k not in ("governor", "vm", "core_ghz", *SINCE_0005)} | {"microcode": None}
+            old = {k: v for k, v in row.items()
+                   if k not in ("governor", "vm", "core_ghz", *SINCE_0005, *SINCE_0006)} | {"microcode": None}
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
             conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0005"
+    assert s.revision() == "0006"
     with s.begin() as conn:
         got = conn.execute(text("SELECT microcode, governor, vm FROM runs ORDER BY id")).all()
         assert conn.execute(text("SELECT count(*) FROM results")).scalar_one() == 24
@@ -173,10 +174,17 @@ def test_a_store_from_the_first_schema_is_migrated_with_its_runs(store_url):
 
 # the runs columns of revision 0005 (the host's state), which an older store's code did not write
 SINCE_0005 = ("syscall_ns", "steal_share", "others_busy_share")
+# and of revision 0006 (what ctxbench export reads): the runs' hypervisor, the results' own below
+SINCE_0006 = ("hypervisor",)
+RESULTS_SINCE_0006 = ("quantity", "n", "cv", "verdict", "warning_codes", "clock_ghz", "params_other")
+
+
+def _before_0006(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in RESULTS_SINCE_0006 and not k.startswith("param_")}
 
 
 def _before_0003(row: dict) -> dict:
-    return {k: v for k, v in row.items() if not k.startswith("cycles_")}
+    return {k: v for k, v in _before_0006(row).items() if not k.startswith("cycles_")}
 
 
 def with_cycles(d: dict, ghz: float) -> dict:
@@ -205,11 +213,11 @@ def test_a_store_from_revision_0002_gains_cycles_from_its_kept_documents(store_u
     docs = [with_cycles(synthetic(k), 3.0 + 0.1 * k) if k % 2 else synthetic(k) for k in range(6)]
     with create_engine(normalise(store_url)).begin() as conn:
         for d in docs:
-            old = {k: v for k, v in record.run_row(d).items() if k not in ("core_ghz", *SINCE_0005)}
+            old = {k: v for k, v in record.run_row(d).items() if k not in ("core_ghz", *SINCE_0005, *SINCE_0006)}
             run_id = conn.execute(insert(runs).values(**old)).inserted_primary_key[0]
             conn.execute(insert(results), [_before_0003(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0005"
+    assert s.revision() == "0006"
     with s.begin() as conn:
         ghz = conn.execute(text("SELECT core_ghz FROM runs ORDER BY id")).scalars().all()
         cyc = conn.execute(text("SELECT median, cycles_median, cycles_ci_lo, cycles_mde, cycles_method "
@@ -355,12 +363,12 @@ def test_a_store_from_revision_0003_keeps_one_run_per_measurement(store_url):
     docs = [synthetic(0), synthetic(1), _reanalysed(synthetic(0)), synthetic(2)]
     with create_engine(normalise(store_url)).begin() as conn:
         for d in docs:
-            row = {k: v for k, v in record.run_row(d).items() if k not in SINCE_0005} | \
+            row = {k: v for k, v in record.run_row(d).items() if k not in (*SINCE_0005, *SINCE_0006)} | \
                 {"digest": hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()}
             run_id = conn.execute(insert(runs).values(**row)).inserted_primary_key[0]
-            conn.execute(insert(results), record.result_rows(d, run_id))
+            conn.execute(insert(results), [_before_0006(r) for r in record.result_rows(d, run_id)])
     s = Store(store_url)
-    assert s.revision() == "0005"
+    assert s.revision() == "0006"
     with s.begin() as conn:
         kept = conn.execute(text("SELECT id, digest FROM runs ORDER BY id")).all()
         per_run = conn.execute(text("SELECT run_id, count(*) FROM results GROUP BY run_id ORDER BY run_id")).all()

@@ -84,7 +84,13 @@ if AS_COMMAND:
 
 def __getattr__(name: str):
     """`__version__`, read from the installed package's metadata when it is
-    first asked for (importing the package reads nothing)."""
+    first asked for, and `load` (ctxbench.export.api: results files or a
+    store as frames), imported when first asked for: importing the package
+    reads nothing and imports neither pyarrow nor a frame library."""
+    if name == "load":
+        from ctxbench.export.api import load
+        globals()["load"] = load
+        return load
     if name != "__version__":
         raise AttributeError(name)
     from importlib.metadata import PackageNotFoundError, version

@@ -13,7 +13,7 @@ import importlib
 from types import ModuleType
 
 NAMES = ("run", "system", "userbench", "runtimes", "peers", "sweep", "tasks", "irq", "noise", "ring", "anatomy",
-         "report", "reanalyse", "compare", "store", "history", "fleet")
+         "report", "reanalyse", "compare", "store", "history", "export", "fleet")
 
 
 def part(name: str, module: str) -> ModuleType | None:

@@ -19,7 +19,7 @@ from ctxbench.core.model import Document, Result
 from ctxbench.core.results import Document as DocumentRecord, Records, ValidationError, member, plain
 from ctxbench.core.writer import jsonable
 from ctxbench.core.store.between import doc_ghz
-from ctxbench.core.store.tables import results, runs
+from ctxbench.core.store.tables import PARAM_KINDS, results, runs
 from ctxbench.stats.numbers import finite_or_none
 
 
@@ -66,19 +66,26 @@ def _started(doc: Document) -> datetime.datetime | None:
     return t
 
 
-def run_row(doc: dict, git_commit: str | None = None) -> dict:
+def run_facts(doc, git_commit: str | None = None) -> dict:
+    """A run's columns but the document and when it was added: what the
+    store keeps of its environment, and what `ctxbench export` reads of a
+    file, the same (its digest is the run's id in both)."""
     d = Document(doc)
     env = d.environment
     mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
     row = {"digest": digest(doc), "command": d.command, "host": env.hostname, "cpu_model": env.cpu_model,
            "microcode": env.microcode, "kernel": env.kernel_release, "mitigations": mitigations or None,
            "ctxbench_version": d.tool.get("version"), "git_commit": git_commit, "started": _started(d),
-           "added": datetime.datetime.now(),
            "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": env.vm,
-           "core_ghz": doc_ghz(doc), **host_columns(d.records),
-           # msgspec writes a NaN (an unknown) as null, as a results file has it: strict JSON
-           "document": zlib.compress(msgspec.json.encode(plain(doc)), 6)}
+           "hypervisor": env.hypervisor if isinstance(env.hypervisor, str) else None,
+           "core_ghz": doc_ghz(doc), **host_columns(d.records)}
     return fitted(runs, row)
+
+
+def run_row(doc: dict, git_commit: str | None = None) -> dict:
+    # msgspec writes a NaN (an unknown) as null, as a results file has it: strict JSON
+    return {**run_facts(doc, git_commit), "added": datetime.datetime.now(),
+            "document": zlib.compress(msgspec.json.encode(plain(doc)), 6)}
 
 
 def host_columns(res: list) -> dict:
@@ -126,7 +133,7 @@ def _mde(r: Result) -> float | None:
     return mde if mde is not None else finite_or_none(r.summary.mde)
 
 
-def result_rows(doc: dict, run_id: int) -> list[dict]:
+def result_rows(doc, run_id: int) -> list[dict]:
     out = []
     for r in Document(doc).results:
         s = r.summary
@@ -137,8 +144,51 @@ def result_rows(doc: dict, run_id: int) -> list[dict]:
             "run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
             "median": finite_or_none(s.median), "ci_lo": finite_or_none(lo), "ci_hi": finite_or_none(hi),
             "mde": _mde(r), **_cycles(r),
-            "ok": ok if isinstance(ok, bool) else None, "runtime_version": version}))
+            "ok": ok if isinstance(ok, bool) else None, "runtime_version": version, **export_columns(r)}))
     return out
+
+
+def export_columns(r: Result) -> dict:
+    """A result's columns of revision 0006, what `ctxbench export` reads
+    without the documents: its quantity, the summary's n and CV, the
+    verification's verdict (None where nothing was checked), its warnings'
+    codes joined by ';' (a code holds none), its core clock and its params."""
+    n = r.summary.n if r.summary else None  # a result without a summary has no n (not 0)
+    v = r.verification
+    verdict = (v.get("verdict") or ("ok" if v.get("ok") else "failed")) if v.get("checked") else None
+    return {"quantity": r.quantity or None, "n": n,
+            "cv": finite_or_none(r.summary.cv), "verdict": verdict if isinstance(verdict, str) else None,
+            "warning_codes": ";".join(w.code for w in r.warnings) or None,
+            "clock_ghz": finite_or_none(r.cycles.ghz), **param_columns(dict(r.params.items()))}
+
+
+def param_columns(params: dict) -> dict:
+    """Each declared param in its column (param_<name>, of its kind:
+    tables.PARAM_KINDS), None where a result has none; every other param,
+    and a declared one whose value its column cannot hold, in params_other
+    as JSON (keys sorted), None where there is none."""
+    out, other = {}, dict(params)
+    for name, kind in PARAM_KINDS:
+        v = params.get(name)
+        out[f"param_{name}"] = flat = _param(v, kind)
+        if flat is not None or v is None:
+            other.pop(name, None)
+    out["params_other"] = json.dumps(jsonable(other), sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False) if other else None
+    return out
+
+
+def _param(v, kind: str):
+    """`v` as a column of `kind` holds it, None where it cannot."""
+    if kind == "text":
+        return v if isinstance(v, str) else None if v is None else json.dumps(jsonable(v), sort_keys=True)
+    if isinstance(v, bool):
+        return v if kind == "bool" else None
+    if kind == "int":
+        return v if isinstance(v, int) and -(1 << 63) <= v < 1 << 63 else None
+    if kind == "float":
+        return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
+    return v if kind == "str" and isinstance(v, str) else None
 
 
 def effect_rows(doc: dict, run_id: int) -> list[dict]:
@@ -158,12 +208,24 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
                 continue
             ci = _pair(e.get("ci95"))
             key = f"tasks/{pair}/{name}"
+            task = {"task": name.split("/", 1)[1]} if name.startswith("per_task/") else {}
             out.append(fitted(results, {"run_id": run_id, "result_id": key, "point_key": key, "unit": "ns",
                                         "median": finite_or_none(e["estimate_ns"]), "ci_lo": finite_or_none(ci[0]),
                                         "ci_hi": finite_or_none(ci[1]), "mde": finite_or_none(e.get("mde_ns")),
                                         **_effect_cycles(e.get("cycles")), "ok": None,
-                                        "runtime_version": None}))
+                                        "runtime_version": None, **_effect_columns(str(pair), task)}))
     return out
+
+
+# the quantity of an effect's row: a cost derived over rounds, not a result's median
+EFFECT = "effect"
+
+
+def _effect_columns(pair: str, task: dict) -> dict:
+    """An effect's columns of revision 0006: its pair (and task) as params;
+    no n, CV, verdict, warnings or clock of its own."""
+    return {"quantity": EFFECT, "n": None, "cv": None, "verdict": None, "warning_codes": None, "clock_ghz": None,
+            **param_columns({"pair": pair, **task})}
 
 
 def _pair(ci) -> list:

@@ -4,10 +4,27 @@ core/store/migrations/versions/: a change here needs a new migration there
 (tests/test_store.py checks that the two agree)."""
 from __future__ import annotations
 
-from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
-                        Table, Text)
+from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, LargeBinary,
+                        MetaData, String, Table, Text)
 
 metadata = MetaData()
+
+# 0006: each param a result may carry (core/schema.PARAM_TYPES) and the kind
+# of value its column holds; tests/test_export.py holds the two together, so
+# that a new param comes with a migration that adds its column.
+PARAM_KINDS = (
+    ("cpu", "int"), ("groups", "int"), ("iterations", "int"), ("n", "int"), ("pinned", "bool"), ("policy", "str"),
+    ("policy_requested", "str"), ("placement", "str"), ("mechanism", "str"), ("kind", "str"), ("size", "int"),
+    ("stride", "int"), ("t_single", "str"), ("formula", "str"), ("source", "str"), ("resolution_ns", "float"),
+    ("parties", "int"), ("footprint", "int"), ("pair", "str"), ("task_a", "str"), ("task_b", "str"),
+    ("scale", "float"), ("rate_hz", "int"), ("task", "str"), ("noise_cpu", "int"), ("runtime", "str"),
+    ("peer", "str"), ("cpu_b", "int"), ("pair_cpu", "int"), ("irq_cpu", "int"), ("window_ms", "int"))
+
+
+def param_type(kind: str):
+    """A param column's type ("text": a param that may hold values of two types, as text)."""
+    return {"int": BigInteger, "float": Float, "bool": Boolean, "text": Text}[kind]() if kind != "str" else String(255)
+
 
 runs = Table(
     "runs", metadata,
@@ -31,6 +48,7 @@ runs = Table(
     Column("syscall_ns", Float),
     Column("steal_share", Float),
     Column("others_busy_share", Float),
+    Column("hypervisor", String(64)),  # 0006: the hypervisor's vendor, where the host is a VM that names one
     Index("ix_runs_host_started", "host", "started"),
     Index("ix_runs_kernel", "kernel"),  # 0002
 )
@@ -54,6 +72,17 @@ results = Table(
     Column("cycles_ci_hi", Float),
     Column("cycles_mde", Float),
     Column("cycles_method", String(8)),
+    # 0006: what an export reads without the documents (ctxbench export): the kind of quantity, the
+    # summary's n and CV, the verification's verdict, the warnings' codes (joined by ';'), the result's
+    # core clock, and its params: one column each (param_<name>), the others as JSON (params_other)
+    Column("quantity", String(32)),
+    Column("n", Integer),
+    Column("cv", Float),
+    Column("verdict", String(16)),
+    Column("warning_codes", Text),
+    Column("clock_ghz", Float),
+    Column("params_other", Text),
+    *(Column(f"param_{name}", param_type(kind)) for name, kind in PARAM_KINDS),
     Index("ix_results_point_run", "point_key", "run_id"),
     Index("ix_results_run", "run_id"),
 )

@@ -1,0 +1,45 @@
+"""When a run started, as an instant. The lifecycle writes `started` as the
+measuring machine's local time without an offset (lifecycle.py), and the
+store keeps it as local time without a zone (core/store/record.py); a file
+another tool wrote may carry an offset. The rule, the same for files and
+stores: a time with an offset is that instant; a time without one is taken
+as local time of the machine that exports (its zone, TZ, at that date),
+the one that measured it when the two are one machine or share a zone.
+The export holds the instant in UTC (schema.TIME)."""
+from __future__ import annotations
+
+import datetime
+
+
+def parsed(value) -> datetime.datetime | None:
+    """A document's `started` (ISO 8601 text) or a store's (a datetime),
+    None where it is neither."""
+    if isinstance(value, datetime.datetime):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+
+
+def utc(value) -> datetime.datetime | None:
+    """The instant, in UTC (a naive time read as this machine's local time)."""
+    t = parsed(value)
+    try:
+        return t.astimezone(datetime.timezone.utc) if t is not None else None
+    except (OverflowError, ValueError, OSError):  # a date the platform's local-time functions cannot take
+        return None
+
+
+def local(value) -> datetime.datetime | None:
+    """The instant as local time without a zone, as the store keeps times
+    and --select's dates are read (core/store/query.moment)."""
+    t = parsed(value)
+    if t is None or t.tzinfo is None:
+        return t
+    try:
+        return t.astimezone().replace(tzinfo=None)
+    except (OverflowError, ValueError, OSError):
+        return None
