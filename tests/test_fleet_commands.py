@@ -4,8 +4,9 @@ options (issue 35), over 4 real OpenSSH servers on loopback
 results are kept in the store and in -o's directory, the stopped host's
 row says why, the exit status is 1, the table shows the points the
 command produced, each document's environment is its host's (a hostname of
-its own), and nothing is left on any host. These are also `sweep`, `tasks`
-and `run` through --host (tests/test_host.py has the other commands).
+its own), and nothing is left on any host. These are also `sweep` and
+`tasks` through --host (tests/test_host.py has the other commands; `run`
+with its own options on a fleet: tests/test_issue46_fleet.py).
 Flow, not numbers."""
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ pytest.importorskip("asyncssh")
 COMMANDS = [
     ("sweep", ["--quick", "--budget", "10"]),  # sweep's least budget (sweep/command.MIN_BUDGET_S)
     ("tasks", ["--quick", "--rounds", "2"]),
-    ("run", ["--quick", "--ids", "baseline/nop,kernel/thread/pipe/same-cpu", "--groups", "2"]),
 ]
 
 
