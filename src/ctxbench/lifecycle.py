@@ -62,7 +62,8 @@ class Lifecycle:
         except UserError:
             self.out.close()
             raise
-        self.started = datetime.datetime.now().isoformat(timespec="seconds")
+        # with its UTC offset: the instant, wherever the file is read (export, a store on another zone)
+        self.started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         self._last: dict | None = None
         self.written: list[str] = []
         self._said_shared = False

@@ -108,7 +108,7 @@ async def on_host(h: Host, job, s: Settings, report: Callable[[Host, str], None]
     env = dict(os.environ, CTXBENCH_ENGINES=str(s.build))
     report(h, f"running ctxbench {escaped(' '.join(job.argv))[:60]}")
     t0 = time.monotonic()
-    out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a run
+    out.started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")  # as the lifecycle dates a run
     # dies with the fleet (SIGKILL when this thread, the event loop's, ends), on the fleet's CPUs
     setup = children.child_setup(tuple(os.sched_getaffinity(0)), os.getpid())
     proc = await asyncio.create_subprocess_exec(*cmd, stdin=asyncio.subprocess.DEVNULL,

@@ -106,7 +106,7 @@ async def _measured(out: Outcome, session: Session, engine_args: list[str], s: S
     out.arch = await session.prepare()
     report(host, f"copying the {out.arch} engine")
     await session.copy()  # the copy is most of a fleet run's overhead
-    out.started = datetime.datetime.now().isoformat(timespec="seconds")  # as the lifecycle dates a local run
+    out.started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")  # as the lifecycle dates a local run
     report(host, "measuring")
     t0 = time.monotonic()
     brought = await session.document(engine_args, s.timeout_s)
