@@ -30,6 +30,22 @@ K8S_VERSION = "1.37"
 OLDEST = "1.33"
 ENGINE_DOC = ROOT / "tests" / "fixtures" / "v1" / "engine_document.json"
 WHEN = datetime.datetime(2026, 11, 29, 2, 30, 0)  # the files' modification time: their runs' `started`
+WHEN_UTC = WHEN.astimezone(datetime.timezone.utc).isoformat()  # as the fleet record says it, with its offset
+
+
+def _measured_as(groups: int, iterations: int, ids: tuple[str, ...] = ()) -> bytes:
+    """The recorded engine document, its results measured with `groups`
+    and `iterations` (the quick preset's: 5 and 6, ctxbench-engine presets),
+    under `ids` where given."""
+    doc = json.loads(ENGINE_DOC.read_text())
+    for k, r in enumerate(doc["results"]):
+        r["params"].update(groups=groups, iterations=iterations)
+        if k < len(ids):
+            r["id"] = ids[k]
+    return json.dumps(doc).encode()
+
+
+QUICK = _measured_as(5, 6)  # a run-suite --preset quick's document
 
 # option sets: (the fleet's options, the command after --)
 SETS = {
@@ -194,6 +210,18 @@ BAD = [
     (["--collect", ".", "--timeout", "9", "--", "run"], "--timeout"),
     (["--collect", "no-such-dir", "--", "run"], "no directory"),
     (["web1", "--image", "x", "--", "run"], "--image is for --emit k8s"),
+    # YAML's line breaks and format characters never reach the manifest (its header is comments)
+    (["--emit", "k8s", "--count", "2", "--volume", "host:/x\u2028kind: ConfigMap", "--", "run"], "line-break"),
+    (["--emit", "k8s", "--count", "2", "--volume", "host:/x\u0085y", "--", "run"], "line-break"),
+    (["--emit", "k8s", "--count", "2", "--volume", "host:/x\u202ey", "--", "run"], "format"),
+    (["--emit", "k8s", "--count", "2", "--image", "reg/img:t\u2029x", "--", "run"], "image reference"),
+    (["--emit", "k8s", "--nodes", "a\u2028b", "--", "run"], "not a node name"),
+    (["--emit", "k8s", "--nodes", "n" * 63 + "." + "m" * 63 + "." + "o" * 63 + "." + "p" * 61, "--", "run"],
+     "more than a file name takes"),
+    (["--emit", "k8s", "--count", "2", "--volume", "claim:", "--", "run"], "names no claim"),
+    (["--emit", "k8s", "--count", "2", "--memory", "65Ti", "--", "run"], "at most 64Ti"),
+    (["--emit", "k8s", "--count", "2", "--volume", "host:/x", "--", "env"], "--volume means nothing"),
+    (["--collect", ".", "--show", "x", "--", "env"], "--show means nothing"),
 ]
 
 
@@ -222,7 +250,7 @@ def test_collect_makes_each_file_a_run_named_by_its_node(tmp_path):
     each with the fleet's record naming its node (from the file's name),
     the node as its hostname, the pod's kept; a damaged file is one line
     and costs only its own row; stray files are said and left out."""
-    doc = ENGINE_DOC.read_bytes()
+    doc = QUICK
     d = _results_dir(tmp_path, {"ctxbench-run_node-a_0.json": doc, "ctxbench-run_node-b.lab_1.json": doc,
                                 "ctxbench-run_node-c_2.json": doc[: len(doc) // 2], "notes.json": b"{}",
                                 "ctxbench-run_node-d_3.json.tmp.77": doc[:100]})
@@ -231,13 +259,14 @@ def test_collect_makes_each_file_a_run_named_by_its_node(tmp_path):
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
     warned = [line for line in p.stderr.splitlines() if line.startswith("  warning: ")]
     assert len(warned) == 3, p.stderr  # the damaged file, notes.json, the unfinished file: a line each
-    assert "node-c_2.json" in p.stderr and "1 of 3 file(s) failed" in p.stderr
+    # the damaged file and the pod that died mid-run (its node's row): 2 of 4
+    assert "node-c_2.json" in p.stderr and "2 of 4 file(s) failed" in p.stderr and "node-d (" in p.stderr
     assert sorted(x.name for x in out.iterdir()) == ["ctxbench-run_node-a_0.json", "ctxbench-run_node-b.lab_1.json"]
     for node, index in (("node-a", 0), ("node-b.lab", 1)):
         got = json.loads((out / f"ctxbench-run_{node}_{index}.json").read_text())
         assert got["schema"] == "ctxbench/2" and got["environment"]["hostname"] == node
         f = got["fleet"]
-        assert (f["host"], f["started"], f["command"]) == (node, WHEN.isoformat(), ["run", "--quick"])
+        assert (f["host"], f["started"], f["command"]) == (node, WHEN_UTC, ["run", "--quick"])
         assert f["kubernetes"] == {"job": "ctxbench-run", "index": index, "file": f"ctxbench-run_{node}_{index}.json",
                                    "pod": "fixture-host"}
         assert got["run"]["preset"] == "quick" and len(got["results"]) == 2
@@ -269,10 +298,10 @@ def test_collect_refuses_a_file_of_another_command(tmp_path, command, words):
 
 
 def test_collect_with_a_name_takes_only_that_job_s_files(tmp_path):
-    doc = ENGINE_DOC.read_bytes()
-    d = _results_dir(tmp_path, {"a_n1_0.json": doc, "b_n1_0.json": doc})
+    doc = QUICK
+    d = _results_dir(tmp_path, {"a_n1_0.json": doc, "b_n1_0.json": doc, "a_n2_1.json.tmp.5": b"{"})
     p = run_cli("fleet", "--collect", str(d), "--name", "b", "--no-store", "-o", str(tmp_path / "out"),
-                "--", "run")
+                "--", "run", "--quick")
     assert p.returncode == 0, p.stderr
     assert [x.name for x in (tmp_path / "out").iterdir()] == ["b_n1_0.json"]
     p = run_cli("fleet", "--collect", str(d), "--name", "c", "--no-store", "--", "run")
@@ -308,3 +337,142 @@ def test_the_engine_runs_the_pod_s_command_and_collect_reads_its_file(tmp_path):
     assert p.returncode == 0, p.stderr
     got = json.loads((tmp_path / "out" / "ctxbench-run_k8s-node_0.json").read_text())
     assert got["fleet"]["host"] == "k8s-node" and got["results"]
+    # the same file given as the preset's own run (5 groups, not the 1 it measured) is not recorded as one
+    p = run_cli("fleet", "--collect", str(results), "--no-store", "-o", str(tmp_path / "out2"), "--", "run", "--quick")
+    assert p.returncode == 1 and "measured with groups 1, not the preset quick's 5" in p.stderr, p.stderr
+
+
+# ---- what the audit found (each fault, fixed) ----------------------------------------------------
+
+def test_a_header_comment_holds_no_raw_line_break(tmp_path):
+    """A value in the header's comments is escaped: even a path that got
+    past the options (U+2028, a YAML line break) leaves the Jobs alone."""
+    from ctxbench.fleet.k8s import manifest, values
+    spec = manifest.Spec("lab", "ns", "img", 2, "256Mi", values.Volume("host", "/x\u2028kind: ConfigMap"), 60,
+                         ("run-suite", "--preset", "quick", "--json"), ("run", "--quick"), count=2)
+    objs = list(yaml.safe_load_all(manifest.text(spec, "0.1.0\u2029x: y")))
+    assert [o["kind"] for o in objs] == ["Job"]
+
+
+def test_collect_a_directory_it_cannot_list_is_one_line_and_makes_nothing(tmp_path, monkeypatch):
+    d = _results_dir(tmp_path, {"a_n1_0.json": QUICK})
+    scandir = os.scandir
+
+    def refused(path="."):
+        if os.fspath(path) == str(d):
+            raise PermissionError(13, "Permission denied", str(d))
+        return scandir(path)
+    monkeypatch.setattr(os, "scandir", refused)
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(tmp_path / "out"), "--", "run", "--quick")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "cannot list" in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_collect_refusals_leave_no_o_directory(tmp_path):
+    """Everything is checked before -o is made: no file found, a store
+    inside DIR, an -o that cannot take files are one line, nothing made."""
+    d = _results_dir(tmp_path, {"notes.txt": b""})
+    out = tmp_path / "out"
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(out), "--", "run")
+    assert p.returncode == 2 and "no file" in p.stderr and not out.exists(), p.stderr
+    (d / "a_n1_0.json").write_bytes(QUICK)
+    p = run_cli("fleet", "--collect", str(d), "--store", str(d / "s.sqlite"), "-o", str(out), "--", "run", "--quick")
+    assert p.returncode == 2 and "inside the directory collected" in p.stderr and not out.exists(), p.stderr
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", "/proc/self/ctxbench", "--", "run", "--quick")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "-o /proc/self/ctxbench" in p.stderr, p.stderr
+
+
+def test_collect_never_writes_through_a_symlink_onto_another_collected_file(tmp_path):
+    d = _results_dir(tmp_path, {"a_n1_0.json": QUICK, "a_n2_1.json": QUICK})
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a_n1_0.json").symlink_to(d / "a_n2_1.json")
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(out), "--", "run", "--quick")
+    assert p.returncode == 1 and "input files" in p.stderr, p.stderr
+    assert (d / "a_n2_1.json").read_bytes() == QUICK
+
+
+@pytest.mark.parametrize("command, doc, words", [
+    (["run"], QUICK, "the preset default's 48"),
+    (["run", "--full"], QUICK, "the preset full's 160"),
+    (["run", "--quick", "--iterations", "9"], QUICK, "--iterations 9"),
+    (["run", "--quick"], _measured_as(5, 6, ("kernel/thread/sem/same-cpu",)), "kernel/thread/sem/same-cpu")])
+def test_collect_refuses_a_file_another_preset_measured(tmp_path, command, doc, words):
+    d = _results_dir(tmp_path, {"a_n1_0.json": doc})
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(tmp_path / "out"), "--", *command)
+    assert p.returncode == 1 and words in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not list((tmp_path / "out").iterdir())
+
+
+def test_collect_is_the_same_run_under_any_tz_and_refuses_its_own_output(tmp_path, monkeypatch):
+    """`started` is the file's time in UTC: collected again under another
+    TZ, the run is the one the store has; a collected document (a command's,
+    with its `fleet` record) is no engine's file."""
+    import time
+    d = _results_dir(tmp_path, {"a_n1_0.json": QUICK})
+    store, out = tmp_path / "s.sqlite", tmp_path / "out"
+    for tz in ("UTC", "Asia/Tokyo"):
+        monkeypatch.setenv("TZ", tz)
+        time.tzset()
+        p = run_cli("fleet", "--collect", str(d), "--store", str(store), "-o", str(out), "--", "run", "--quick")
+        assert p.returncode == 0, p.stderr
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    assert "already in the results store" in p.stdout
+    with sqlite3.connect(store) as db:
+        assert db.execute("select count(*) from runs").fetchone() == (1,)
+    (tmp_path / "again").mkdir()
+    again = _results_dir(tmp_path / "again", {"a_n1_0.json": (out / "a_n1_0.json").read_bytes()})
+    p = run_cli("fleet", "--collect", str(again), "--no-store", "-o", str(tmp_path / "out2"), "--", "run", "--quick")
+    assert p.returncode == 1 and "not an engine's output" in p.stderr, p.stderr
+
+
+def test_collect_without_o_keeps_no_second_copy_of_a_run_the_store_has(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    d = _results_dir(tmp_path, {"a_n1_0.json": QUICK})
+    store = tmp_path / "s.sqlite"
+    for _ in range(2):
+        p = run_cli("fleet", "--collect", str(d), "--store", str(store), "--", "run", "--quick")
+        assert p.returncode == 0, p.stderr
+    assert "already kept in the results store" in p.stdout, p.stdout
+    assert len(list((tmp_path / "data" / "ctxbench" / "runs").iterdir())) == 1
+
+
+def test_collect_env_takes_the_record_s_line_alone(tmp_path):
+    rec = {k: v for k, v in json.loads(ENGINE_DOC.read_text()).items() if k != "results"}
+    log = b"warning {not json}\n" + json.dumps(rec).encode() + b"\nthe engine's last words\n"
+    d = _results_dir(tmp_path, {"ctxbench-env_w1_0.json": log})
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(tmp_path / "out"), "--", "env")
+    assert p.returncode == 0, p.stderr
+
+
+def test_collect_refuses_a_file_too_big_before_reading_it(tmp_path):
+    d = _results_dir(tmp_path, {"a_n1_0.json": b""})
+    os.truncate(d / "a_n1_0.json", 300 << 20)  # sparse: nothing is written, and nothing must be read
+    p = run_cli("fleet", "--collect", str(d), "--no-store", "-o", str(tmp_path / "out"), "--", "run", "--quick")
+    assert p.returncode == 1 and "300 MiB" in p.stderr, p.stderr
+
+
+def test_the_manifest_s_kubectl_line_is_one_a_shell_takes(tmp_path):
+    out = tmp_path / "a b.yaml"
+    p = run_cli("fleet", "--emit", "k8s", "--count", "2", "-o", str(out), "--", "run", "--quick")
+    assert p.returncode == 0 and f"kubectl apply -f '{out}')" in p.stdout, p.stdout
+
+
+def test_an_interruption_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """Ctrl-C right after the probe's or the write's temporary file is made
+    (core/writer): the file is removed all the same."""
+    from ctxbench.core import writer
+
+    close = os.close
+
+    def interrupted(fd, *a, **k):  # the descriptor closed, then the signal
+        close(fd)
+        raise KeyboardInterrupt
+    for step, call in (("close", lambda: writer._probe_dir("x", str(tmp_path))),
+                       ("fdopen", lambda: writer.write_atomic(str(tmp_path / "x.json"), b"{}"))):
+        with monkeypatch.context() as m:
+            m.setattr(writer.os, step, interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                call()
+        assert not list(tmp_path.iterdir()), step

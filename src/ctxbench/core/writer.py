@@ -97,12 +97,15 @@ def _probe_dir(path: str, d: str) -> None:
     os.access() on /proc and on read-only mounts alike."""
     if not os.path.isdir(d):
         raise _refuse(path, f"directory {shown(d)} does not exist")
-    try:
+    tmp = None
+    try:  # one try from the file's making to its removal: Ctrl-C or SIGTERM in between leaves nothing
         fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
+        os.close(fd)
     except OSError as e:
         raise _refuse(path, f"cannot create a file in {shown(d)}: {e.strerror or e}")
-    os.close(fd)
-    os.unlink(tmp)
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
 
 
 def _same_inode(st: os.stat_result, path: str) -> bool:
@@ -245,8 +248,9 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
     where a symlink was planted, not chosen) a symlink since is not
     replaced. Raises OSError."""
     d = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
-    try:
+    tmp = None
+    try:  # mkstemp inside: an interruption right after it still removes the file
+        fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -264,7 +268,8 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
         os.replace(tmp, path)
     except BaseException:
         try:
-            os.unlink(tmp)
+            if tmp is not None:
+                os.unlink(tmp)
         except OSError:
             pass
         raise

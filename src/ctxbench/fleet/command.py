@@ -27,7 +27,7 @@ from ctxbench.core.errors import UserError, escaped
 from ctxbench.core.ssh import hosts as hostlist
 from ctxbench.core.ssh.hosts import escaped_name as shown_name  # escaped, and its bidi and format characters
 from ctxbench.fleet import inventory, job as jobs
-from ctxbench.fleet.ending import SHOWN, chosen_ids, outputs_usable, summed_up
+from ctxbench.fleet.ending import SHOWN, chosen_ids, one_step as _one_step, outputs_usable, summed_up
 from ctxbench.lifecycle import Lifecycle
 from ctxbench.ui import options
 
@@ -478,38 +478,6 @@ def _silenced():
         yield
 
 
-# A host's end (its document written, recorded, said) is one step: no await
-# in it lets a cancellation cut it, and these signals (the command's handler
-# raises KeyboardInterrupt at any instruction) wait until it is done, then
-# are answered. Bounded: a store's connection times out in 10 s.
-ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class _Noted(list):
-    """A signal handler that notes each signal it is given."""
-
-    def __call__(self, signum: int, frame) -> None:
-        self.append(signum)
-
-
-@contextlib.contextmanager
-def _one_step():
-    """ENDING's signals answered after the block, not inside it. Not by
-    blocking them (pthread_sigmask holds them in this thread only: the
-    kernel gives a process's signal to any thread that does not block it,
-    asyncio's executor threads among them, and Python then runs the handler
-    here all the same): the Python-level handlers are swapped for one that
-    notes the signal, and the first noted is sent again after."""
-    noted = _Noted()
-    swapped = {s: signal.signal(s, noted)
-               for s in ENDING if callable(signal.getsignal(s))}  # ignored or default: left as they are
-    try:
-        yield
-    finally:
-        for s, handler in swapped.items():
-            signal.signal(s, handler)
-        if noted:
-            signal.raise_signal(noted[0])  # the command's own handler answers it now
 
 
 async def _all(targets, job, settings, parallel: int, report, finished, folder: Path, names: dict) -> list:

@@ -1,11 +1,14 @@
 """How a fleet ends, whichever way its hosts were measured (over SSH,
 fleet/command.py; or as Kubernetes Jobs whose files --collect reads,
 fleet/k8s/collect.py): the outputs checked before anything is measured
-or read, and the table of hosts with the chosen ids, the figure, and the
-rows that failed."""
+or read, each host's (or file's) end written and recorded as one step
+that a signal does not cut, and the table of hosts with the chosen ids,
+the figure, and the rows that failed."""
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 
 from ctxbench.core import model
@@ -25,17 +28,15 @@ def chosen_ids(args) -> list[str]:
     return ids
 
 
-def outputs_usable(args) -> None:
-    """The figure, the -o directory and the store: each one the fleet can
-    write, said before any host measures, not after."""
+def outputs_usable(args, make: bool = True) -> None:
+    """The figure, the store and the -o directory: each one the fleet can
+    use, said before any host measures or file is read, not after; -o is
+    made last (`make`), once everything else passed (--collect makes it
+    itself, after its files are found: make_output), so a refusal leaves
+    nothing behind."""
     from ctxbench.core.store import choice
     if args.plot:  # the figure is no more written over the store than a host's file is
         choice.never_onto(args.store, [os.path.join(args.plot, f"fleet.{ext}") for ext in ("png", "svg")])
-    if args.output:
-        try:
-            os.makedirs(args.output, exist_ok=True)
-        except OSError as e:
-            raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
     place = choice.decide(args.store, writes=True, measuring=True)  # a store it cannot use: before anything is made
     if place is not None and not place.sqlite:  # a server not there
         from ctxbench.core.store import db
@@ -43,6 +44,33 @@ def outputs_usable(args) -> None:
             db.Store(place).engine.dispose()
         except UserError as e:
             raise UserError(f"fleet: {e}")
+    if args.output:
+        _output_writable(args.output)
+        if make:
+            make_output(args)
+
+
+def _output_writable(out: str) -> None:
+    """-o names a directory files can be made in, or one that can be made:
+    tried (core/writer's probe), not guessed, as for any output."""
+    from ctxbench.core import writer
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise UserError(f"fleet: -o {escaped(out)}: not a directory (give a directory for the files)")
+    here = os.path.abspath(out)
+    while not os.path.isdir(here):  # the nearest directory there is: where the new ones would be made
+        here = os.path.dirname(here)
+    try:
+        writer._probe_dir(out, here)
+    except UserError as e:
+        raise UserError(f"fleet: -o {escaped(out)}: {e.why}")
+
+
+def make_output(args) -> None:
+    if args.output:
+        try:
+            os.makedirs(args.output, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"fleet: -o {escaped(args.output)}: cannot make the directory ({e.strerror or e})")
 
 
 def summed_up(job, args, rows: list, shown_ids: list[str], overhead: str | None = None, what: str = "host") -> int:
@@ -105,3 +133,37 @@ def _table(rows: list, ids: list[str], store_flag: str | None = None) -> str:
             "core clock: the probe's, and how far below the fastest the store has recorded for that host"
             if ids else "")
     return "\n" + "\n".join(fmt(r).rstrip() for r in [head] + body) + note
+
+
+# A host's end (its document written, recorded, said) is one step: no await
+# in it lets a cancellation cut it, and these signals (the command's handler
+# raises KeyboardInterrupt at any instruction) wait until it is done, then
+# are answered. Bounded: a store's connection times out in 10 s.
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Noted(list):
+    """A signal handler that notes each signal it is given."""
+
+    def __call__(self, signum: int, frame) -> None:
+        self.append(signum)
+
+
+@contextlib.contextmanager
+def one_step():
+    """ENDING's signals answered after the block, not inside it. Not by
+    blocking them (pthread_sigmask holds them in this thread only: the
+    kernel gives a process's signal to any thread that does not block it,
+    asyncio's executor threads among them, and Python then runs the handler
+    here all the same): the Python-level handlers are swapped for one that
+    notes the signal, and the first noted is sent again after."""
+    noted = _Noted()
+    swapped = {s: signal.signal(s, noted)
+               for s in ENDING if callable(signal.getsignal(s))}  # ignored or default: left as they are
+    try:
+        yield
+    finally:
+        for s, handler in swapped.items():
+            signal.signal(s, handler)
+        if noted:
+            signal.raise_signal(noted[0])  # the command's own handler answers it now

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import sys
 
 from ctxbench.core import writer
@@ -28,8 +29,15 @@ def run(args, job: jobs.Job) -> int:
     writer.write_text(writer.check_writable(args.output), text, "the manifest")
     jobs_n = len(spec.nodes) or 1
     print(f"manifest written to {shown(args.output)}: {jobs_n} Job(s), {len(spec.nodes) or spec.count} pod(s) "
-          f"in namespace {spec.namespace} (kubectl apply -f {escaped(args.output)})")
+          f"in namespace {spec.namespace} (kubectl apply -f {_typed(args.output)})")
     return 0
+
+
+def _typed(path: str) -> str:
+    """`path` as a shell takes it (quoted where it must be); escaped only
+    where it holds characters a terminal must not be sent."""
+    quoted = shlex.quote(path)
+    return quoted if escaped(quoted) == quoted else escaped(quoted)
 
 
 def _spec(args, job: jobs.Job, version: str) -> manifest.Spec:
@@ -39,8 +47,15 @@ def _spec(args, job: jobs.Job, version: str) -> manifest.Spec:
         raise UserError("fleet --emit k8s: say where: --nodes a,b,c (a Job per node) or --count N (one Indexed "
                         "Job, one pod per node)")
     timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT_S
+    name = args.name or f"ctxbench-{job.command}"
+    for i, node in enumerate(args.nodes or ()):  # the pod's file is named by the node: it must fit a file name
+        file = manifest.file_name(name, node, str(i))
+        if len(file.encode()) > values.MAX_FILE_NAME:
+            raise UserError(f"fleet --emit k8s: node {node}: its pod's file {file} would be {len(file.encode())} "
+                            f"bytes, more than a file name takes ({values.MAX_FILE_NAME}): give a shorter --name, "
+                            "or --count")
     return manifest.Spec(
-        name=args.name or f"ctxbench-{job.command}", namespace=args.namespace or values.DEFAULT_NAMESPACE,
+        name=name, namespace=args.namespace or values.DEFAULT_NAMESPACE,
         image=args.image or default_image(version), cpus=args.cpus or values.DEFAULT_CPUS,
         memory=args.memory or values.DEFAULT_MEMORY,
         volume=args.volume or values.Volume("claim", values.DEFAULT_CLAIM), timeout_s=int(math.ceil(timeout)),

@@ -32,11 +32,19 @@ def run(args, check) -> int:
         _refuse(args, SSH, "--emit k8s", "is the SSH fleet's (the Jobs' nodes are --nodes or --count)")
         _refuse(args, RUNS, "--emit k8s", "is for --collect (the manifest measures and records nothing)")
         from ctxbench.fleet.k8s import emit
-        return emit.run(args, fast_job(args, check, "--emit k8s"))
+        job = fast_job(args, check, "--emit k8s")
+        if job.command == "env":
+            _refuse(args, {"volume": "--volume"}, "--emit k8s -- env", "means nothing here: env's pods write no "
+                    "file (their records are their logs)")
+        return emit.run(args, job)
     _refuse(args, {**SSH, "timeout": "--timeout"}, "--collect", "is the SSH fleet's (--collect reads files)")
     _refuse(args, EMIT_ONLY, "--collect", "is for --emit k8s")
     from ctxbench.fleet.k8s import collect
-    return collect.run(args, fast_job(args, check, "--collect"))
+    job = fast_job(args, check, "--collect")
+    if job.command == "env":
+        _refuse(args, {"show": "--show", "plot": "--plot"}, "--collect -- env", "means nothing here: env's "
+                "records have no ids to show or draw")
+    return collect.run(args, job)
 
 
 def none_given(args) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from ctxbench.core.errors import escaped
 from ctxbench.fleet.k8s.values import Volume
 
 USER = 65532         # the image's user (k8s/Dockerfile): no name needed, no /etc/passwd in the image
@@ -149,14 +150,15 @@ def text(spec: Spec, version: str) -> str:
     """The manifest as YAML, one document per Job, after a header that
     says what it is and how to collect what it writes."""
     objs = jobs(spec)
-    words = shlex.join(spec.command)
+    # every value in a comment escaped: a line break there (U+2028 too, for YAML) would start an object
+    words = escaped(shlex.join(spec.command))
     how = (f"{len(spec.nodes)} Job(s), one per node" if spec.nodes
            else f"one Indexed Job of {spec.count} pod(s), at most one per node")
     where = (f"Each pod writes {spec.name}_<node>_<index>.json to {MOUNT}, on {spec.volume.kind}:"
-             f"{spec.volume.where}." if spec.writes_file else
+             f"{escaped(spec.volume.where)}." if spec.writes_file else
              f"Each pod prints its record in its log (the engine's env has no -o): save it as "
              f"{spec.name}_<node>_<index>.json.")
-    head = [f"# ctxbench {version}: `{words}` on Kubernetes as {how} (docs/kubernetes.md).",
+    head = [f"# ctxbench {escaped(version)}: `{words}` on Kubernetes as {how} (docs/kubernetes.md).",
             f"# {where}",
             f"# kubectl apply -f FILE; then: ctxbench fleet --collect DIR --name {spec.name} -- {words}"]
     body = yaml.dump_all(objs, Dumper=_Plain, sort_keys=False, default_flow_style=False, width=120,

@@ -6,6 +6,7 @@ what the API server would refuse there, said before a manifest exists."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ctxbench.core.errors import escaped
@@ -25,10 +26,23 @@ _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
 # an image reference: [registry[:port]/]path[:tag][@sha256:digest], as Docker's grammar has it
 _PART = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _IMAGE = re.compile(rf"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]+)?/)?{_PART}(?:/{_PART})*"
-                    r"(?::\w[\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?")
+                    r"(?::\w[\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?", re.ASCII)  # Docker's \w: ASCII
 _MEMORY = re.compile(r"([1-9][0-9]{0,12})(Ki|Mi|Gi|Ti)?")
 _SHIFT = {None: 0, "Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40}
 MIN_MEMORY = 32 << 20  # the static engine and its parties' stacks (it measures with a few MiB)
+MAX_MEMORY = 64 << 40  # 64Ti: more than any node has; a bigger number is a typing slip
+MAX_FILE_NAME = 255    # bytes of a file's name on Linux file systems: <name>_<node>_<index>.json must fit
+
+
+def unprintable(text: str) -> str | None:
+    """The first character of `text` that no value in the manifest may
+    hold, or None: C0 and C1 controls, YAML's line breaks (U+0085, U+2028,
+    U+2029: a comment or plain scalar would end there), bidi and other
+    format characters (what errors.escaped writes as escapes)."""
+    for c in text:
+        if escaped(c) != c or unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp"):
+            return c
+    return None
 
 
 def label(text: str, what: str = "a name", most: int = 63) -> str:
@@ -83,8 +97,11 @@ def memory(text: str) -> str:
     if not m:
         raise Bad(f"'{escaped(text)}' is not a memory size Kubernetes takes here (a whole number of bytes, "
                   "or with Ki, Mi, Gi, Ti: 256Mi, 1Gi)")
-    if int(m.group(1)) << _SHIFT[m.group(2)] < MIN_MEMORY:
+    size = int(m.group(1)) << _SHIFT[m.group(2)]
+    if size < MIN_MEMORY:
         raise Bad(f"{text} is less than the engine needs (at least {MIN_MEMORY >> 20}Mi)")
+    if size > MAX_MEMORY:
+        raise Bad(f"{text} is more than any node has (at most {MAX_MEMORY >> 40}Ti)")
     return text
 
 
@@ -100,12 +117,19 @@ def volume(text: str) -> Volume:
     or host:DIR (a directory on each node, absolute, not /)."""
     kind, sep, where = text.partition(":")
     if kind == "claim" and sep:
-        node(where)  # a claim's name is a DNS subdomain, as a node's is
+        if not where:
+            raise Bad("claim: names no claim (claim:NAME, the PersistentVolumeClaim's name)")
+        if len(where) > 253 or not _SUBDOMAIN.fullmatch(where) or any(len(p) > 63 for p in where.split(".")):
+            raise Bad(f"claim:{escaped(where)}: not a claim name Kubernetes takes (lower-case letters, digits, "
+                      "'-' and '.', as 'kubectl get pvc' shows them)")
         return Volume("claim", where)
     if kind == "host" and sep:
+        bad = unprintable(where)
+        if bad is not None:  # a YAML line break would end the header's comment, a control fool a terminal
+            raise Bad(f"host:{escaped(where)}: {escaped(bad)} is a control, line-break or format character "
+                      "(give a plain directory name)")
         parts = where.split("/")
-        if not where.startswith("/") or where.rstrip("/") == "" or ".." in parts \
-                or any(ord(c) < 32 or ord(c) == 127 for c in where):
+        if not where.startswith("/") or where.rstrip("/") == "" or ".." in parts:
             raise Bad(f"host:{escaped(where)}: give an absolute directory on the nodes, not / and without '..' "
                       "(host:/var/lib/ctxbench)")
         return Volume("host", where.rstrip("/"))
@@ -121,7 +145,8 @@ def add(p) -> None:
                    "after -- instead of measuring here (run with a preset's options, or env): to -o FILE, else "
                    "standard output")
     g.add_argument("--collect", metavar="DIR", help="record the documents the Jobs wrote (DIR/<name>_<node>_"
-                   "<index>.json) as runs, each named by its node; give the command after -- as emitted")
+                   "<index>.json) as runs, each named by its node; give the command after -- as emitted (each file "
+                   "must be what its preset measures)")
     g.add_argument("--nodes", type=nodes, metavar="NODE,...", help="(--emit) one Job per node, pinned to it")
     g.add_argument("--count", type=options.count(1, MAX_NODES), metavar="N",
                    help="(--emit) one Indexed Job of N pods, at most one per node, on any nodes")
@@ -134,7 +159,8 @@ def add(p) -> None:
                    help=f"(--emit) whole CPUs per pod, requests = limits: Guaranteed QoS, exclusive CPUs under "
                         f"the static CPU manager (default {DEFAULT_CPUS})")
     g.add_argument("--memory", type=memory, metavar="SIZE",
-                   help=f"(--emit) memory per pod, requests = limits (default {DEFAULT_MEMORY})")
+                   help=f"(--emit) memory per pod, requests = limits (default {DEFAULT_MEMORY}; "
+                        f"{MIN_MEMORY >> 20}Mi to {MAX_MEMORY >> 40}Ti)")
     g.add_argument("--volume", type=volume, metavar="claim:NAME|host:DIR",
                    help=f"(--emit) where the pods write their files: a ReadWriteMany claim, or a directory on "
                         f"each node (default claim:{DEFAULT_CLAIM})")
