@@ -9,9 +9,12 @@ named for its inventory host and measured on its ctxbench_cpu; the
 stopped host is a failed host with its reason and the exit status is
 Ansible's 2 for it; nothing is left in the live servers' temporary
 directories, Ansible's own files included (its remote_tmp is pointed
-there), nor in Ansible's own on the control node. ctxbench.bench.record
-alone says the documents are already kept and fails a damaged one in one
-line. Check mode measures and writes nothing, and a bad command is one
+there), nor in Ansible's own on the control node; the output directory and
+the store in it are made as the first documents are written (neither
+exists before: docs/ansible.md's first example). ctxbench.bench.record
+alone says the documents are already kept, fails a damaged one in one
+line, and makes nothing of no document; a failed step on a host is one
+line (ctxbench.bench.step_failure). Check mode measures and writes nothing, and a bad command is one
 line per host before any host is contacted. Flow, not numbers."""
 from __future__ import annotations
 
@@ -96,8 +99,9 @@ def _inventory(f: Fleet, tmp: Path) -> Path:
 
 
 def _playbook(installed: Path, tmp: Path, inv: Path, command: str, *more: str, **extra) -> subprocess.CompletedProcess:
-    extra = {"ctxbench_command": command, "ctxbench_output_dir": str(tmp / "out"),
-             "ctxbench_store": str(tmp / "store.sqlite"), "ctxbench_connect_timeout": 1, **extra}  # h2 refuses at once
+    # docs/ansible.md's first example: relative names, the store in the output directory, neither made yet
+    extra = {"ctxbench_command": command, "ctxbench_output_dir": "out", "ctxbench_store": "out/store.sqlite",
+             "ctxbench_connect_timeout": 1, **extra}  # h2 refuses at once
     return subprocess.run([str(BIN / "ansible-playbook"), "-i", str(inv), "ctxbench.bench.measure", "-f", "3",
                            "-e", json.dumps(extra), *more],
                           capture_output=True, text=True, timeout=300, cwd=tmp, env=_env(tmp, installed))
@@ -126,7 +130,7 @@ def test_syntax_check(installed, tmp_path):
 
 def test_a_fleet_of_three_with_one_stopped(installed, fleet, tmp_path):
     inv = _inventory(fleet, tmp_path)
-    store, out = tmp_path / "store.sqlite", tmp_path / "out"
+    store, out = tmp_path / "out" / "store.sqlite", tmp_path / "out"
     for k, (command, section) in enumerate(((RUN, "run"), (TASKS, "tasks"))):
         p = _playbook(installed, tmp_path, inv, command)
         said = p.stdout + p.stderr
@@ -136,7 +140,7 @@ def test_a_fleet_of_three_with_one_stopped(installed, fleet, tmp_path):
         fatal = [line for line in said.splitlines() if line.startswith("fatal: [h2]")]
         assert fatal and "Connection refused" in fatal[0], said
         assert stored_runs(store) == 2 * (k + 1), said
-        assert sorted(x.name for x in out.iterdir()) == ["h0.json", "h1.json"]
+        assert sorted(x.name for x in out.glob("*.json")) == ["h0.json", "h1.json"]
         for name in ("h0", "h1"):
             doc = json.loads((out / f"{name}.json").read_text())
             assert doc["fleet"]["host"] == name and doc["fleet"]["command"] == command.split()
@@ -161,7 +165,11 @@ def _record_alone(installed: Path, tmp: Path, kept: list[Path], store: Path) -> 
         "- name: Record\n  hosts: localhost\n  gather_facts: false\n  tasks:\n"
         f"    - ctxbench.bench.record: {{documents: {json.dumps([str(p) for p in kept])}, store: '{store}'}}\n"
         f"    - ctxbench.bench.record: {{documents: ['{damaged}'], store: '{store}'}}\n"
-        "      ignore_errors: true\n")
+        "      ignore_errors: true\n"
+        f"    - ctxbench.bench.record: {{documents: [], store: '{tmp / 'none.sqlite'}'}}\n"
+        "    - ansible.builtin.debug:\n"  # the line a failed step on a host says (roles/measure/tasks/wheel.yml)
+        "        msg: \"{{ {'rc': 127, 'stderr': 'sh: 1: /nonexistent/python3: not found'} | "
+        "ctxbench.bench.step_failure('h0', 'unpacking ctxbench with /nonexistent/python3') }}\"\n")
     p = subprocess.run([str(BIN / "ansible-playbook"), "-v", "-i", "localhost,", "-c", "local", str(play)],
                        capture_output=True, text=True, timeout=120, cwd=tmp, env=_env(tmp, installed))
     said = p.stdout + p.stderr
@@ -170,6 +178,9 @@ def _record_alone(installed: Path, tmp: Path, kept: list[Path], store: Path) -> 
     fatal = [line for line in said.splitlines() if line.startswith("fatal: [localhost]")]
     assert len(fatal) == 1 and '"msg": "ctxbench: ' in fatal[0] and "damaged.json" in fatal[0], said
     assert stored_runs(store) == 4
+    assert "no document given: nothing recorded" in said and not (tmp / "none.sqlite").exists(), said
+    assert ("ctxbench: h0: unpacking ctxbench with /nonexistent/python3 failed (exit status 127): sh: 1: "
+            "/nonexistent/python3: not found") in said, said
 
 
 def test_check_mode_and_a_bad_command_touch_nothing(installed, fleet, tmp_path):
@@ -178,7 +189,7 @@ def test_check_mode_and_a_bad_command_touch_nothing(installed, fleet, tmp_path):
     said = p.stdout + p.stderr
     assert p.returncode == 2, said
     assert said.count("would measure on this") == 2 and f"ctxbench {TASKS}" in said, said
-    assert not (tmp_path / "out").exists() and not (tmp_path / "store.sqlite").exists()
+    assert not (tmp_path / "out").exists()
     _nothing_left(fleet, tmp_path)
     p = _playbook(installed, tmp_path, inv, "run --quick --bogus")
     said = p.stdout + p.stderr

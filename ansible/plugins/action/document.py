@@ -4,7 +4,8 @@ fleet` makes its hosts' documents with (ctxbench.fleet.job.document): the
 engine's raw output analysed here as a local run's is (the engine way),
 or ctxbench's own document read and checked (the wheel way), each with
 the fleet's record of the host under its inventory name. Written
-atomically to ctxbench_output_dir; the fetched file is removed whatever
+atomically to ctxbench_output_dir, made now (no document, no directory);
+the fetched file is removed whatever
 happens. A host whose command failed, or whose document cannot be read,
 is this task's failure, in one line."""
 from __future__ import annotations
@@ -57,12 +58,24 @@ def made(args: dict, task_vars: dict) -> dict:
         with open(fetched, "rb") as f:
             raw = f.read()
         doc = jobs.document(front_end.checked(plan["command"]), raw, front_end.plain(_record(plan, ran, args["arch"], task_vars)))
+        _made(plan.get("make") or [])
         writer.write_results(plan["document"], doc)  # atomic; a write that fails keeps it in a file its line names
         failed = model.Document(doc).failures
     partial = (f"{len(failed)} id(s) failed, the others kept (first: {failed[0].get('id')}: {failed[0].get('error')})"
                if failed else "")
     return {"changed": True, "path": plan["document"], "partial": escaped(partial),
             "msg": f"{escaped(host)}: its document is {escaped(plan['document'])}"}
+
+
+def _made(directories: list[str]) -> None:
+    """The output directory (and a new SQLite store's there), made now that
+    a document is written into it: a host that failed before leaves none."""
+    from ctxbench.core.errors import shown
+    for d in directories:
+        try:
+            os.makedirs(d, exist_ok=True)
+        except OSError as e:
+            raise front_end.Failed(f"ctxbench_output_dir: cannot make {shown(d)} ({e.strerror or e})")
 
 
 def _record(plan: dict, ran: dict, arch: str | None, task_vars: dict) -> dict:

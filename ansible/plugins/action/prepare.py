@@ -13,7 +13,7 @@ import shlex
 from ansible import constants as C
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ctxbench.bench.plugins.plugin_utils import front_end
+from ansible_collections.ctxbench.bench.plugins.plugin_utils import engines, front_end
 from ansible_collections.ctxbench.bench.plugins.plugin_utils.package import ENGINE, LIB, MAIN, packed
 
 ZIP = "ctxbench.zip"  # the wheel way's one file, in the host's private directory
@@ -42,7 +42,9 @@ class ActionModule(ActionBase):
 
 def prepared(args: dict, task_vars: dict) -> dict:
     plan, d = args["plan"], args["directory"]
-    out = {"changed": False, "engine": _engine(args["arch"], args["engines"]), "argv": plan.get("argv"),
+    with front_end.one_line("ctxbench"):
+        engine = engines.for_host(args["arch"], args["engines"])
+    out = {"changed": False, "engine": engine, "argv": plan.get("argv"),
            "environment": {}, "remote_engine": posixpath.join(d, ENGINE),
            "remote_document": posixpath.join(d, plan.get("remote_document", "document.json"))}
     out["msg"] = f"the {args['arch']} engine {out['engine']}"
@@ -55,7 +57,7 @@ def prepared(args: dict, task_vars: dict) -> dict:
     # unpacked in the private directory (the task's chdir): the engine beside lib/, executable by its owner alone
     out.update(package=zipped, requires=requires, python=python,
                remote_package=posixpath.join(d, ZIP),
-               unpack=["sh", "-c", f'"$0" -m zipfile -e {ZIP} . && chmod 700 {ENGINE}', python],
+               unpack=["sh", "-c", f'"$1" -m zipfile -e {ZIP} . && chmod 700 {ENGINE}', "sh", python],
                pip=[python, "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check",
                     "--no-cache-dir", "--no-compile", "--target", deps, *requires] if args["pip"] else None,
                argv=["timeout", "-k", str(plan["kill_after"]), str(plan["timeout"]), python, MAIN,
@@ -64,22 +66,6 @@ def prepared(args: dict, task_vars: dict) -> dict:
     out["msg"] += f" with ctxbench's package in {zipped} for {python}" + (", pip's requirements" if args["pip"] else "")
     out["command_line"] = shlex.join(out["argv"])
     return out
-
-
-def _engine(arch: str, engines: str | None) -> str:
-    """The static engine for the host's `uname -m`, or one line saying why
-    there is none and how to build it."""
-    with front_end.one_line("ctxbench"):
-        from pathlib import Path
-
-        from ctxbench.core.ssh import engines as built
-        build = Path(engines) if engines else built.default_dir()
-        if engines and not build.is_dir():
-            raise front_end.Failed(f"ctxbench_engines: {engines!r} is no directory")
-        try:
-            return str(built.for_arch(arch, build))
-        except built.NoEngine as e:
-            raise front_end.Failed(f"ctxbench: {e}")
 
 
 def _interpreter(task_vars: dict) -> str:

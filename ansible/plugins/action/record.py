@@ -4,7 +4,8 @@ store code, as `ctxbench store add` keeps them: each run once however
 often it is added, every document read and checked before the store is
 touched, all of them in one transaction. Each document is said as added
 or already kept. A document that cannot be read is this task's failure
-(the host's, not the play's); in check mode nothing is written."""
+(the host's, not the play's); in check mode nothing is written, nor with
+no document."""
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
@@ -16,7 +17,6 @@ SPEC = {
     "store": {"type": "str"},   # default: ctxbench's ($CTXBENCH_STORE, else store.sqlite in its data directory)
     "commit": {"type": "str"},  # the git commit the runs measured, kept with each
 }
-COMMIT_MAX = 64  # the store's git_commit column (ctxbench.store.command)
 
 
 class ActionModule(ActionBase):
@@ -32,10 +32,10 @@ class ActionModule(ActionBase):
 
 
 def recorded(args: dict, check: bool) -> dict:
-    commit = args["commit"]
-    if commit is not None and not (commit.strip() and len(commit) <= COMMIT_MAX):
-        raise front_end.Failed(f"ctxbench: commit: give at most {COMMIT_MAX} characters, not empty")
     with front_end.one_line("ctxbench"):
+        commit = front_end.commit(args["commit"], "ctxbench: commit")
+        if not args["documents"]:  # nothing to keep: no store is made or opened for it
+            return {"changed": False, "runs": [], "msg": "no document given: nothing recorded"}
         from ctxbench.core import reader
         from ctxbench.core.errors import shown
         from ctxbench.core.store import choice

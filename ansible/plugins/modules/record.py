@@ -14,6 +14,7 @@ description:
   - Each run is kept once however often it is added. Every document is read and checked before the
     store is touched, and all of them are added in one transaction.
   - A document that cannot be read fails the task of the host it belongs to, in one line.
+  - With no document the task is ok and unchanged, and makes no store.
 version_added: 0.1.0
 author: ctxbench developers
 options:
@@ -28,7 +29,7 @@ options:
       - Default is ctxbench's own, C($CTXBENCH_STORE), else C(store.sqlite) in ctxbench's data directory.
     type: str
   commit:
-    description: The git commit the runs measured, kept with each (at most 64 characters).
+    description: The git commit the runs measured, kept with each (1 to 64 characters).
     type: str
 attributes:
   check_mode:

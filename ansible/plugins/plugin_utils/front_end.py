@@ -49,6 +49,17 @@ def checked(argv: list[str]):
     return job.parse(list(argv), check=Check(build_parser().parse_args))
 
 
+def commit(value: str | None, name: str) -> str | None:
+    """The git commit the runs measured, by `ctxbench store add --commit`'s
+    rule (not empty, at most the store's column): checked before anything
+    is measured, not when the run is recorded."""
+    from ctxbench.store.command import MAX_COMMIT
+    if value is not None and not (value.strip() and len(value) <= MAX_COMMIT):
+        raise Failed(f"{name}: {len(value)} characters{' of blanks' if value and not value.strip() else ''}: "
+                     f"give the commit the runs measured, 1 to {MAX_COMMIT} characters")
+    return value
+
+
 def plain(value):
     """A task's arguments as plain JSON values: Ansible (2.19) hands out
     its own str and int subclasses, carrying where a value came from,

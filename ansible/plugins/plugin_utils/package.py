@@ -11,6 +11,7 @@ the host runs the very code that reads its document here. The engines a
 wheel carries for every architecture are left out."""
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import hashlib
 import os
@@ -80,30 +81,50 @@ def _runtime(reqs: list[str]) -> list[str]:
     return [r for r in reqs if "extra" not in r.partition(";")[2]]
 
 
-def _from_wheel(wheel: str, engine: str, into: str) -> tuple[str, list[str]]:
+def checked_wheel(wheel: str) -> list[str]:
+    """The requirements of the ctxbench wheel `wheel`, or Failed saying
+    why it is none: checked on the control node before any host is
+    contacted (ctxbench.bench.plan)."""
+    with _opened(wheel) as (_, _, reqs):
+        return reqs
+
+
+@contextlib.contextmanager
+def _opened(wheel: str) -> Iterator[tuple[zipfile.ZipFile, os.stat_result, list[str]]]:
+    """(the wheel open, its file's status, its requirements), or Failed
+    with one line."""
+    from ctxbench.core.errors import shown
     try:
         st = os.stat(wheel)
         if not os.path.isfile(wheel) or st.st_size > WHEEL_MAX:
-            raise Failed(f"ctxbench_wheel: {wheel!r} is not a wheel file (a regular file of at most "
+            raise Failed(f"ctxbench_wheel: {shown(wheel)} is not a wheel file (a regular file of at most "
                          f"{WHEEL_MAX >> 20} MiB)")
         z = zipfile.ZipFile(wheel)
     except OSError as e:
-        raise Failed(f"ctxbench_wheel: cannot read {wheel!r} ({e.strerror or e})")
+        raise Failed(f"ctxbench_wheel: cannot read {shown(wheel)} ({e.strerror or e})")
     except zipfile.BadZipFile as e:
-        raise Failed(f"ctxbench_wheel: {wheel!r} is not a wheel ({e})")
+        raise Failed(f"ctxbench_wheel: {shown(wheel)} is not a wheel ({e})")
     with z:
         names = z.namelist()
         meta = [n for n in names if n.startswith("ctxbench-") and n.endswith(".dist-info/METADATA")
                 and n.count("/") == 1]
         if "ctxbench/__init__.py" not in names or len(meta) != 1:
-            raise Failed(f"ctxbench_wheel: {wheel!r} is not a ctxbench wheel (no ctxbench package with its METADATA)")
-        text = z.read(meta[0]).decode("utf-8", "replace")
-        reqs = email.parser.Parser().parsestr(text).get_all("Requires-Dist") or []
+            raise Failed(f"ctxbench_wheel: {shown(wheel)} is not a ctxbench wheel (no ctxbench package with its "
+                         "METADATA)")
+        try:
+            text = z.read(meta[0]).decode("utf-8", "replace")
+        except (OSError, zipfile.BadZipFile, RuntimeError) as e:  # a damaged member, an encrypted one
+            raise Failed(f"ctxbench_wheel: cannot read {shown(wheel)}'s METADATA ({e})")
+        yield z, st, _runtime(email.parser.Parser().parsestr(text).get_all("Requires-Dist") or [])
+
+
+def _from_wheel(wheel: str, engine: str, into: str) -> tuple[str, list[str]]:
+    with _opened(wheel) as (z, st, reqs):
         key = f"{os.path.abspath(wheel)}\0{st.st_size}\0{st.st_mtime_ns}\n{_engine_key(engine)}{_main_key()}"
         path = Path(into) / f"ctxbench-wheel-{hashlib.sha256(key.encode()).hexdigest()[:16]}.zip"
         if not path.exists():
             _write(path, engine, _members(z))
-    return str(path), _runtime(reqs)
+    return str(path), reqs
 
 
 def _members(z: zipfile.ZipFile) -> Iterator[tuple[str, bytes]]:

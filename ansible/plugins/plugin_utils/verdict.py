@@ -35,6 +35,23 @@ def why_not(way: str, ran: dict, limit: int, written: bool) -> str | None:
         return f"{what} was killed ({_signal_name(-rc if rc < 0 else rc - 128)}) after {took:.1f} s"
     if rc == 0 or (rc == 1 and written):
         return None if written else f"{what} wrote no document"
+    return f"{what} failed: {last_line(ran)}"
+
+
+def last_line(ran: dict) -> str:
+    """Why a command failed, as it said it: its standard error's last line
+    (without ctxbench's own prefix), else Ansible's message, else its exit
+    status."""
     said = [line for line in str(ran.get("stderr") or "").splitlines() if line.strip()]
-    last = said[-1] if said else str(ran.get("msg") or f"exit status {rc}")
-    return f"{what} failed: {last[len('ctxbench: '):] if last.startswith('ctxbench: ') else last}"
+    last = said[-1] if said else str(ran.get("msg") or f"exit status {ran.get('rc')}")
+    return last[len("ctxbench: "):] if last.startswith("ctxbench: ") else last
+
+
+def step_failed(ran: dict, host: str, what: str) -> str:
+    """A step on the host that failed (its command module's result), in one
+    line naming the host, the step and why: `ctxbench: HOST: WHAT failed
+    (exit status N): LAST LINE`."""
+    from ctxbench.core.errors import escaped
+    rc = ran.get("rc")
+    status = f" (exit status {rc})" if isinstance(rc, int) else ""
+    return escaped(f"ctxbench: {host}: {what} failed{status}: {last_line(ran)}")

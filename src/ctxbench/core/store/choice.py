@@ -147,7 +147,7 @@ def _postgres(scheme: str, rest: str, origin: str) -> tuple[dict, str]:
     return parts, name
 
 
-def _sqlite_path(where: str, origin: str) -> str:
+def sqlite_path(where: str, origin: str) -> str:
     """The file a SQLite name or sqlite:/// URL means."""
     if "://" in where:
         scheme, rest = where.split("://", 1)
@@ -286,7 +286,7 @@ def place_of(where: str | None, origin: str = "--store", *, writes: bool = True,
         raise _refuse(where.split("@")[-1] if "@" in where else where, origin,
                       f"'{escaped(scheme)}://' is not a store: name a SQLite file or a postgresql:// URL")
     else:
-        path = _sqlite_path(where, origin)
+        path = sqlite_path(where, origin)
         p = Place("sqlite", escaped(where), _check_file(where, origin, path, writes, False), writes=writes)
     _never_onto(p.path, outputs)
     return p
@@ -304,7 +304,7 @@ def never_onto(flag: str | None, outputs: tuple | list) -> None:
         return
     from ctxbench.core import datadir
     try:
-        path = os.path.join(datadir.base(), "store.sqlite") if where is None else _sqlite_path(where, origin)
+        path = os.path.join(datadir.base(), "store.sqlite") if where is None else sqlite_path(where, origin)
     except UserError:
         return
     _never_onto(path, outputs)
