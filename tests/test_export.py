@@ -43,11 +43,15 @@ def _doc(path: str):
 
 
 def _medians_of_documents(paths) -> Counter:
-    """(id, point, median) of every result of every file, as the model reads them (None: no median)."""
-    out = Counter()
+    """(id, point, median) of every result of every run (a run in two files: once), as the model reads
+    them (None: no median)."""
+    out, seen = Counter(), set()
     for p in paths:
         doc = _doc(p)
         run_id = record.digest(doc)
+        if run_id in seen:
+            continue
+        seen.add(run_id)
         for r in Document(doc).results:
             m = r.summary.median
             out[(run_id, r.id, r.point_key, None if math.isnan(m) else m)] += 1
@@ -263,10 +267,16 @@ def test_a_malformed_file_is_one_line_and_the_others_are_exported(tmp_path):
     (["-o", "{d}/a.parquet", "--store", "{d}/s.sqlite"], "not both"),
     (["-o", "{d}/a.parquet", "--select", "colour=red"], "no key"),
     (["-o", "{d}/a.parquet", "--select", "since=yesterday"], "not a date"),
+    (["-o", "/dev/stdin", "--format", "csv"], "export: refusing to write '/dev/stdin': it is standard input"),
+    (["-o", "/proc/self/fd/0", "--format", "csv"], "standard input"),
+    (["-o", "{d}/a.parquet", "--format", "arrow"], "named as Parquet"),
+    (["-o", "-", "--samples", "/dev/stdout", "--format", "csv"], "one place"),
+    (["-o", "{d}/link/a.csv", "--samples", "{d}/a.csv"], "-o's file"),  # one file through a symlinked directory
 ])
 def test_a_bad_output_or_option_is_one_line(tmp_path, args, needle):
     ro = tmp_path / "ro"
     ro.mkdir(mode=0o500)
+    (tmp_path / "link").symlink_to(tmp_path)
     if "{d}/ro" in args[1] and os.geteuid() == 0:
         pytest.skip("root writes anywhere: /proc stands for a directory that refuses files")
     given = tmp_path / "in.parquet"
@@ -318,3 +328,120 @@ def test_the_commands_without_a_fixture_export_too(tmp_path, monkeypatch):
     p, out = _export(tmp_path, *made)
     assert p.returncode == 0, p.stderr
     assert _medians(pq.read_table(out).to_pylist()) == _medians_of_documents(made)
+
+
+def _store_0005(url: str, paths, damage: int | None = None, reverse: bool = False) -> None:
+    """A store as revision 0005's code filled it (no export columns); run
+    `damage`'s kept document made garbage; each run's rows in reverse order."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, insert, inspect, update
+
+    from ctxbench.core.store.db import MIGRATIONS, normalise
+    from ctxbench.core.store.tables import results, runs
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(normalise(url)).begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+        have = {t: {c["name"] for c in inspect(conn).get_columns(t)} for t in ("runs", "results")}
+        for path in paths:
+            doc = _doc(path)
+            run_id = conn.execute(insert(runs).values(
+                **{k: v for k, v in record.run_row(doc).items() if k in have["runs"]})).inserted_primary_key[0]
+            if run_id == damage:
+                conn.execute(update(runs).where(runs.c.id == run_id).values(document=b"garbage"))
+            rows = record.result_rows(doc, run_id) + record.effect_rows(doc, run_id)
+            conn.execute(insert(results), [{k: v for k, v in r.items() if k in have["results"]}
+                                           for r in (rows[::-1] if reverse else rows)])
+
+
+def test_migration_0006_pairs_rows_by_point_and_goes_past_a_damaged_document(exported, tmp_path):
+    """A ring's points share an id: each kept row gets its own point's
+    columns whatever their order; a run whose document is garbage keeps
+    empty columns, said in one line, and the others are filled."""
+    d, _ = exported
+    url = str(tmp_path / "old.sqlite")
+    ring, irq = str(FIXTURES / "ring_ring.json"), str(FIXTURES / "irq-small.json")
+    _store_0005(url, [ring, irq], damage=2, reverse=True)
+    p, out = _export(tmp_path, "--store", url)
+    assert p.returncode == 0 and p.stderr.count("\n") == 1 and "run 2" in p.stderr, p.stderr
+    got = pq.read_table(out).drop(["source"]).to_pylist()
+    files = [r for r in _as_stored(pq.read_table(d / "r.parquet")) if r["run_id"] == record.digest(_doc(ring))]
+    assert Counter(map(_row, (r for r in got if r["run_id"] == files[0]["run_id"]))) == Counter(map(_row, files))
+    assert {r["n"] for r in got if r["run_id"] != files[0]["run_id"]} == {None}
+
+
+def test_orphan_rows_bad_cells_and_damaged_documents_in_a_store(tmp_path):
+    """Result rows whose run was deleted (foreign keys off) are dropped and
+    counted; a run whose kept document is damaged loses its samples (one
+    line), not the export; a value of another type is one line naming its
+    column and run."""
+    import sqlite3
+    irq = str(FIXTURES / "irq-small.json")
+    url = _store_of(tmp_path, [str(FIXTURES / "ring_base.json"), irq])
+    with sqlite3.connect(url) as db:
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute("DELETE FROM runs WHERE id = 1")
+        db.execute("UPDATE runs SET document = x'00' WHERE id = 2")
+    p = run_cli("export", "--store", url, "-o", str(tmp_path / "r.parquet"), "--samples", str(tmp_path / "s.csv"))
+    assert p.returncode == 0 and "4 result row(s) of no run, dropped" in p.stdout and "run 2" in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and (tmp_path / "s.csv").read_text().count("\n") == 1  # its header
+    assert set(pq.read_table(tmp_path / "r.parquet").column("run_id").to_pylist()) == {record.digest(_doc(irq))}
+    with sqlite3.connect(url) as db:
+        db.execute("UPDATE results SET param_cpu = 'abc' WHERE run_id = 2")
+    p = run_cli("export", "--store", url, "-o", str(tmp_path / "r.csv"))
+    assert p.returncode == 2 and "run 2" in p.stderr and "param_cpu" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_files_export_their_text_whole_and_each_run_once(tmp_path):
+    """A file's text is not cut to a store's column widths (the samples'
+    ids join the results'), '' stays ''; a file given twice is one run."""
+    import json
+    doc = json.loads((FIXTURES / "ring_base.json").read_text())
+    doc["environment"]["hostname"] = "h" * 300
+    doc["results"][0]["id"] = "kernel/" + "x" * 300
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc))
+    p = run_cli("export", str(path), str(path), "-o", str(tmp_path / "r.parquet"),
+                "--samples", str(tmp_path / "s.parquet"))
+    assert p.returncode == 0 and "1 file(s) a run already read" in p.stdout, p.stderr
+    rows = pq.read_table(tmp_path / "r.parquet").to_pylist()
+    assert len(rows) == 4 and rows[0]["host"] == "h" * 300
+    assert {r["id"] for r in pq.read_table(tmp_path / "s.parquet").to_pylist()} == {r["id"] for r in rows}
+    assert record.fitted(record.results, {"result_id": ""}, whole=True) == {"result_id": ""}
+
+
+@pytest.mark.parametrize("args,kw", [((None,), {}), ((5,), {}), (([None],), {}), (({"a": 1},), {}),
+                                     (("a\0b.json",), {}), ((PATHS[0],), {"select": 7}),
+                                     ((PATHS[0],), {"select": ["id=a", 5]})])
+def test_load_refuses_bad_arguments_in_one_line(args, kw):
+    import ctxbench
+    from ctxbench.core.errors import UserError
+    with pytest.raises(UserError) as e:
+        ctxbench.load(*args, **kw)
+    assert "\n" not in str(e.value)
+
+
+def test_load_refuses_a_fifo_without_waiting(tmp_path):
+    import ctxbench
+    from ctxbench.core.errors import UserError
+    os.mkfifo(tmp_path / "f")
+    with pytest.raises(UserError, match="a FIFO"):
+        ctxbench.load(str(tmp_path / "f"))
+    assert len(ctxbench.load(os.fsencode(PATHS[0]))) == 4  # bytes: a path as the file system names it
+
+
+def test_a_local_time_the_platform_cannot_place_is_still_an_instant(monkeypatch):
+    import datetime
+    import time
+
+    from ctxbench.export import times
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        assert times.utc("0001-01-01T00:00:00") == datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc)
+        assert times.utc("0001-01-01T00:00:00+01:00") is None  # before year 1
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -146,13 +146,18 @@ def _layer(module: str) -> float:
 # command, imported only when a program asks for it (its __getattr__):
 # nothing of ours imports it through the face.
 PUBLIC_API = {("ctxbench", "ctxbench.export.api")}
+# A store's migration is no module of the layers: Alembic loads it from its
+# file while a command opens the store, and one that fills columns from
+# the kept documents reads them with the registry that command composed
+# (0006: ctxbench export's columns). Nothing of ours imports a migration.
+MIGRATIONS = "ctxbench.core.store.migrations.versions."
 
 
 def test_no_module_imports_from_its_own_layer_or_above_but_commands():
     """Down the layers only; commands among themselves are the next test's."""
     bad = [f"{m}:{line} ({_layer(m)}) imports {t} ({_layer(t)})" for m in GRAPH for t, line in GRAPH[m].items()
            if _layer(t) >= _layer(m) and _package(m) != _package(t) and not _layer(m) == _layer(t) == 4
-           and (m, t) not in PUBLIC_API]
+           and (m, t) not in PUBLIC_API and not (m.startswith(MIGRATIONS) and t == "ctxbench.records")]
     assert not bad, "an import runs up the layers:\n" + "\n".join(bad)
     assert {_layer(m) for m in GRAPH} == {0, 1, 1.25, 1.5, 2, 3, 4, 5, 6}
     assert _layer("ctxbench.stats.power") < _layer("ctxbench.core.model") < _layer("ctxbench.ui.format") \

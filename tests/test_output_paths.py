@@ -270,3 +270,35 @@ def test_a_document_that_does_not_fit_the_model_is_kept_and_named_in_one_line(tm
     kept = re.search(r"kept in '?([^' )]+)", line).group(1)
     assert json.loads(open(kept).read())["noise"]["seconds"] == "one and a half"
     assert not (tmp_path / "n.json").exists()
+
+
+@pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+def test_standard_input_is_never_an_output(tmp_path, name):
+    """Its link leads to the file the input comes from: writing there would
+    replace that file (`-o /dev/stdin < precious.txt`). Every command's
+    Output refuses it, before anything is measured."""
+    with pytest.raises(UserError, match="standard input"):
+        writer.check_writable(name)
+
+
+def test_two_names_of_one_new_file_through_a_symlinked_directory_are_one(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert writer.same_file(str(tmp_path / "link/a.csv"), str(tmp_path / "real/a.csv"))
+    assert not writer.same_file(str(tmp_path / "link/a.csv"), str(tmp_path / "real/b.csv"))
+
+
+def test_a_staged_file_is_all_or_nothing(tmp_path):
+    """Written piece by piece beside its name; nothing there until commit,
+    nothing left of it after discard."""
+    path = tmp_path / "out.bin"
+    path.write_bytes(b"old")
+    staged = writer.Staged(str(path))
+    staged.file.write(b"new")
+    assert path.read_bytes() == b"old"
+    staged.discard()
+    assert os.listdir(tmp_path) == ["out.bin"] and path.read_bytes() == b"old"
+    staged = writer.Staged(str(path))
+    staged.file.write(b"new")
+    staged.commit()
+    assert os.listdir(tmp_path) == ["out.bin"] and path.read_bytes() == b"new"

@@ -376,3 +376,46 @@ def test_a_store_from_revision_0003_keeps_one_run_per_measurement(store_url):
     assert [i for i, _ in kept] == [1, 2, 4]
     assert [dg for _, dg in kept] == [record.digest(docs[i]) for i in (0, 1, 3)]
     assert [tuple(r) for r in per_run] == [(1, 2), (2, 2), (4, 2)]
+
+
+def _at_0005(tmp_path) -> str:
+    url = str(tmp_path / "old.sqlite")
+    _store_at(url, "0005")
+    return url
+
+
+def test_two_readers_upgrading_one_old_store_at_once_both_read_it(tmp_path):
+    """The upgrade takes the writer's lock from its first statement (BEGIN
+    IMMEDIATE): the second reader waits for it, then finds it done, rather
+    than failing "database is locked" on a lock it could not upgrade."""
+    import threading
+
+    from ctxbench.core.errors import UserError
+    url = _at_0005(tmp_path)
+    failed = []
+
+    def read():
+        try:
+            Store(url, writes=False)
+        except UserError as e:
+            failed.append(str(e))
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failed and Store(url, writes=False).revision() == "0006"
+
+
+def test_a_reader_of_an_old_store_it_cannot_write_says_who_upgrades_it(tmp_path):
+    from ctxbench.core.errors import UserError
+    url = _at_0005(tmp_path)
+    os.chmod(url, 0o444)
+    try:
+        open(url, "r+b").close()
+        pytest.skip("this user writes a read-only file (root)")
+    except PermissionError:
+        pass
+    with pytest.raises(UserError, match="at revision 0005.*ctxbench store add") as e:
+        Store(url, writes=False)
+    assert "\n" not in str(e.value)

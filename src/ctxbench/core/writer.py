@@ -15,6 +15,8 @@ The output-path rule (the engine follows the same one for its -o):
   written as a stream, never replaced. A FIFO nobody reads is refused
   (opened with O_NONBLOCK: ENXIO), never waited on; a reader that stops
   reading fails the write after STREAM_WAIT_S without progress.
+- Standard input (/dev/stdin, /dev/fd/0, /proc/self/fd/0): refused (its
+  link leads to the file the input comes from, which would be replaced).
 - A directory, a block device, a socket: refused.
 - Never one of the command's input files, nor the results store.
 
@@ -45,7 +47,7 @@ from ctxbench.core import streams
 
 STREAM_WAIT_S = 60.0  # longest wait for a stream's reader to take more
 _FD_NAME = re.compile(r"^/(?:dev/fd|proc/(?:self|thread-self|(\d+))/fd)/(\d+)$")
-_STD_NAME = MappingProxyType({"-": 1, "/dev/stdout": 1, "/dev/stderr": 2})
+_STD_NAME = MappingProxyType({"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2})
 
 
 def jsonable(o):
@@ -82,10 +84,26 @@ def _kind(mode: int) -> str:
 
 
 def same_file(a: str, b: str) -> bool:
+    """Whether two names lead to one file; for a name not made yet, whether
+    they resolve to one name (a symlinked directory followed)."""
     try:
         return os.path.samefile(a, b)
     except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def same_output(a: "Output", b: "Output") -> bool:
+    """Whether two outputs land in one place: one name, one descriptor, or
+    a descriptor open on the other's file (`-o - --samples x > x`)."""
+    if a.fd is not None and b.fd is not None:
+        return a.fd == b.fd or _same_inode(os.fstat(a.fd), f"/proc/self/fd/{b.fd}")
+    if a.fd is None and b.fd is None:
+        return same_file(a.target or a.path, b.target or b.path)
+    stream, file = (a, b) if a.fd is not None else (b, a)
+    try:
+        return _same_inode(os.fstat(stream.fd), file.target or file.path)
+    except OSError:
+        return False
 
 
 def _refuse(path: str, why: str, verb: str = "cannot write") -> UserError:
@@ -153,6 +171,9 @@ class Output:
             raise _refuse(path, f"it is {_kind(st.st_mode)}; choose a file name", "refusing to write")
 
     def _open_named(self, fd: int, inputs) -> None:
+        if fd == 0:
+            raise _refuse(self.path, "it is standard input (its file would be replaced); choose a file name",
+                          "refusing to write")
         what = {1: "standard output", 2: "standard error"}.get(fd, f"descriptor {fd}")
         if streams.was_closed(fd):
             raise _refuse(self.path, f"{what} is closed")
@@ -247,32 +268,67 @@ def write_atomic(path: str, data: bytes, replace_link: bool = False) -> None:
     a device, FIFO, directory or (unless `replace_link`: a figure's name,
     where a symlink was planted, not chosen) a symlink since is not
     replaced. Raises OSError."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    tmp = None
-    try:  # mkstemp inside: an interruption right after it still removes the file
-        fd, tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+    staged = Staged(path)
+    try:
+        staged.file.write(data)
+        staged.commit(replace_link)
+    except BaseException:
+        staged.discard()
+        raise
+
+
+class Staged:
+    """A file written piece by piece into a temporary file beside `path`
+    (`file`), then put in place whole by commit(), or removed by discard():
+    an output too large for memory is still all or nothing."""
+
+    def __init__(self, path: str):
+        self.path = path
+        d = os.path.dirname(os.path.abspath(path)) or "."
+        self.tmp = None
+        try:  # mkstemp inside: an interruption right after it still removes the file
+            fd, self.tmp = tempfile.mkstemp(prefix=".ctxbench-", suffix=".tmp", dir=d)
+            self.file = os.fdopen(fd, "wb")
+        except BaseException:
+            self.discard()
+            raise
+
+    def commit(self, replace_link: bool = False) -> None:
+        """fsync, and the rename (the name checked again first). OSError."""
+        if not self.file.closed:  # a writer that owned it (pyarrow's) may have closed it
+            self.file.flush()
+        fd = os.open(self.tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.file.close()
         mode = 0o644
         try:
-            st = os.lstat(path)
+            st = os.lstat(self.path)
         except FileNotFoundError:
             st = None
         if st is not None and not (replace_link and stat.S_ISLNK(st.st_mode)):
             if not stat.S_ISREG(st.st_mode):
-                raise OSError(errno.EEXIST, f"it became {_kind(st.st_mode)} meanwhile; not replaced", path)
+                raise OSError(errno.EEXIST, f"it became {_kind(st.st_mode)} meanwhile; not replaced", self.path)
             mode = stat.S_IMODE(st.st_mode)  # a replaced file keeps its permissions
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
+        os.chmod(self.tmp, mode)
+        os.replace(self.tmp, self.path)
+        self.tmp = None
+
+    def discard(self) -> None:
+        """The temporary file removed (nothing of it left); safe to call twice."""
         try:
-            if tmp is not None:
-                os.unlink(tmp)
+            if getattr(self, "file", None) is not None:
+                self.file.close()
         except OSError:
             pass
-        raise
+        try:
+            if self.tmp is not None:
+                os.unlink(self.tmp)
+        except OSError:
+            pass
+        self.tmp = None
 
 
 def results_text(doc) -> str:

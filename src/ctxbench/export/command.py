@@ -40,10 +40,14 @@ def add_parser(sub):
 
 @dataclass
 class Tally:
-    """What was read: the runs selected, the files refused, where from."""
+    """What was read: the runs selected, the files refused, where from; the
+    files that were a run already read (`same`), the store's result rows
+    of no run (`orphans`, dropped)."""
     runs: int = 0
     refused: list[str] = field(default_factory=list)
     read_from: str = ""
+    same: int = 0
+    orphans: int = 0
 
 
 def run(args) -> int:
@@ -55,47 +59,73 @@ def run(args) -> int:
     if args.samples and writer.same_file(args.samples, args.output):
         raise UserError(f"export: --samples {shown(args.samples)} is -o's file: name another")
     # every output decided before anything is read: never an input file, nor the store
-    outs = [writer.check_writable(path, inputs=args.files) for path in outputs]
+    try:
+        outs = [writer.check_writable(path, inputs=args.files) for path in outputs]
+    except UserError as e:
+        raise UserError(f"export: {e}", code=e.code) from None
     formats = [writers.format_of(path, args.format) for path in outputs]
-    if args.files:
-        tally, rows = _from_files(args.files, sel, bool(args.samples), outs, formats)
-    else:
-        tally, rows = _from_store(args.store, sel, outs, formats)
+    if len(outs) > 1 and writer.same_output(*outs):
+        raise UserError(f"export: -o {shown(args.output)} and --samples {shown(args.samples)} are one place "
+                        "(one stream or file): name another")
+    made: list = []
+    try:
+        if args.files:
+            tally, rows = _from_files(args.files, sel, bool(args.samples), outs, formats, made)
+        else:
+            tally, rows = _from_store(args.store, sel, outs, formats, made)
+        for pending in reversed(made):  # every table made first; then the samples, the results last
+            pending.commit()
+    finally:
+        for pending in made:
+            pending.discard()
     _say(tally, rows, outs, formats)
     return 2 if tally.refused else 0  # each refused file said in its line; the others exported
 
 
-def _from_files(paths: list[str], sel, samples: bool, outs: list, formats: list[str]):
+def _from_files(paths: list[str], sel, samples: bool, outs: list, formats: list[str], made: list):
     from ctxbench.export import files, schema, writers
-    tally, read = Tally(read_from=f"{len(paths)} file(s)"), []
+    tally, read, seen = Tally(read_from=f"{len(paths)} file(s)"), [], set()
     for path in paths:
         try:
             got = files.read(path, sel, samples)
         except UserError as e:  # one line, and the others go on
+            if len(paths) == 1:
+                raise
             print(f"ctxbench: {e}", file=sys.stderr)
             tally.refused.append(path)
             continue
+        if got.run_id in seen:  # the same run in two files (or one file twice): its rows once
+            tally.same += 1
+            continue
+        seen.add(got.run_id)
         tally.runs += got.selected
         read.append(got)
     if not read:
-        raise UserError("export: no file could be read: nothing written")
-    rows = [writers.write(outs[0], formats[0], schema.RESULTS, (r.results for r in read))]
-    if samples:
-        rows.append(writers.write(outs[1], formats[1], schema.SAMPLES, (r.samples for r in read)))
+        raise UserError(f"export: none of the {len(paths)} files could be read: nothing written")
+    rows = []
+    for i, (s, part) in enumerate(((schema.RESULTS, "results"), (schema.SAMPLES, "samples"))[:len(outs)]):
+        n, pending = writers.encode(outs[i], formats[i], s, (getattr(r, part) for r in read))
+        made.append(pending)
+        rows.append(n)
     return tally, rows
 
 
-def _from_store(flag: str | None, sel, outs: list, formats: list[str]):
+def _from_store(flag: str | None, sel, outs: list, formats: list[str], made: list):
     from ctxbench.core.store.db import open_store
     from ctxbench.export import schema, store, writers
     kept = open_store(flag, writes=False, outputs=[o.path for o in outs])  # a reader: never makes one
+    rows = []
     with kept.begin(write=False) as conn:
         found = store.Runs(conn, sel, kept.name)
-        rows = [writers.write(outs[0], formats[0], schema.RESULTS, store.result_batches(conn, sel, found))]
+        n, pending = writers.encode(outs[0], formats[0], schema.RESULTS, store.result_batches(conn, sel, found))
+        made.append(pending)
+        rows.append(n)
         if len(outs) > 1:
-            rows.append(writers.write(outs[1], formats[1], schema.SAMPLES,
-                                      store.sample_batches(conn, sel, found, kept.name)))
-    return Tally(runs=len(found), read_from=f"the store {kept.name}"), rows
+            n, pending = writers.encode(outs[1], formats[1], schema.SAMPLES,
+                                        store.sample_batches(conn, sel, found, kept.name))
+            made.append(pending)
+            rows.append(n)
+    return Tally(runs=len(found), read_from=f"the store {kept.name}", orphans=found.orphans), rows
 
 
 def _say(tally: Tally, rows: list[int], outs: list, formats: list[str]) -> None:
@@ -106,5 +136,8 @@ def _say(tally: Tally, rows: list[int], outs: list, formats: list[str]) -> None:
     for (i, n), out, fmt in zip(enumerate(rows), outs, formats):
         where = "standard output" if out.fd == 1 else escaped(out.path)
         print(f"{n} {what[i]} row(s) to {where} ({NAMES[fmt]})", file=to)
-    print(f"from {tally.runs} run(s) of {escaped(tally.read_from)}"
-          + (f" ({len(tally.refused)} refused)" if tally.refused else ""), file=to)
+    notes = [f"{len(tally.refused)} refused"] if tally.refused else []
+    notes += [f"{tally.same} file(s) a run already read, exported once"] if tally.same else []
+    notes += [f"{tally.orphans} result row(s) of no run, dropped"] if tally.orphans else []
+    print(f"from {tally.runs} run(s) of {escaped(tally.read_from)}" + (f" ({'; '.join(notes)})" if notes else ""),
+          file=to)

@@ -2,7 +2,8 @@
 reader (core/reader.load: one line for anything it refuses), its run's
 columns and its results' rows made by the functions that make the store's
 (core/store/record.py), so that a file exported and the same file added to
-a store and exported from there give the same rows."""
+a store and exported from there give the same rows (but that a file's text
+is exported whole, where a store keeps what its columns hold)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ from ctxbench.stats.numbers import finite_or_none
 @dataclass(frozen=True)
 class Read:
     """One file's rows: its results (a batch of schema.RESULTS) and, if
-    asked, its samples (schema.SAMPLES); whether its run was selected."""
+    asked, its samples (schema.SAMPLES); whether its run was selected;
+    the run's id (its digest)."""
     results: pa.RecordBatch
     samples: pa.RecordBatch | None
     selected: bool
+    run_id: str = ""
 
 
 def read(path: str, sel: Selection, samples: bool) -> Read:
@@ -36,17 +39,18 @@ def read(path: str, sel: Selection, samples: bool) -> Read:
 
 def of_document(doc, source: str, sel: Selection, samples: bool) -> Read:
     """A document's rows (a file's, or a store's kept one for its samples)."""
-    facts = record.run_facts(doc)
+    facts = record.run_facts(doc, whole=True)
     started = member(Document(doc).section(), "started")
     if not sel.run_passes(facts, times.local(started)):
-        return Read(_empty(schema.RESULTS), _empty(schema.SAMPLES) if samples else None, False)
-    rows = [r for r in record.result_rows(doc, 0) + record.effect_rows(doc, 0) if sel.result_passes(r["result_id"])]
+        return Read(_empty(schema.RESULTS), _empty(schema.SAMPLES) if samples else None, False, facts["digest"])
+    rows = [r for r in record.result_rows(doc, 0, whole=True) + record.effect_rows(doc, 0, whole=True)
+            if sel.result_passes(r["result_id"])]
     run = {name: facts.get(schema.store_name(name)) for name, _, _ in schema.RUN}
     run.update(source=source, started=times.utc(started))
     columns = {name: [run[name]] * len(rows) for name in run}
     columns.update((name, [r.get(schema.store_name(name)) for r in rows]) for name, _, _ in schema.RESULT)
     return Read(schema.batch(schema.RESULTS, columns),
-                samples_of(doc, facts["digest"], source, sel) if samples else None, True)
+                samples_of(doc, facts["digest"], source, sel) if samples else None, True, facts["digest"])
 
 
 def _empty(s: pa.Schema) -> pa.RecordBatch:

@@ -5,7 +5,11 @@ another tool wrote may carry an offset. The rule, the same for files and
 stores: a time with an offset is that instant; a time without one is taken
 as local time of the machine that exports (its zone, TZ, at that date),
 the one that measured it when the two are one machine or share a zone.
-The export holds the instant in UTC (schema.TIME)."""
+The export holds the instant in UTC (schema.TIME). A local time the
+platform's time functions cannot place (before 1970 or after 2037 on some
+C libraries, year 1 on all) takes its zone's offset at the same day of the
+nearest year they can (1972 or 2036); an instant outside what a timestamp
+holds is null."""
 from __future__ import annotations
 
 import datetime
@@ -27,10 +31,23 @@ def parsed(value) -> datetime.datetime | None:
 def utc(value) -> datetime.datetime | None:
     """The instant, in UTC (a naive time read as this machine's local time)."""
     t = parsed(value)
-    try:
-        return t.astimezone(datetime.timezone.utc) if t is not None else None
-    except (OverflowError, ValueError, OSError):  # a date the platform's local-time functions cannot take
+    if t is None:
         return None
+    try:
+        return t.astimezone(datetime.timezone.utc)
+    except (OverflowError, ValueError, OSError):  # a date the platform's local-time functions cannot take
+        if t.tzinfo is not None:  # an offset of its own: the instant is before year 1 or after 9999
+            return None
+    try:
+        return (t - _offset_near(t)).replace(tzinfo=datetime.timezone.utc)
+    except (OverflowError, ValueError, OSError):  # the instant is before year 1 or after 9999
+        return None
+
+
+def _offset_near(t: datetime.datetime) -> datetime.timedelta:
+    """This machine's zone's UTC offset on `t`'s day of 1972 or 2036 (both leap years)."""
+    near = t.replace(year=1972 if t.year < 1972 else 2036)
+    return near.astimezone().utcoffset() or datetime.timedelta(0)
 
 
 def local(value) -> datetime.datetime | None:

@@ -1,8 +1,11 @@
 """A table's batches as Parquet, Arrow IPC (Feather 2) or CSV, chosen by
 the output's name or --format, written the way every ctxbench output is
 (core/writer.Output: checked before anything is read, atomic, never over
-an input or the store). The file is made in memory, then written at once:
-a reader never sees half of it."""
+an input or the store). A file is written batch by batch into a temporary
+file beside it (memory stays bounded) and renamed over its name when every
+output is made (Pending.commit): a reader never sees half of it, and an
+export that fails or is interrupted leaves the old outputs as they were. A
+stream (standard output, a FIFO) is made in memory and written at once."""
 from __future__ import annotations
 
 import os
@@ -12,7 +15,7 @@ from types import MappingProxyType
 import pyarrow as pa
 
 from ctxbench.core.errors import UserError, shown
-from ctxbench.core.writer import Output
+from ctxbench.core.writer import Output, Staged
 
 FORMATS = ("parquet", "arrow", "csv")
 SUFFIXES = MappingProxyType({".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow",
@@ -22,26 +25,59 @@ ROW_GROUP = 65536  # rows gathered before a Parquet row group is written: many s
 
 
 def format_of(path: str, asked: str | None) -> str:
-    """--format, else the output's extension; one line where neither says."""
+    """--format, else the output's extension; one line where neither says,
+    or where the two disagree (`--format arrow -o x.parquet`)."""
+    named = SUFFIXES.get(os.path.splitext(path)[1].lower())
     if asked:
+        if named is not None and named != asked:
+            raise UserError(f"export: --format {asked}, but {shown(path)} is named as {NAMES[named]}: "
+                            "drop --format, or name the file for its format")
         return asked
-    fmt = SUFFIXES.get(os.path.splitext(path)[1].lower())
-    if fmt is None:
+    if named is None:
         raise UserError(f"export: cannot tell the format of {shown(path)} from its name: end it with "
                         f"{', '.join(SUFFIXES)}, or give --format ({', '.join(FORMATS)})")
-    return fmt
+    return named
 
 
-def write(out: Output, fmt: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> int:
-    """Write the batches to `out` as `fmt`; the rows written. One line
-    (exit 1) where the output cannot take them."""
-    sink = pa.BufferOutputStream()
-    rows = _encode(sink, fmt, schema, batches)
+class Pending:
+    """An output made but not yet in place: commit() puts it there (a file
+    renamed over its name, a stream written), discard() drops it."""
+
+    def __init__(self, out: Output):
+        self.out = out
+        self.staged = Staged(out.target) if out.fd is None else None
+        self.buffer = None if self.staged else pa.BufferOutputStream()
+        self.sink = pa.PythonFile(self.staged.file, mode="w") if self.staged else self.buffer
+
+    def commit(self) -> None:
+        """One line (exit 1) where the output cannot take it."""
+        try:
+            if self.staged is not None:
+                self.staged.commit()
+            else:
+                self.out.write(memoryview(self.buffer.getvalue()))
+        except OSError as e:
+            raise UserError(f"export: cannot write {shown(self.out.path)}: {e.strerror or e}", code=1)
+
+    def discard(self) -> None:
+        if self.staged is not None:
+            self.staged.discard()
+
+
+def encode(out: Output, fmt: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> tuple[int, Pending]:
+    """The batches written as `fmt` for `out`, not yet in place: (the rows
+    written, the Pending to commit). One line (exit 1) where the
+    temporary file cannot take them; nothing left of it on any failure."""
+    pending = Pending(out)
     try:
-        out.write(memoryview(sink.getvalue()))
+        rows = _encode(pending.sink, fmt, schema, batches)
     except OSError as e:
+        pending.discard()
         raise UserError(f"export: cannot write {shown(out.path)}: {e.strerror or e}", code=1)
-    return rows
+    except BaseException:
+        pending.discard()
+        raise
+    return rows, pending
 
 
 def _encode(sink, fmt: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> int:

@@ -128,13 +128,26 @@ class Store:
         if have is None and not self.writes:
             raise UserError(f"store {self.name}: no store there yet (an empty database: nothing has been "
                             "recorded in it)")
-        with self.begin(write=True) as conn:
-            if not self.sqlite:
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
-            if self._revision(conn, known) == head:
-                return
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+        # One rule for every command: a store of an older revision is upgraded by whichever command opens it
+        # first, a reader too (export, history, compare), in a writing transaction from its first statement
+        # (BEGIN IMMEDIATE: two at once wait for each other rather than one failing "database is locked");
+        # where it cannot be written (a read-only file, a role that may only read), one line says who can.
+        try:
+            with _Guard(self, True) as conn:
+                if not self.sqlite:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
+                if self._revision(conn, known) == head:
+                    return
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+        except UserError as e:
+            if self.writes or have is None or not _cannot_write(str(e)):
+                raise
+            said = str(e).removeprefix(f"store {self.name}: ")
+            raise UserError(f"store {self.name}: at revision {escaped(have)}, older than this ctxbench's {head}, "
+                            f"and it cannot be written here to upgrade it ({said}): a command that "
+                            "writes it (`ctxbench store add`, or a measuring command with --store) upgrades it "
+                            "first") from None
 
     def _revision(self, conn, known: set) -> str | None:
         tables = set(inspect(conn).get_table_names())
@@ -153,6 +166,14 @@ class Store:
     def revision(self) -> str | None:
         with self.begin(write=False) as conn:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _cannot_write(said: str) -> bool:
+    """Whether a store's error says it may not be written (a read-only
+    file or mount, a role without the right)."""
+    low = said.lower()
+    return any(w in low for w in ("readonly", "read-only", "permission denied", "insufficient privilege",
+                                  "unable to open database", "cannot be written", "must be owner"))
 
 
 def _sqlite_locking(engine: Engine) -> None:

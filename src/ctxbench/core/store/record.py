@@ -66,10 +66,11 @@ def _started(doc: Document) -> datetime.datetime | None:
     return t
 
 
-def run_facts(doc, git_commit: str | None = None) -> dict:
+def run_facts(doc, git_commit: str | None = None, whole: bool = False) -> dict:
     """A run's columns but the document and when it was added: what the
     store keeps of its environment, and what `ctxbench export` reads of a
-    file, the same (its digest is the run's id in both)."""
+    file, the same (its digest is the run's id in both); `whole`: its text
+    as the file has it, not fitted to the store's columns (fitted())."""
     d = Document(doc)
     env = d.environment
     mitigations = ", ".join(f"{k}: {v}" for k, v in sorted(env.mitigations.items()))
@@ -79,7 +80,7 @@ def run_facts(doc, git_commit: str | None = None) -> dict:
            "governor": ", ".join(sorted({str(v) for v in env.governors.values()})), "vm": env.vm,
            "hypervisor": env.hypervisor if isinstance(env.hypervisor, str) else None,
            "core_ghz": doc_ghz(doc), **host_columns(d.records)}
-    return fitted(runs, row)
+    return fitted(runs, row, whole)
 
 
 def run_row(doc: dict, git_commit: str | None = None) -> dict:
@@ -97,25 +98,27 @@ def host_columns(res: list) -> dict:
         {k: rec.get(k) for k in ("steal_share", "others_busy_share")}
 
 
-def _text(x, most: int | None) -> str | None:
+def _text(x, most: int | None, whole: bool = False) -> str | None:
     """A value as a text column holds it on both backends: no NUL (which
     PostgreSQL refuses) or lone surrogate (which neither encodes), at most
     the column's length (which PostgreSQL enforces and SQLite does not:
     cut on both, so the two keep the same rows; the document keeps it
-    whole)."""
-    if x is None or x == "":
+    whole), '' kept as null. `whole`: as an export of a file gives it, not
+    cut and '' kept as ''."""
+    if x is None or (x == "" and not whole):
         return None
     t = str(x).replace("\0", "\ufffd").encode("utf-8", "replace").decode("utf-8")
-    return t[:most] if most else t
+    return t[:most] if most and not whole else t
 
 
-def fitted(table, row: dict) -> dict:
-    """`row` with every text value fitted to its column of `table`."""
+def fitted(table, row: dict, whole: bool = False) -> dict:
+    """`row` with every text value fitted to its column of `table` (`whole`:
+    cleaned of what no encoding holds, but neither cut nor '' made null)."""
     out = dict(row)
     for k, v in row.items():
         col = table.c[k]
         if isinstance(col.type, (String, Text)) and v is not None:
-            out[k] = _text(v, getattr(col.type, "length", None))
+            out[k] = _text(v, getattr(col.type, "length", None), whole)
     return out
 
 
@@ -133,7 +136,8 @@ def _mde(r: Result) -> float | None:
     return mde if mde is not None else finite_or_none(r.summary.mde)
 
 
-def result_rows(doc, run_id: int) -> list[dict]:
+def result_rows(doc, run_id: int, whole: bool = False) -> list[dict]:
+    """A run's result rows (`whole`: its text not fitted to the columns, fitted())."""
     out = []
     for r in Document(doc).results:
         s = r.summary
@@ -144,7 +148,7 @@ def result_rows(doc, run_id: int) -> list[dict]:
             "run_id": run_id, "result_id": r.id, "point_key": r.point_key, "unit": r.unit or None,
             "median": finite_or_none(s.median), "ci_lo": finite_or_none(lo), "ci_hi": finite_or_none(hi),
             "mde": _mde(r), **_cycles(r),
-            "ok": ok if isinstance(ok, bool) else None, "runtime_version": version, **export_columns(r)}))
+            "ok": ok if isinstance(ok, bool) else None, "runtime_version": version, **export_columns(r)}, whole))
     return out
 
 
@@ -191,7 +195,7 @@ def _param(v, kind: str):
     return v if kind == "str" and isinstance(v, str) else None
 
 
-def effect_rows(doc: dict, run_id: int) -> list[dict]:
+def effect_rows(doc: dict, run_id: int, whole: bool = False) -> list[dict]:
     """Effects a command derives over its runs and keeps in its section,
     not as results, as rows of their own: the tasks experiment's cost per
     switch and per task, per pair (point `tasks/<pair>/per_switch`,
@@ -213,7 +217,7 @@ def effect_rows(doc: dict, run_id: int) -> list[dict]:
                                         "median": finite_or_none(e["estimate_ns"]), "ci_lo": finite_or_none(ci[0]),
                                         "ci_hi": finite_or_none(ci[1]), "mde": finite_or_none(e.get("mde_ns")),
                                         **_effect_cycles(e.get("cycles")), "ok": None,
-                                        "runtime_version": None, **_effect_columns(str(pair), task)}))
+                                        "runtime_version": None, **_effect_columns(str(pair), task)}, whole))
     return out
 
 
@@ -279,9 +283,15 @@ def document(conn, run_id: int, records: Records) -> DocumentRecord:
     document is upgraded to ctxbench/2 as a file is (`records`: the types
     it is decoded into, ctxbench.records.RECORDS). One line for a
     document that cannot be read back."""
+    blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
+    return document_of(blob, run_id, records)
+
+
+def document_of(blob, run_id: int, records: Records) -> DocumentRecord:
+    """A kept document (its compressed bytes) read back as document() does
+    (core.errors.UserError, one line, where it cannot be)."""
     from ctxbench.core import reader
     from ctxbench.core.errors import UserError
-    blob = conn.execute(select(runs.c.document).where(runs.c.id == run_id)).scalar_one()
     try:
         data = zlib.decompress(blob)
     except (zlib.error, TypeError) as e:

@@ -9,12 +9,11 @@ document fills its rows, as a run added today fills them.
 Revision ID: 0006
 Revises: 0005
 """
+import sys
 from types import MappingProxyType
 
 import sqlalchemy as sa
 from alembic import op
-
-from ctxbench.core.store.migrations.kept import documents
 
 revision = "0006"
 down_revision = "0005"
@@ -46,34 +45,69 @@ def upgrade() -> None:
     _fill(op.get_bind())
 
 
+BATCH = 500  # kept documents read at a time: memory stays bounded on a large store
+
+
 def _fill(conn) -> None:
     """Each kept run's new columns, computed as a run added today computes
     them (core/store/record.py: 0004 took today's digest the same way),
-    limited to this revision's columns. The result rows were made in the
-    document's order, its results then its effects (record.add); a row
-    whose id is not the one expected there is left empty."""
+    limited to this revision's columns. Its document is read back as the
+    store's readers read it, with today's code (record.document_of:
+    decoded, a ctxbench/1 one upgraded); a later change of that code comes
+    with a revision of its own. A kept row is paired with the row made for
+    it by its id and point (record.add made them in the document's order,
+    and points share an id: a ring's parties, a sweep's sizes), in order
+    within one pair; a row without its pair is left empty, and so are the
+    rows of a run whose document cannot be read back (said in one line on
+    standard error: the migration goes on)."""
+    from ctxbench.core.errors import UserError
     from ctxbench.core.model import Document
     from ctxbench.core.store import record, tables
+    from ctxbench.records import RECORDS
     names = {name for name, _ in RESULT_COLUMNS}
-    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("hypervisor", sa.String))
+    runs = sa.table("runs", sa.column("id", sa.Integer), sa.column("hypervisor", sa.String),
+                    sa.column("document", sa.LargeBinary))
     results = sa.table("results", sa.column("id", sa.Integer), sa.column("run_id", sa.Integer),
-                       sa.column("result_id", sa.String), *(sa.column(name) for name in sorted(names)))
+                       sa.column("result_id", sa.String), sa.column("point_key", sa.String),
+                       *(sa.column(name) for name in sorted(names)))
     update = results.update().where(results.c.id == sa.bindparam("row_id")).values(
         {name: sa.bindparam(f"new_{name}") for name in sorted(names)})
-    for run_id, doc in documents(conn):
+    for run_id, blob in _blobs(conn, runs):
         try:
+            doc = record.document_of(blob, run_id, RECORDS)
             vendor = Document(doc).environment.hypervisor
             hypervisor = record.fitted(tables.runs, {"hypervisor": vendor if isinstance(vendor, str) else None})
             made = record.result_rows(doc, run_id) + record.effect_rows(doc, run_id)
-        except (TypeError, ValueError, AttributeError, KeyError):  # a kept document no reader takes: left empty
+        except (UserError, TypeError, ValueError, AttributeError, KeyError) as e:  # left empty
+            print(f"ctxbench: store: run {run_id}: {getattr(e, 'why', e)}; its export columns are left empty",
+                  file=sys.stderr)
             continue
         conn.execute(runs.update().where(runs.c.id == run_id).values(**hypervisor))
-        kept = conn.execute(sa.select(results.c.id, results.c.result_id).where(results.c.run_id == run_id)
-                            .order_by(results.c.id)).all()
-        rows = [{"row_id": row_id, **{f"new_{k}": v for k, v in new.items() if k in names}}
-                for (row_id, rid), new in zip(kept, made) if rid == new["result_id"]]
+        kept = conn.execute(sa.select(results.c.id, results.c.result_id, results.c.point_key)
+                            .where(results.c.run_id == run_id).order_by(results.c.id)).all()
+        by_point: dict[tuple, list[dict]] = {}
+        for new in made:
+            by_point.setdefault((new["result_id"], new["point_key"]), []).append(new)
+        rows = []
+        for row_id, rid, point in kept:
+            waiting = by_point.get((rid, point))
+            if waiting:
+                new = waiting.pop(0)
+                rows.append({"row_id": row_id, **{f"new_{k}": v for k, v in new.items() if k in names}})
         if rows:
             conn.execute(update, rows)
+
+
+def _blobs(conn, runs):
+    """(run id, its kept document's bytes) of every run, in id order, BATCH at a time."""
+    last = 0
+    while True:
+        got = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
+                           .order_by(runs.c.id).limit(BATCH)).all()
+        if not got:
+            return
+        yield from got
+        last = got[-1][0]
 
 
 def downgrade() -> None:
