@@ -18,6 +18,7 @@ line (ctxbench.bench.step_failure). Check mode measures and writes nothing, and 
 line per host before any host is contacted. Flow, not numbers."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -98,13 +99,39 @@ def _inventory(f: Fleet, tmp: Path) -> Path:
     return inv
 
 
-def _playbook(installed: Path, tmp: Path, inv: Path, command: str, *more: str, **extra) -> subprocess.CompletedProcess:
+def _start(installed: Path, tmp: Path, inv: Path, command: str, *more: str, cwd: Path | None = None,
+           **extra) -> subprocess.Popen:
     # docs/ansible.md's first example: relative names, the store in the output directory, neither made yet
     extra = {"ctxbench_command": command, "ctxbench_output_dir": "out", "ctxbench_store": "out/store.sqlite",
              "ctxbench_connect_timeout": 1, **extra}  # h2 refuses at once
-    return subprocess.run([str(BIN / "ansible-playbook"), "-i", str(inv), "ctxbench.bench.measure", "-f", "3",
-                           "-e", json.dumps(extra), *more],
-                          capture_output=True, text=True, timeout=300, cwd=tmp, env=_env(tmp, installed))
+    return subprocess.Popen([str(BIN / "ansible-playbook"), "-i", str(inv), "ctxbench.bench.measure", "-f", "3",
+                             "-e", json.dumps(extra), *more], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=cwd or tmp, env=_env(tmp, installed))
+
+
+@contextlib.contextmanager
+def _ending(*procs: subprocess.Popen):
+    """The playbooks started are ended whatever the test found (none outlives it)."""
+    try:
+        yield
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+
+
+def _ended(p: subprocess.Popen) -> subprocess.CompletedProcess:
+    try:
+        out, err = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def _playbook(installed: Path, tmp: Path, inv: Path, command: str, *more: str, **extra) -> subprocess.CompletedProcess:
+    return _ended(_start(installed, tmp, inv, command, *more, **extra))
 
 
 def _recap(out: str) -> dict[str, tuple[int, ...]]:
@@ -130,16 +157,32 @@ def test_syntax_check(installed, tmp_path):
 
 def test_a_fleet_of_three_with_one_stopped(installed, fleet, tmp_path):
     inv = _inventory(fleet, tmp_path)
-    store, out = tmp_path / "out" / "store.sqlite", tmp_path / "out"
-    for k, (command, section) in enumerate(((RUN, "run"), (TASKS, "tasks"))):
-        p = _playbook(installed, tmp_path, inv, command)
+    # run and tasks at once, each playbook in a directory of its own (most of a play is waiting on its hosts)
+    plays = {section: (command, tmp_path / section) for command, section in ((RUN, "run"), (TASKS, "tasks"))}
+    started = {}
+    for section, (command, where) in plays.items():
+        where.mkdir()
+        started[section] = _start(installed, tmp_path, inv, command, cwd=where)
+    with _ending(*started.values()):
+        _judged(plays, started)
+    _nothing_left(fleet, tmp_path)
+    out = tmp_path / "tasks" / "out"
+    assert json.loads((out / "h0.json").read_text())["tasks"]["housekeeping"]  # ctxbench itself ran there
+    _record_alone(installed, tmp_path, [out / "h0.json", out / "h1.json"], out / "store.sqlite")
+
+
+def _judged(plays: dict, started: dict) -> None:
+    """Each play: h2 a failed host, two documents in its store, made on the control node."""
+    for section, (command, where) in plays.items():
+        p = _ended(started[section])
+        store, out = where / "out" / "store.sqlite", where / "out"
         said = p.stdout + p.stderr
         assert p.returncode == 2, said  # Ansible's status for a failed host
         recap = _recap(p.stdout)
         assert recap["h2"][2:] == (0, 1) and all(recap[h][2:] == (0, 0) for h in ("h0", "h1")), recap
         fatal = [line for line in said.splitlines() if line.startswith("fatal: [h2]")]
         assert fatal and "Connection refused" in fatal[0], said
-        assert stored_runs(store) == 2 * (k + 1), said
+        assert stored_runs(store) == 2, said
         assert sorted(x.name for x in out.glob("*.json")) == ["h0.json", "h1.json"]
         for name in ("h0", "h1"):
             doc = json.loads((out / f"{name}.json").read_text())
@@ -149,9 +192,6 @@ def test_a_fleet_of_three_with_one_stopped(installed, fleet, tmp_path):
             assert doc["fleet"]["arch"] == os.uname().machine and doc["results"] and section in doc
             assert all("summary" in r for r in doc["results"])  # analysed on the control node
             assert f"added: '{out / name}.json'" in said
-        _nothing_left(fleet, tmp_path)
-    assert json.loads((out / "h0.json").read_text())["tasks"]["housekeeping"]  # ctxbench itself ran there
-    _record_alone(installed, tmp_path, [out / "h0.json", out / "h1.json"], store)
 
 
 def _record_alone(installed: Path, tmp: Path, kept: list[Path], store: Path) -> None:
@@ -177,7 +217,7 @@ def _record_alone(installed: Path, tmp: Path, kept: list[Path], store: Path) -> 
     assert all(f"already kept: '{path}'" in said for path in kept), said
     fatal = [line for line in said.splitlines() if line.startswith("fatal: [localhost]")]
     assert len(fatal) == 1 and '"msg": "ctxbench: ' in fatal[0] and "damaged.json" in fatal[0], said
-    assert stored_runs(store) == 4
+    assert stored_runs(store) == 2  # the role had recorded both; nothing more
     assert "no document given: nothing recorded" in said and not (tmp / "none.sqlite").exists(), said
     assert ("ctxbench: h0: unpacking ctxbench with /nonexistent/python3 failed (exit status 127): sh: 1: "
             "/nonexistent/python3: not found") in said, said
@@ -185,13 +225,20 @@ def _record_alone(installed: Path, tmp: Path, kept: list[Path], store: Path) -> 
 
 def test_check_mode_and_a_bad_command_touch_nothing(installed, fleet, tmp_path):
     inv = _inventory(fleet, tmp_path)
+    (tmp_path / "bad").mkdir()
+    bad = _start(installed, tmp_path, inv, "run --quick --bogus", cwd=tmp_path / "bad")  # beside the check
+    with _ending(bad):
+        _check_and_bad(installed, fleet, tmp_path, inv, bad)
+
+
+def _check_and_bad(installed: Path, fleet: Fleet, tmp_path: Path, inv: Path, bad: subprocess.Popen) -> None:
     p = _playbook(installed, tmp_path, inv, TASKS, "--check")
     said = p.stdout + p.stderr
     assert p.returncode == 2, said
     assert said.count("would measure on this") == 2 and f"ctxbench {TASKS}" in said, said
     assert not (tmp_path / "out").exists()
     _nothing_left(fleet, tmp_path)
-    p = _playbook(installed, tmp_path, inv, "run --quick --bogus")
+    p = _ended(bad)
     said = p.stdout + p.stderr
     assert p.returncode == 2, said
     assert sorted(line.split("]")[0] for line in said.splitlines() if "\"ctxbench_command: " in line) == \
