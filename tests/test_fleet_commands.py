@@ -1,6 +1,6 @@
 """`ctxbench fleet -- COMMAND` for any measuring command with its own
-options (issue 35), over 4 real OpenSSH servers on loopback
-(tests/ssh_servers.py), one of them stopped: each command's three
+options (issue 35), over 3 real OpenSSH servers on loopback
+(tests/ssh_servers.py), one of them stopped: each command's two
 results are kept in the store and in -o's directory, the stopped host's
 row says why, the exit status is 1, the table shows the points the
 command produced, each document's environment is its host's (a hostname of
@@ -31,27 +31,28 @@ COMMANDS = [
 
 
 def test_any_command_on_a_fleet_with_a_host_down(tmp_path):
-    f = Fleet(4, hostnames={i: f"remote-{i}" for i in range(4)})  # each host's sessions have a name of their own
+    # two hosts measure (each sweep fills its budget on the CPUs this machine has: a third cost CI 12 s of CPU)
+    f = Fleet(3, hostnames={i: f"remote-{i}" for i in range(3)})  # each host's sessions have a name of their own
     try:
-        f.servers[3].stop()
+        f.servers[2].stop()
         names = [s.name for s in f.servers]
         store = tmp_path / "store.sqlite"
         for k, (command, options) in enumerate(COMMANDS):
             out = tmp_path / command
             p = subprocess.run([*ctxbench_cmd(), "fleet", *names, "--ssh-config", str(f.ssh_config), "--parallel",
-                                "4", "--store", str(store), "-o", str(out), "--", command, *options],
+                                "3", "--store", str(store), "-o", str(out), "--", command, *options],
                                capture_output=True, text=True, timeout=600)
             assert p.returncode == 1, p.stdout + p.stderr
             got = rows(p.stdout, f)
-            assert all(got[n].endswith("ok") for n in names[:3]), p.stdout
-            assert "connection refused" in got["h3"], got["h3"]
-            assert stored_runs(store) == 3 * (k + 1)
-            docs = [json.loads((out / f"{n}.json").read_text()) for n in names[:3]]
-            for i, (n, d) in enumerate(zip(names[:3], docs)):
+            assert all(got[n].endswith("ok") for n in names[:2]), p.stdout
+            assert "connection refused" in got["h2"], got["h2"]
+            assert stored_runs(store) == 2 * (k + 1)
+            docs = [json.loads((out / f"{n}.json").read_text()) for n in names[:2]]
+            for i, (n, d) in enumerate(zip(names[:2], docs)):
                 assert d["fleet"]["host"] == n and d["fleet"]["command"] == [command, *options]
                 assert d["environment"]["hostname"] == f"remote-{i}"  # measured there: the host's record
                 assert d[command]["housekeeping"]["transport"] == "ssh" and d["results"]
-            assert sorted(x.name for x in out.iterdir()) == [f"{n}.json" for n in names[:3]]
+            assert sorted(x.name for x in out.iterdir()) == [f"{n}.json" for n in names[:2]]
             head = next(line for line in p.stdout.splitlines() if line.startswith("host "))
             # the table's columns are the points the command produced (its first host's first ones)
             assert docs[0]["results"][0]["id"] in head, head
