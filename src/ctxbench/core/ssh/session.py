@@ -671,9 +671,14 @@ async def _ending(proc, err: asyncio.Future) -> tuple:
 
 
 def _last(said: str, r) -> str:
-    """The last line of `said`, else `r`'s exit status."""
+    """The last line of `said`, else how `r` ended: the signal that killed
+    it (an engine killed before it said its pid: SIGKILL), else its exit status."""
     lines = said.splitlines()
-    return lines[-1] if lines else f"exit status {r.exit_status}"
+    if lines:
+        return lines[-1]
+    if r.exit_signal:
+        return f"killed (SIG{escaped(str(r.exit_signal[0]))})"
+    return f"exit status {r.exit_status}"
 
 
 async def _tail(stream, keep: int) -> bytes:
