@@ -87,11 +87,15 @@ def pytest_collection_modifyitems(config, items):
                else len(LONGEST_FIRST))
 
 
-# the files whose tests take longest (tens of seconds of flow: building and installing the wheel,
-# fleets of SSH servers, an aarch64 host under qemu), longest first
-LONGEST_FIRST = ("test_wheel.py", "test_fleet_commands.py", "test_ansible_collection.py", "test_host_edges.py",
-                 "test_host.py", "test_runtimes_harnesses.py", "test_fleet.py", "test_fleet_edges.py",
-                 "test_audit_issue33.py", "test_sweep_resume.py")
+# the files whose tests take longest (seconds of flow: documented commands run, fleets of SSH servers,
+# Ansible against them, building and installing the wheel, an aarch64 host under qemu), longest first
+# (measured on 2 vCPUs, 2026-11-29): with one file a worker (--dist loadfile), a long one met last
+# would leave the other worker idle while it runs
+LONGEST_FIRST = ("test_docs_commands.py", "test_ansible_collection.py", "test_audit_issue33.py",
+                 "test_runtimes_harnesses.py", "test_fleet.py", "test_fleet_edges.py", "test_wheel.py",
+                 "test_host_edges.py", "test_fleet_commands.py", "test_peers_command.py", "test_issue46_fleet.py",
+                 "test_reanalysis_tasks_irq.py", "test_host.py", "test_issue46_host.py", "test_tasks_cli.py",
+                 "test_sweep_resume.py")
 
 
 @pytest.fixture(autouse=True)
