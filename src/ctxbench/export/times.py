@@ -1,7 +1,7 @@
 """When a run started, as an instant. The lifecycle writes `started` as the
-measuring machine's local time without an offset (lifecycle.py), and the
-store keeps it as local time without a zone (core/store/record.py); a file
-another tool wrote may carry an offset. The rule, the same for files and
+measuring machine's local time with its UTC offset (lifecycle.py; files
+from before have none), and the store keeps it as local time without a
+zone (core/store/record.py). The rule, the same for files and
 stores: a time with an offset is that instant; a time without one is taken
 as local time of the machine that exports (its zone, TZ, at that date),
 the one that measured it when the two are one machine or share a zone.

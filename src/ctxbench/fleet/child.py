@@ -34,6 +34,7 @@ from typing import Callable
 from ctxbench.core import children
 from ctxbench.core.errors import escaped
 from ctxbench.core.ssh.hosts import Host, shown
+from ctxbench.fleet import job as jobs
 from ctxbench.fleet.remote import Outcome, Settings, key_file_problem
 
 CLEAN_S = 35  # a child told to stop: its engine's stop (10 s) and its session's close (20 s), bounded
@@ -81,9 +82,10 @@ def key_config(h: Host, folder: Path, stem: str, expansions: int = 1) -> str | N
 
 
 def argv(job, h: Host, out: Path, configs: tuple[str, ...], folder: Path, stem: str) -> list[str]:
-    a = [sys.executable, "-m", "ctxbench", *job.argv, "--host", host_spec(h), "-o", str(out), "--no-store"]
-    if h.cpu is not None and job.takes_cpu and not job.cpu_given:  # the user's --cpu, abbreviated too, wins
-        a += ["--cpu", str(h.cpu)]
+    # the host's ctxbench_cpu as --cpu where the command takes one and none was given (job.own_argv: one rule
+    # with the Ansible collection's)
+    a = [sys.executable, "-m", "ctxbench", *jobs.own_argv(job, h.cpu), "--host", host_spec(h), "-o", str(out),
+         "--no-store"]
     first = [key_config(h, folder, stem, len(configs) + 1)] if h.key else []  # the key's first: key_config
     for c in first + list(configs):
         a += ["--ssh-config", c]

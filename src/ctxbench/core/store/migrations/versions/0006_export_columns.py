@@ -15,6 +15,8 @@ from types import MappingProxyType
 import sqlalchemy as sa
 from alembic import op
 
+from ctxbench.core.store.migrations.kept import blobs as kept_blobs
+
 revision = "0006"
 down_revision = "0005"
 branch_labels = None
@@ -45,7 +47,6 @@ def upgrade() -> None:
     _fill(op.get_bind())
 
 
-BATCH = 500  # kept documents read at a time: memory stays bounded on a large store
 
 
 def _fill(conn) -> None:
@@ -72,7 +73,7 @@ def _fill(conn) -> None:
                        *(sa.column(name) for name in sorted(names)))
     update = results.update().where(results.c.id == sa.bindparam("row_id")).values(
         {name: sa.bindparam(f"new_{name}") for name in sorted(names)})
-    for run_id, blob in _blobs(conn, runs):
+    for run_id, blob in kept_blobs(conn):
         try:
             doc = record.document_of(blob, run_id, RECORDS)
             vendor = Document(doc).environment.hypervisor
@@ -96,18 +97,6 @@ def _fill(conn) -> None:
                 rows.append({"row_id": row_id, **{f"new_{k}": v for k, v in new.items() if k in names}})
         if rows:
             conn.execute(update, rows)
-
-
-def _blobs(conn, runs):
-    """(run id, its kept document's bytes) of every run, in id order, BATCH at a time."""
-    last = 0
-    while True:
-        got = conn.execute(sa.select(runs.c.id, runs.c.document).where(runs.c.id > last)
-                           .order_by(runs.c.id).limit(BATCH)).all()
-        if not got:
-            return
-        yield from got
-        last = got[-1][0]
 
 
 def downgrade() -> None:
