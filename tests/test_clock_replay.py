@@ -12,8 +12,10 @@ from ctxbench.core.clock import Clock
 from ctxbench.core.errors import UserError
 
 
-@pytest.mark.parametrize("data", [b"hello", gzip.compress(b"not json"), gzip.compress(b'{"a": 1}'),
-                                  gzip.compress(b'[1, "x"]'), gzip.compress(b"[1, 2")[:-4]])
+# mtime=0: the gzip header holds no clock, so every pytest-xdist worker collects the same test ids
+# (two workers collecting across a second's turn made `make test` fail before it ran a test)
+@pytest.mark.parametrize("data", [b"hello", gzip.compress(b"not json", mtime=0), gzip.compress(b'{"a": 1}', mtime=0),
+                                  gzip.compress(b'[1, "x"]', mtime=0), gzip.compress(b"[1, 2", mtime=0)[:-4]])
 def test_a_file_that_is_not_a_recorded_clock_is_one_line(tmp_path, data):
     p = tmp_path / "clock.gz"
     p.write_bytes(data)
